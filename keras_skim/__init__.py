@@ -1,0 +1,58 @@
+"""keras-skim: Keras 3 recurrent layers for neural speed reading.
+
+The Keras objects are loaded lazily so that the TFLite runtime path
+(`keras_skim.runtime`, `keras-skim bench`) never imports TensorFlow, the way
+a phone runs the model. If Keras is already imported when this package is
+imported, the layers are registered at once, so that
+`keras.saving.load_model` finds them.
+"""
+import importlib
+import sys
+
+from keras_skim.version import __version__
+
+# public name -> module that defines it
+_LAZY = {
+    "SkimLSTMCell": "keras_skim.layers.skim_lstm_cell",
+    "SkimGRUCell": "keras_skim.layers.skim_gru_cell",
+    "ScoRNNCell": "keras_skim.layers.scornn_cell",
+    "GumbelTemperatureSchedule": "keras_skim.training.gumbel_temperature_schedule",
+    "set_threshold": "keras_skim.training.skim_controls",
+    "skim_cells": "keras_skim.training.skim_controls",
+    "skim_statistics": "keras_skim.training.skim_statistics",
+    "scornn_optimizer": "keras_skim.training.scornn_optimizer",
+    "flop_report": "keras_skim.analysis.flops",
+    "load_model": "keras_skim.model_io",
+}
+
+_LAYER_MODULES = (
+    "keras_skim.layers.skim_lstm_cell",
+    "keras_skim.layers.skim_gru_cell",
+    "keras_skim.layers.scornn_cell",
+)
+
+__all__ = ["__version__", *_LAZY]
+
+
+def register_layers():
+    """Imports every layer module so that Keras can deserialize them."""
+    for name in _LAYER_MODULES:
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as err:
+            # A layer module that is not written yet must not break the rest.
+            if err.name != name:
+                raise
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        register_layers()
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'keras_skim' has no attribute {name!r}")
+
+
+if "keras" in sys.modules:
+    register_layers()

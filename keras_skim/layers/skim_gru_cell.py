@@ -1,0 +1,101 @@
+"""Skim-GRU cell: a big and a small GRU that share one state."""
+import keras
+from keras import ops
+
+from keras_skim.layers.skim_cell_base import SkimCellBase
+
+
+@keras.saving.register_keras_serializable(package="keras_skim")
+class SkimGRUCell(SkimCellBase):
+    """Skim-GRU cell (Skim-RNN with GRU cells), for `keras.layers.RNN`.
+
+    The GRU variant of `SkimLSTMCell` (the paper: "any variant of RNN"). Two
+    GRUs share the state h of size `units` (d); a gate chooses per token
+    between the big GRU (updates all of h) and the small GRU of size
+    `small_units` (d'), which reads x_t and the full h_{t-1} and updates
+    only h[:d']. Both GRUs follow `keras.layers.GRUCell` with
+    `reset_after=True`, so with threshold 0 the layer equals a
+    `keras.layers.GRU` holding the big cell's weights. Training, the skim
+    loss, the threshold and the `skim_rate` metric work as in
+    `SkimLSTMCell`.
+
+    Args:
+        units: int, size d of the state and of the big GRU.
+        small_units: int, size d' of the small GRU, 0 <= d' < d.
+        gamma: float, weight of the skim loss. Defaults to 0.01.
+        threshold: float, read iff p_read >= threshold at inference.
+        activation, recurrent_activation, use_bias, kernel_initializer,
+        recurrent_initializer, bias_initializer, kernel_regularizer,
+        recurrent_regularizer, bias_regularizer, kernel_constraint,
+        recurrent_constraint, bias_constraint, dropout, recurrent_dropout:
+            as in `keras.layers.GRUCell`.
+        gate_initializer: initializer of the read/skim gate kernels.
+        initial_temperature: Gumbel-softmax temperature before any schedule.
+        seed: random seed for the Gumbel noise and dropout.
+        **kwargs: base layer keyword arguments, such as `dtype`.
+
+    Call arguments:
+        inputs: a 2D tensor `(batch, features)`, one time step.
+        states: list `[h, stats]` from the previous step.
+        training: bool, Gumbel-softmax mixing (True) or hard decisions.
+
+    Example:
+
+    >>> import numpy as np, keras
+    >>> from keras_skim import SkimGRUCell
+    >>> layer = keras.layers.RNN(SkimGRUCell(16, 4))
+    >>> layer(np.zeros((2, 5, 8), "float32")).shape
+    (2, 16)
+
+    Reference:
+        Minjoon Seo, Sewon Min, Ali Farhadi, Hannaneh Hajishirzi.
+        "Neural Speed Reading via Skim-RNN". ICLR 2018.
+        https://arxiv.org/abs/1711.02085
+    """
+
+    rnn_state_count = 1
+
+    def _gru_weights(self, prefix, input_dim, size):
+        kernel = self._weight(f"{prefix}kernel", (input_dim, 3 * size), "kernel")
+        recurrent = self._weight(f"{prefix}recurrent_kernel", (self.units, 3 * size), "recurrent")
+        # Row 0: input bias, row 1: recurrent bias (Keras' reset_after GRU).
+        bias = self._weight(f"{prefix}bias", (2, 3 * size), "bias") if self.use_bias else None
+        return kernel, recurrent, bias
+
+    def build_cells(self, input_dim):
+        self.kernel, self.recurrent_kernel, self.bias = self._gru_weights(
+            "", input_dim, self.units
+        )
+        if self.small_units:
+            (
+                self.small_kernel,
+                self.small_recurrent_kernel,
+                self.small_bias,
+            ) = self._gru_weights("small_", input_dim, self.small_units)
+
+    def _gru(self, x, h_rec, h_prev, kernel, recurrent, bias):
+        x_proj = ops.matmul(x, kernel)
+        h_proj = ops.matmul(h_rec, recurrent)
+        if bias is not None:
+            x_proj = x_proj + bias[0]
+            h_proj = h_proj + bias[1]
+        x_z, x_r, x_h = ops.split(x_proj, 3, axis=-1)
+        h_z, h_r, h_h = ops.split(h_proj, 3, axis=-1)
+        z = self.recurrent_activation(x_z + h_z)
+        r = self.recurrent_activation(x_r + h_r)
+        candidate = self.activation(x_h + r * h_h)
+        return [z * h_prev + (1.0 - z) * candidate]
+
+    def big_step(self, x, h_rec, states):
+        return self._gru(x, h_rec, states[0], self.kernel, self.recurrent_kernel, self.bias)
+
+    def small_step(self, x, h_rec, states):
+        h_small = states[0][:, : self.small_units]
+        return self._gru(
+            x,
+            h_rec,
+            h_small,
+            self.small_kernel,
+            self.small_recurrent_kernel,
+            self.small_bias,
+        )

@@ -1,0 +1,147 @@
+"""Skim-LSTM cell: a big and a small LSTM that share one state."""
+import keras
+from keras import ops
+
+from keras_skim.layers.skim_cell_base import SkimCellBase
+
+
+@keras.saving.register_keras_serializable(package="keras_skim")
+class SkimLSTMCell(SkimCellBase):
+    """Skim-LSTM cell (Skim-RNN with LSTM cells), for `keras.layers.RNN`.
+
+    Two LSTMs share one state (h, c) of size `units` (d). At each token a
+    gate p_t = softmax(W [x_t; h_{t-1}] + b) chooses between reading, where
+    the big LSTM (size d) updates the whole state, and skimming, where the
+    small LSTM (size `small_units`, d') reads x_t and the full h_{t-1} and
+    updates only the first d' dimensions of h and c; the rest is copied.
+    `small_units=0` copies the whole state: the paper's skip baseline.
+
+    In training the choice is a Gumbel-softmax sample at the cell's
+    `temperature` (schedule it with `keras_skim.GumbelTemperatureSchedule`)
+    and the new state is the sample-weighted mix of the two candidates
+    (paper eq. 5-7); `gamma` adds gamma * mean over real tokens of
+    -log p_skim to the loss (eq. 8), with plain `model.fit`. At inference the
+    choice is hard: read iff p_read >= `threshold`. Threshold 0 gives a plain
+    LSTM with the big cell's weights; a threshold above 1 always skims. The
+    threshold can be changed after training (`cell.threshold = 0.3` or
+    `keras_skim.set_threshold(model, 0.3)`) without retracing.
+
+    The cell carries a fifth state of size 4 next to (h, c): bookkeeping for
+    the skim loss and the `skim_rate` metric, which the cell reports in
+    `fit` and `evaluate` logs (see `keras_skim.metrics.skim_rate.SkimRate`).
+
+    Args:
+        units: int, size d of the shared state and of the big LSTM.
+        small_units: int, size d' of the small LSTM, 0 <= d' < d.
+        gamma: float, weight of the skim loss. Defaults to 0.01.
+        threshold: float, read iff p_read >= threshold at inference.
+            Defaults to 0.5.
+        activation: activation of the cell candidate and output.
+        recurrent_activation: activation of the input/forget/output gates.
+        use_bias: whether the LSTMs use a bias vector.
+        kernel_initializer, recurrent_initializer, bias_initializer:
+            initializers of the LSTM weights, as in `keras.layers.LSTMCell`.
+        unit_forget_bias: add 1 to the forget-gate bias at initialization.
+        gate_initializer: initializer of the read/skim gate kernels (its bias
+            starts at zero, so p_read starts near 0.5).
+        kernel_regularizer, recurrent_regularizer, bias_regularizer,
+        kernel_constraint, recurrent_constraint, bias_constraint: as in
+            `keras.layers.LSTMCell`.
+        dropout: fraction of the inputs to drop in training.
+        recurrent_dropout: fraction of h_{t-1} to drop in training.
+        initial_temperature: Gumbel-softmax temperature before any schedule.
+        seed: random seed for the Gumbel noise and dropout.
+        **kwargs: base layer keyword arguments, such as `dtype`.
+
+    Call arguments:
+        inputs: a 2D tensor `(batch, features)`, one time step.
+        states: list `[h, c, stats]` from the previous step.
+        training: bool, Gumbel-softmax mixing (True) or hard decisions.
+
+    Example:
+
+    >>> import numpy as np, keras
+    >>> from keras_skim import SkimLSTMCell
+    >>> layer = keras.layers.RNN(SkimLSTMCell(16, 4))
+    >>> layer(np.zeros((2, 5, 8), "float32")).shape
+    (2, 16)
+
+    Reference:
+        Minjoon Seo, Sewon Min, Ali Farhadi, Hannaneh Hajishirzi.
+        "Neural Speed Reading via Skim-RNN". ICLR 2018.
+        https://arxiv.org/abs/1711.02085
+    """
+
+    rnn_state_count = 2
+
+    def __init__(self, units, small_units, unit_forget_bias=True, **kwargs):
+        super().__init__(units, small_units, **kwargs)
+        self.unit_forget_bias = unit_forget_bias
+
+    def _lstm_weights(self, prefix, input_dim, size):
+        kernel = self._weight(f"{prefix}kernel", (input_dim, 4 * size), "kernel")
+        recurrent = self._weight(f"{prefix}recurrent_kernel", (self.units, 4 * size), "recurrent")
+        bias = None
+        if self.use_bias:
+            if self.unit_forget_bias:
+                base = self.bias_initializer
+
+                def forget_bias(shape, dtype=None):
+                    return ops.concatenate(
+                        [
+                            base((size,), dtype=dtype),
+                            ops.ones((size,), dtype=dtype),
+                            base((2 * size,), dtype=dtype),
+                        ]
+                    )
+
+                initializer = forget_bias
+            else:
+                initializer = self.bias_initializer
+            bias = self.add_weight(
+                shape=(4 * size,),
+                name=f"{prefix}bias",
+                initializer=initializer,
+                regularizer=self.bias_regularizer,
+                constraint=self.bias_constraint,
+            )
+        return kernel, recurrent, bias
+
+    def build_cells(self, input_dim):
+        self.kernel, self.recurrent_kernel, self.bias = self._lstm_weights(
+            "", input_dim, self.units
+        )
+        if self.small_units:
+            (
+                self.small_kernel,
+                self.small_recurrent_kernel,
+                self.small_bias,
+            ) = self._lstm_weights("small_", input_dim, self.small_units)
+
+    def _lstm(self, x, h_rec, c_prev, kernel, recurrent, bias):
+        z = ops.matmul(x, kernel) + ops.matmul(h_rec, recurrent)
+        if bias is not None:
+            z = z + bias
+        z_i, z_f, z_c, z_o = ops.split(z, 4, axis=-1)
+        i = self.recurrent_activation(z_i)
+        f = self.recurrent_activation(z_f)
+        c = f * c_prev + i * self.activation(z_c)
+        o = self.recurrent_activation(z_o)
+        return [o * self.activation(c), c]
+
+    def big_step(self, x, h_rec, states):
+        return self._lstm(x, h_rec, states[1], self.kernel, self.recurrent_kernel, self.bias)
+
+    def small_step(self, x, h_rec, states):
+        c_small = states[1][:, : self.small_units]
+        return self._lstm(
+            x,
+            h_rec,
+            c_small,
+            self.small_kernel,
+            self.small_recurrent_kernel,
+            self.small_bias,
+        )
+
+    def get_config(self):
+        return {**super().get_config(), "unit_forget_bias": self.unit_forget_bias}

@@ -1,0 +1,40 @@
+"""Installs keras-skim: Keras 3 skim / orthogonal / jump RNN layers and their TFLite tools."""
+import pathlib
+
+from setuptools import find_packages, setup
+
+HERE = pathlib.Path(__file__).parent
+version = {}
+exec((HERE / "keras_skim" / "version.py").read_text(), version)
+
+setup(
+    name="keras-skim",
+    version=version["__version__"],
+    description=(
+        "Keras 3 recurrent layers for neural speed reading (Skim-RNN, "
+        "scoRNN, Structural-Jump-LSTM) and their TFLite export."
+    ),
+    long_description=(HERE / "README.md").read_text(encoding="utf-8"),
+    long_description_content_type="text/markdown",
+    python_requires=">=3.10",
+    packages=find_packages(include=["keras_skim", "keras_skim.*"]),
+    install_requires=[
+        "tensorflow-cpu==2.21.0; platform_machine=='x86_64'",
+        "tensorflow==2.21.0; platform_machine!='x86_64'",
+        "keras==3.15.1",
+        "ai-edge-litert==2.3.0",
+        "numpy>=2",
+        "h5py",
+        "pandas",
+        "pyarrow",
+        "tqdm",
+        "matplotlib",
+    ],
+    extras_require={"test": ["pytest>=8", "pytest-timeout"]},
+    entry_points={"console_scripts": ["keras-skim=keras_skim.cli.main:main"]},
+    classifiers=[
+        "Programming Language :: Python :: 3",
+        "Framework :: Keras",
+        "License :: OSI Approved :: Apache Software License",
+    ],
+)
