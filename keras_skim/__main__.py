@@ -1,0 +1,5 @@
+import sys
+
+from keras_skim.cli.main import main
+
+sys.exit(main())

@@ -1,0 +1,60 @@
+"""`keras-skim`: train, evaluate, show, export, bench and demo.
+
+Each subcommand lives in `keras_skim/cli/<name>_command.py` with
+`add_arguments(parser)` and `run(args) -> int`. Those modules import
+TensorFlow only inside `run`, so `keras-skim bench` stays TensorFlow-free.
+"""
+import argparse
+import importlib
+import os
+import sys
+
+from keras_skim.cli.errors import CliError
+from keras_skim.version import __version__
+
+COMMANDS = {
+    "train": "Train a skim model (or an LSTM baseline) on a text dataset.",
+    "evaluate": "Accuracy, skim rate and Flop-R of a trained model at a threshold.",
+    "show": "Show which words a model read and which it skimmed.",
+    "export": "Export a trained model to TFLite with its vocabulary and metadata.",
+    "bench": "Benchmark an exported TFLite model with LiteRT, the way a phone runs it.",
+    "demo": "The main job: train a skim model and an LSTM baseline and compare them.",
+}
+
+
+def _command_module(name):
+    return importlib.import_module(f"keras_skim.cli.{name}_command")
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(
+        prog="keras-skim",
+        description="Neural speed reading layers for Keras 3 and their TFLite tools.",
+    )
+    parser.add_argument("--version", action="version", version=f"keras-skim {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for name, help_text in COMMANDS.items():
+        module = _command_module(name)
+        command_parser = sub.add_parser(name, help=help_text, description=help_text)
+        module.add_arguments(command_parser)
+        command_parser.set_defaults(_module=module)
+    return parser
+
+
+def main(argv=None):
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args._module.run(args) or 0
+    except CliError as err:
+        print(f"keras-skim {args.command}: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"keras-skim {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
