@@ -3,27 +3,37 @@ and the per-token read/skim decisions (for `keras-skim show`)."""
 import keras
 import numpy as np
 
-from keras_skim.layers.skim_cell_base import NUM_STATS, STAT_PENDING
+from keras_skim.layers.skim_cell_base import (
+    NUM_STATS,
+    STAT_PENDING,
+    STAT_SKIMS,
+    STAT_TOKENS,
+    SkimCellBase,
+)
 from keras_skim.training.skim_controls import skim_cells
 
 
 def skim_statistics(model, token_ids, batch_size=64, threshold=None):
-    """Runs `model` on token ids and returns its skim rate over real tokens.
+    """Runs `model` on token ids and returns its exact skim rate.
 
-    A padding column is appended so that the `skim_rate` metric, which sees
-    a step's mask one step late, also counts each sequence's last token.
+    Each skim layer is re-run on the inputs that reach it with
+    `return_state=True` (sharing the trained cell), and the counts are read
+    from the cell's bookkeeping state, which Keras' mask keeps exact: only
+    real tokens count. The `skim_rate` metric of the fit logs sees a step's
+    mask one step late and so misses each batch's last time step; this
+    function does not.
 
     Args:
-        model: a Keras model with skim cells whose first input takes token
-            ids, padding id 0 masked (`Embedding(mask_zero=True)`).
-        token_ids: int array `(N, T)`, right-padded with 0.
+        model: a functional or Sequential Keras model with skim cells whose
+            first input takes token ids, padding id 0.
+        token_ids: int array `(N, T)`, padded with 0.
         batch_size: inference batch size.
         threshold: if given, the threshold to evaluate at (restored after).
 
     Returns:
         dict with `skim_rate` (all skim cells, token weighted), `tokens`
-        (real tokens seen by all cells), and `layers`: one entry per cell
-        with its name, `skim_rate` and `tokens`.
+        (real tokens seen by all cells), `skimmed`, and `layers`: one entry
+        per cell with its name, `skim_rate`, `skimmed` and `tokens`.
     """
     cells = skim_cells(model)
     if not cells:
@@ -33,34 +43,64 @@ def skim_statistics(model, token_ids, batch_size=64, threshold=None):
         raise ValueError(
             f"token_ids must be an integer array (N, T); got {token_ids.dtype} {token_ids.shape}"
         )
-    padded = np.concatenate([token_ids, np.zeros((len(token_ids), 1), token_ids.dtype)], axis=1)
+    probes = _state_probes(model)
+    counts = {id(cell): [0.0, 0.0] for cell in cells}
     saved = [cell.threshold for cell in cells]
     try:
         if threshold is not None:
             for cell in cells:
                 cell.threshold = threshold
-        for cell in cells:
-            cell.skim_rate.reset_state()
-        model.predict(padded, batch_size=batch_size, verbose=0)
-        layers = [
-            {
-                "name": cell.name,
-                "skim_rate": float(cell.skim_rate.result()),
-                "skimmed": float(cell.skim_rate.skimmed.numpy()),
-                "tokens": float(cell.skim_rate.tokens.numpy()),
-            }
-            for cell in cells
-        ]
+        for start in range(0, len(token_ids), batch_size):
+            batch = token_ids[start : start + batch_size]
+            mask = batch != 0
+            for feature_model, rnn_probes in probes:
+                features = feature_model(batch, training=False)
+                for cell, probe in rnn_probes:
+                    stats = np.asarray(probe(features, mask=mask, training=False)[-1])
+                    counts[id(cell)][0] += float(stats[:, STAT_SKIMS].sum())
+                    counts[id(cell)][1] += float(stats[:, STAT_TOKENS].sum())
     finally:
         for cell, value in zip(cells, saved):
             cell.threshold = value
+    layers = [
+        {
+            "name": cell.name,
+            "skim_rate": counts[id(cell)][0] / counts[id(cell)][1] if counts[id(cell)][1] else 0.0,
+            "skimmed": counts[id(cell)][0],
+            "tokens": counts[id(cell)][1],
+        }
+        for cell in cells
+    ]
     tokens = sum(layer["tokens"] for layer in layers)
     skimmed = sum(layer["skimmed"] for layer in layers)
     return {
         "skim_rate": skimmed / tokens if tokens else 0.0,
+        "skimmed": skimmed,
         "tokens": tokens,
         "layers": layers,
     }
+
+
+def _state_probes(model):
+    """For each top-level layer holding skim cells: a model computing that
+    layer's input, and `return_state` twins of its RNN layers that share the
+    trained cells."""
+    probes = []
+    for layer in model.layers:
+        rnns = [layer.forward_layer, layer.backward_layer] if hasattr(layer, "forward_layer") else [layer]
+        pairs = []
+        for rnn in rnns:
+            cell = getattr(rnn, "cell", None)
+            if isinstance(cell, SkimCellBase):
+                twin = keras.layers.RNN(cell, return_state=True, go_backwards=rnn.go_backwards)
+                pairs.append((cell, twin))
+        if pairs:
+            probes.append((keras.Model(model.inputs, _first(layer.input)), pairs))
+    if len(probes) == 0 or sum(len(p) for _, p in probes) != len(skim_cells(model)):
+        raise ValueError(
+            "skim_statistics supports skim cells in top-level RNN or Bidirectional layers."
+        )
+    return probes
 
 
 def read_decisions(model, token_ids, threshold=None):
@@ -82,7 +122,7 @@ def read_decisions(model, token_ids, threshold=None):
         raise ValueError("The model has no keras-skim skim cell.")
     cell = cells[0]
     rnn_layer = _layer_holding(model, cell)
-    feature_model = keras.Model(model.inputs, rnn_layer.input)
+    feature_model = keras.Model(model.inputs, _first(rnn_layer.input))
     features = np.asarray(feature_model(np.asarray(token_ids)[None, :]))
     saved = cell.threshold
     try:
@@ -98,6 +138,11 @@ def read_decisions(model, token_ids, threshold=None):
     finally:
         cell.threshold = saved
     return np.asarray(decisions, dtype=np.int32)
+
+
+def _first(tensors):
+    # A layer called with a mask records [inputs, mask] as its input.
+    return tensors[0] if isinstance(tensors, (list, tuple)) else tensors
 
 
 def _layer_holding(model, cell):

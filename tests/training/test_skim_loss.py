@@ -1,0 +1,162 @@
+"""The skim loss (paper eq. 8) enters training through plain `model.fit`."""
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from keras_skim import SkimGRUCell, SkimLSTMCell
+from keras_skim.layers.skim_cell_base import NUM_STATS
+
+
+def _padded_batch(rs, batch=5, steps=8, features=4):
+    x = rs.normal(size=(batch, steps, features)).astype("float32")
+    lengths = np.array([8, 5, 3, 8, 1])[:batch]
+    mask = np.arange(steps)[None, :] < lengths[:, None]
+    return x, mask, lengths
+
+
+def _explicit_skim_loss(cell, gamma, x, mask, outputs):
+    """gamma * mean over each sequence's real tokens of -log p_skim, batch mean,
+    recomputed outside the loop from the layer's own output sequence."""
+    h_prev = tf.concat([tf.zeros_like(outputs[:, :1]), outputs[:, :-1]], axis=1)
+    logits = tf.einsum("btf,fk->btk", x, cell.gate_kernel) + tf.einsum(
+        "btu,uk->btk", h_prev, cell.gate_recurrent_kernel
+    ) + cell.gate_bias
+    neg_log_p_skim = -tf.nn.log_softmax(logits, axis=-1)[..., 1]
+    m = tf.cast(mask, tf.float32)
+    per_sequence = tf.reduce_sum(neg_log_p_skim * m, axis=1) / tf.reduce_sum(m, axis=1)
+    return gamma * tf.reduce_mean(per_sequence)
+
+
+@pytest.mark.parametrize("cell_class", [SkimLSTMCell, SkimGRUCell])
+def test_injected_gradient_equals_gradient_of_explicit_skim_loss(cell_class):
+    rs = np.random.RandomState(0)
+    x, mask, _ = _padded_batch(rs)
+    probe = rs.normal(size=(6,)).astype("float32")
+
+    def gradients(gamma, explicit_gamma):
+        cell = cell_class(6, 2, gamma=gamma, seed=11)
+        layer = keras.layers.RNN(cell, return_sequences=True)
+        layer(x[:1], mask=mask[:1])
+        rs_w = np.random.RandomState(5)
+        for v in cell.trainable_weights:
+            v.assign(rs_w.normal(0, 0.5, v.shape).astype("float32"))
+        with tf.GradientTape() as tape:
+            out = layer(x, mask=tf.constant(mask), training=True)
+            # Only real steps count in the task loss too.
+            task = tf.reduce_sum(out * probe * tf.cast(mask, tf.float32)[..., None])
+            loss = task + _explicit_skim_loss(cell, explicit_gamma, x, mask, out)
+        return [np.asarray(g) for g in tape.gradient(loss, cell.trainable_weights)]
+
+    injected = gradients(gamma=0.5, explicit_gamma=0.0)
+    reference = gradients(gamma=0.0, explicit_gamma=0.5)
+    plain = gradients(gamma=0.0, explicit_gamma=0.0)
+    for got, want in zip(injected, reference):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-6)
+    # And the term really changes the gate's gradients.
+    assert not np.allclose(injected[-3], plain[-3])
+
+
+def test_gradients_reach_the_gate_in_training():
+    rs = np.random.RandomState(1)
+    x = rs.normal(size=(4, 6, 3)).astype("float32")
+    cell = SkimLSTMCell(8, 2, gamma=0.0, seed=1)
+    layer = keras.layers.RNN(cell)
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(layer(x, training=True) ** 2)
+    grads = dict(zip([v.path.split("/")[-1] for v in cell.trainable_weights],
+                     tape.gradient(loss, cell.trainable_weights)))
+    for name in ("gate_kernel", "gate_recurrent_kernel", "gate_bias", "small_kernel", "kernel"):
+        assert grads[name] is not None and np.abs(np.asarray(grads[name])).sum() > 0, name
+
+
+def _toy_text_task(seed=0, n=192, steps=16, vocab=40):
+    rs = np.random.RandomState(seed)
+    lengths = rs.randint(4, steps + 1, n)
+    ids = np.zeros((n, steps), "int32")
+    for i, length in enumerate(lengths):
+        ids[i, :length] = rs.randint(1, vocab, length)
+    labels = (ids[:, 0] % 2).astype("float32")
+    return ids, labels
+
+
+def _skim_model(gamma, steps=16, vocab=40):
+    model = keras.Sequential(
+        [
+            keras.Input((steps,), dtype="int32"),
+            keras.layers.Embedding(vocab, 8, mask_zero=True),
+            keras.layers.RNN(SkimLSTMCell(16, 4, gamma=gamma, seed=3)),
+            keras.layers.Dense(1, activation="sigmoid"),
+        ]
+    )
+    model.compile(keras.optimizers.Adam(1e-2), "binary_crossentropy", metrics=["accuracy"])
+    return model
+
+
+def test_higher_gamma_gives_higher_skim_rate_in_fit_logs():
+    from keras_skim import GumbelTemperatureSchedule, skim_statistics
+
+    ids, labels = _toy_text_task()
+    rates = {}
+    for gamma in (0.0, 1.0):
+        keras.utils.set_random_seed(7)
+        model = _skim_model(gamma)
+        history = model.fit(
+            ids, labels, epochs=2, batch_size=32, verbose=0,
+            callbacks=[GumbelTemperatureSchedule(rate=1e-2)],
+        )
+        assert "skim_rate" in history.history
+        assert history.history["temperature"][-1] < 1.0
+        rates[gamma] = skim_statistics(model, ids)["skim_rate"]
+        assert "skim_rate" in model.evaluate(ids, labels, verbose=0, return_dict=True)
+    assert rates[1.0] > rates[0.0] + 0.2, rates
+
+
+def test_skim_rate_metric_counts_only_real_tokens():
+    ids, _ = _toy_text_task(n=6)
+    model = _skim_model(0.0)
+    from keras_skim import set_threshold, skim_statistics
+
+    set_threshold(model, 1.5)  # always skim
+    stats = skim_statistics(model, ids)
+    assert stats["skim_rate"] == 1.0
+    assert stats["tokens"] == float((ids != 0).sum())
+    set_threshold(model, 0.0)  # always read
+    assert skim_statistics(model, ids)["skim_rate"] == 0.0
+
+
+def test_masked_steps_change_nothing():
+    rs = np.random.RandomState(2)
+    x = rs.normal(size=(2, 7, 3)).astype("float32")
+    mask = np.ones((2, 7), bool)
+    mask[:, 4:] = False
+    cell = SkimLSTMCell(5, 2)
+    layer = keras.layers.RNN(cell, return_state=True)
+    out_masked, *states_masked = layer(x, mask=mask)
+    out_short, *states_short = layer(x[:, :4])
+    np.testing.assert_allclose(out_masked, out_short, atol=1e-6)
+    for a, b in zip(states_masked[:2], states_short[:2]):
+        np.testing.assert_allclose(a, b, atol=1e-6)
+    assert states_masked[2].shape[-1] == NUM_STATS
+
+
+def test_bidirectional_and_stacked_layers_train():
+    ids, labels = _toy_text_task(n=64)
+    model = keras.Sequential(
+        [
+            keras.Input((16,), dtype="int32"),
+            keras.layers.Embedding(40, 8, mask_zero=True),
+            keras.layers.Bidirectional(keras.layers.RNN(SkimLSTMCell(8, 2), return_sequences=True)),
+            keras.layers.RNN(SkimGRUCell(8, 2)),
+            keras.layers.Dense(1, activation="sigmoid"),
+        ]
+    )
+    model.compile("adam", "binary_crossentropy")
+    history = model.fit(ids, labels, epochs=1, batch_size=16, verbose=0)
+    assert np.isfinite(history.history["loss"][0])
+    from keras_skim import skim_cells, skim_statistics
+
+    assert len(skim_cells(model)) == 3
+    stats = skim_statistics(model, ids)
+    assert len(stats["layers"]) == 3
+    assert stats["tokens"] == 3 * float((ids != 0).sum())
