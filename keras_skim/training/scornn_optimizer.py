@@ -1,0 +1,163 @@
+"""Two learning rates for scoRNN: one for the skew matrix A, one for the rest.
+
+The paper (Helfrich et al., ICML 2018) updates the skew-symmetric parameter
+`A` of the scoRNN with its own optimizer and a smaller learning rate
+(e.g. RMSprop 1e-4 for `A`, RMSprop 1e-3 for the other weights). Keras 3.15
+ships `keras.optimizers.MultiOptimizer`, which dispatches each variable to
+an inner optimizer chosen by an `OptimizerMap` (regular expressions on the
+variable path). `ScoRNNOptimizer` is a `MultiOptimizer` preset with one
+rule: variables whose path ends with `/skew_parameters` (the name of
+`ScoRNNCell`'s `A` weight) go to `skew_optimizer`, all others to
+`optimizer`. It is registered with Keras, so a compiled model saved as
+`.keras` reloads with it and with the state of both inner optimizers.
+
+Example:
+
+```python
+import keras
+from keras_skim.layers.scornn_cell import ScoRNNCell
+from keras_skim.training.scornn_optimizer import scornn_optimizer
+
+model = keras.Sequential([
+    keras.Input((None, 1)),
+    keras.layers.RNN(ScoRNNCell(32)),
+    keras.layers.Dense(10),
+])
+model.compile(
+    optimizer=scornn_optimizer(
+        optimizer=keras.optimizers.RMSprop(1e-3),
+        skew_optimizer=keras.optimizers.RMSprop(1e-4),
+    ),
+    loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+)
+```
+
+`MultiOptimizer` has no single `learning_rate`: to change one during
+training, use `model.optimizer.optimizer.learning_rate` or
+`model.optimizer.skew_optimizer.learning_rate`.
+"""
+import re
+
+import keras
+
+DEFAULT_SKEW_VARIABLE_NAME = "skew_parameters"
+
+
+def _get_optimizer(value, default_learning_rate, argument):
+    if value is None:
+        return keras.optimizers.RMSprop(learning_rate=default_learning_rate)
+    if isinstance(value, (str, dict)):
+        value = keras.optimizers.get(value)
+    if not isinstance(value, keras.optimizers.Optimizer) or isinstance(
+        value, (keras.optimizers.MultiOptimizer, keras.optimizers.LossScaleOptimizer)
+    ):
+        raise ValueError(
+            f"Argument `{argument}` must be a plain Keras optimizer "
+            f"(instance, name or config), got {value!r}."
+        )
+    return value
+
+
+@keras.saving.register_keras_serializable(package="keras_skim")
+class ScoRNNOptimizer(keras.optimizers.MultiOptimizer):
+    """Optimizer that trains scoRNN's skew matrix with its own optimizer.
+
+    Variables whose path ends with `"/" + skew_variable_name` (by default
+    the `skew_parameters` weight of every `ScoRNNCell` in the model) are
+    updated by `skew_optimizer`, all other trainable variables by
+    `optimizer`. Both keep their own state (moments, iterations), which is
+    saved and restored with the model.
+
+    Args:
+        optimizer: Keras optimizer (instance, name or config) for all the
+            weights except the skew parameters. Default:
+            `RMSprop(learning_rate=1e-3)` (the paper's setting).
+        skew_optimizer: Keras optimizer for the skew parameters. Default:
+            `RMSprop(learning_rate=1e-4)` (the paper's setting).
+        skew_variable_name: Name of the skew weight. Default:
+            `"skew_parameters"`.
+        loss_scale_factor: As in `keras.optimizers.MultiOptimizer`.
+        name: Optimizer name. Default: `"scornn_optimizer"`.
+    """
+
+    def __init__(
+        self,
+        optimizer=None,
+        skew_optimizer=None,
+        skew_variable_name=DEFAULT_SKEW_VARIABLE_NAME,
+        loss_scale_factor=None,
+        name="scornn_optimizer",
+    ):
+        if not isinstance(skew_variable_name, str) or not skew_variable_name:
+            raise ValueError(
+                "Argument `skew_variable_name` must be a non-empty string, "
+                f"got {skew_variable_name!r}."
+            )
+        optimizer = _get_optimizer(optimizer, 1e-3, "optimizer")
+        skew_optimizer = _get_optimizer(skew_optimizer, 1e-4, "skew_optimizer")
+        if skew_optimizer is optimizer:
+            raise ValueError(
+                "Arguments `optimizer` and `skew_optimizer` must be two "
+                "different optimizer instances."
+            )
+        optimizer_map = keras.optimizers.OptimizerMap(
+            default_optimizer=optimizer
+        )
+        optimizer_map[f"(.*/)?{re.escape(skew_variable_name)}"] = (
+            skew_optimizer
+        )
+        super().__init__(
+            optimizer_map, loss_scale_factor=loss_scale_factor, name=name
+        )
+        self.optimizer = optimizer
+        self.skew_optimizer = skew_optimizer
+        self.skew_variable_name = skew_variable_name
+
+    def is_skew_variable(self, variable):
+        """Whether `variable` is updated by `skew_optimizer`."""
+        return self._optimizer_map(variable) is self.skew_optimizer
+
+    def get_config(self):
+        return {
+            "optimizer": keras.optimizers.serialize(self.optimizer),
+            "skew_optimizer": keras.optimizers.serialize(self.skew_optimizer),
+            "skew_variable_name": self.skew_variable_name,
+            "loss_scale_factor": self.loss_scale_factor,
+            "name": self.name,
+        }
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        config = dict(config)
+        for key in ("optimizer", "skew_optimizer"):
+            config[key] = keras.optimizers.deserialize(
+                config[key], custom_objects=custom_objects
+            )
+        return cls(**config)
+
+
+def scornn_optimizer(
+    optimizer=None,
+    skew_optimizer=None,
+    skew_variable_name=DEFAULT_SKEW_VARIABLE_NAME,
+    **kwargs,
+):
+    """Returns a `ScoRNNOptimizer` for `model.compile(optimizer=...)`.
+
+    Args:
+        optimizer: Optimizer for every weight but scoRNN's skew matrix.
+            Default: `RMSprop(1e-3)`.
+        skew_optimizer: Optimizer for the skew parameters `A`. Default:
+            `RMSprop(1e-4)`.
+        skew_variable_name: Name of the skew weight (`"skew_parameters"`).
+        **kwargs: `loss_scale_factor`, `name`.
+
+    Returns:
+        A `ScoRNNOptimizer` (a `keras.optimizers.MultiOptimizer`).
+    """
+    return ScoRNNOptimizer(
+        optimizer=optimizer,
+        skew_optimizer=skew_optimizer,
+        skew_variable_name=skew_variable_name,
+        **kwargs,
+    )
