@@ -54,7 +54,7 @@ def skim_statistics(model, token_ids, batch_size=64, threshold=None):
             batch = token_ids[start : start + batch_size]
             mask = batch != 0
             for feature_model, rnn_probes in probes:
-                features = feature_model(batch, training=False)
+                features = feature_model([batch], training=False)
                 for cell, probe in rnn_probes:
                     stats = np.asarray(probe(features, mask=mask, training=False)[-1])
                     counts[id(cell)][0] += float(stats[:, STAT_SKIMS].sum())

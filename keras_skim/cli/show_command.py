@@ -1,0 +1,97 @@
+"""`keras-skim show`: a text with its read and skimmed words marked."""
+import html
+import os
+import sys
+
+from keras_skim.cli.errors import CliError
+from keras_skim.cli.model_args import (
+    load_model_or_fail,
+    load_tokenizer_or_fail,
+    model_paths,
+    non_negative_float,
+)
+
+_BOLD, _DIM, _RESET = "\033[1m", "\033[2;37m", "\033[0m"
+
+
+def add_arguments(parser):
+    parser.add_argument("model", metavar="MODEL", help="model folder or .keras/.h5 file")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--text", help="the text to read")
+    source.add_argument("--file", help="a file holding the text")
+    parser.add_argument("--threshold", type=non_negative_float, default=None)
+    parser.add_argument("--tokenizer", default=None, help="tokenizer.json (default: next to MODEL)")
+    parser.add_argument("--html", default=None, help="also write an HTML page here")
+    parser.add_argument("--force", action="store_true", help="overwrite the HTML file")
+    parser.add_argument("--color", choices=["auto", "always", "never"], default="auto")
+
+
+def render_terminal(tokens, decisions, color):
+    if not color:
+        return " ".join(t if d else f"[{t}]" for t, d in zip(tokens, decisions))
+    return " ".join(f"{_BOLD}{t}{_RESET}" if d else f"{_DIM}{t}{_RESET}" for t, d in zip(tokens, decisions))
+
+
+def render_html(tokens, decisions, title, summary):
+    words = " ".join(
+        f'<span class="read">{html.escape(t)}</span>' if d else f'<span class="skim">{html.escape(t)}</span>'
+        for t, d in zip(tokens, decisions)
+    )
+    return (
+        "<!DOCTYPE html>\n<html><head><meta charset='utf-8'>"
+        f"<title>{html.escape(title)}</title><style>"
+        "body{font-family:Georgia,serif;max-width:48em;margin:2em auto;line-height:1.6}"
+        ".read{font-weight:bold;color:#000}.skim{color:#aaa}</style></head><body>"
+        f"<h1>{html.escape(title)}</h1><p>{html.escape(summary)}</p>"
+        "<p><b>bold</b>: read by the big cell; <span class='skim'>grey</span>: skimmed.</p>"
+        f"<p>{words}</p></body></html>\n"
+    )
+
+
+def run(args):
+    if args.html and os.path.exists(args.html) and not args.force:
+        raise CliError(f"{args.html} already exists (use --force to overwrite it)")
+    if args.file is not None:
+        try:
+            with open(args.file, encoding="utf-8") as f:
+                text = f.read()
+        except OSError as err:
+            raise CliError(f"{args.file}: cannot read ({err.strerror})") from None
+    else:
+        text = args.text
+    model_file, tokenizer_path, _ = model_paths(args.model)
+    tokenizer = load_tokenizer_or_fail(args.tokenizer or tokenizer_path, model_file)
+    ids = tokenizer.encode_one(text)
+    if len(ids) == 0:
+        raise CliError("the text has no tokens")
+    model = load_model_or_fail(model_file)
+    import numpy as np
+
+    from keras_skim.training.skim_controls import skim_cells
+    from keras_skim.training.skim_statistics import read_decisions
+
+    if not skim_cells(model):
+        raise CliError(f"{model_file}: has no skim layer, so every word is read")
+    max_length = model.inputs[0].shape[1]
+    if max_length is not None and len(ids) > max_length:
+        ids = ids[:max_length]
+    decisions = read_decisions(model, ids, threshold=args.threshold)
+    tokens = tokenizer.tokenize(text)[: len(ids)]
+    padded = np.zeros((1, max_length or len(ids)), "int32")
+    padded[0, : len(ids)] = ids
+    logit = float(model.predict(padded, verbose=0)[0, 0])
+    read = int(decisions.sum())
+    summary = (
+        f"prediction: {'positive' if logit >= 0 else 'negative'} (logit {logit:+.3f}); "
+        f"read {read} of {len(ids)} tokens, skimmed {1 - read / len(ids):.0%}"
+    )
+    color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
+    print(render_terminal(tokens, decisions, color))
+    print(summary)
+    if args.html:
+        from keras_skim.datasets.cache import atomic_write_bytes
+
+        page = render_html(tokens, decisions, "Skim-RNN: read and skimmed words", summary)
+        atomic_write_bytes(args.html, page.encode("utf-8"))
+        print(f"wrote {args.html}")
+    return 0
