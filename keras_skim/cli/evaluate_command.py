@@ -32,8 +32,8 @@ def run(args):
     dataset = args.data or config.get("dataset")
     if dataset is None:
         raise CliError(f"{args.model}: no train_config.json to tell the dataset (pass --data)")
-    tokenizer = load_tokenizer_or_fail(args.tokenizer or tokenizer_path, model_file)
     model = load_model_or_fail(model_file)
+    tokenizer = load_tokenizer_or_fail(args.tokenizer or tokenizer_path, model_file)
     from keras_skim.datasets import DatasetUnavailableError
     from keras_skim.training.text_training import evaluate_model, flop_summary, load_encoded
 

@@ -60,11 +60,11 @@ def run(args):
     else:
         text = args.text
     model_file, tokenizer_path, _ = model_paths(args.model)
+    model = load_model_or_fail(model_file)
     tokenizer = load_tokenizer_or_fail(args.tokenizer or tokenizer_path, model_file)
     ids = tokenizer.encode_one(text)
     if len(ids) == 0:
         raise CliError("the text has no tokens")
-    model = load_model_or_fail(model_file)
     import numpy as np
 
     from keras_skim.training.skim_controls import skim_cells

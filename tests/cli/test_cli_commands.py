@@ -1,0 +1,102 @@
+"""`keras-skim` train / evaluate / show / demo, run in-process on tiny data."""
+import json
+import os
+
+import pytest
+
+from keras_skim.cli.main import main
+
+TRAIN = ["train", "--data", "rotten_tomatoes", "--units", "8", "--small-units", "2",
+         "--epochs", "1", "--no-glove", "--max-length", "12", "--quiet", "--gamma", "0.05"]
+
+
+def _error_line(capsys):
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0, err
+    return err
+
+
+@pytest.fixture
+def trained(tmp_path, tiny_rotten_tomatoes):
+    out = tmp_path / "model"
+    assert main(TRAIN + ["-o", str(out)]) == 0
+    return out
+
+
+def test_train_writes_model_tokenizer_and_results(trained):
+    assert sorted(os.listdir(trained)) == ["model.keras", "tokenizer.json", "train_config.json"]
+    results = json.loads((trained / "train_config.json").read_text())
+    assert 0.0 <= results["test"]["skim_rate"] <= 1.0
+    assert results["test"]["flop_r"] >= 1.0
+    assert "skim_rate" in results["history"]
+
+
+def test_train_refuses_to_overwrite_without_force(trained, capsys):
+    before = (trained / "model.keras").stat().st_mtime
+    assert main(TRAIN + ["-o", str(trained)]) == 2
+    assert "already exists" in _error_line(capsys)
+    assert (trained / "model.keras").stat().st_mtime == before
+
+
+def test_evaluate_reports_accuracy_skim_rate_and_flop_r(trained, capsys):
+    capsys.readouterr()
+    assert main(["evaluate", str(trained), "--threshold", "1.5", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["skim_rate"] == 1.0
+    assert result["flop_r"] > 1.0
+    assert main(["evaluate", str(trained), "--threshold", "0", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["skim_rate"] == 0.0
+
+
+def test_show_marks_words_and_writes_html(trained, tmp_path, capsys):
+    page = tmp_path / "show.html"
+    text = "a moving and brilliant film"
+    assert main(["show", str(trained), "--text", text, "--threshold", "1.5",
+                 "--color", "never", "--html", str(page)]) == 0
+    out = capsys.readouterr().out
+    assert "[moving]" in out and "skimmed 100%" in out
+    assert page.read_text().count('class="skim"') == 5
+    assert main(["show", str(trained), "--text", text, "--html", str(page)]) == 2
+    assert "already exists" in _error_line(capsys)
+
+
+def test_demo_trains_both_models_and_prints_the_table(tmp_path, tiny_rotten_tomatoes, capsys):
+    out = tmp_path / "demo"
+    assert main(["demo", "-o", str(out), "--units", "8", "--small-units", "2", "--epochs", "1",
+                 "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    assert "| Skim-LSTM |" in printed and "| LSTM |" in printed
+    assert {"skim_lstm", "lstm", "comparison.md", "comparison.json"} <= set(os.listdir(out))
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["evaluate", "no/such/model.keras"], "no such model"),
+        (["show", "no/such/dir", "--text", "hi"], "no such model"),
+        (TRAIN[:5] + ["--small-units", "8", "-o", "x"], "must be smaller"),
+    ],
+)
+def test_bad_input_gives_one_line_errors(argv, message, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    assert message in _error_line(capsys)
+    assert not os.path.exists(tmp_path / "x")
+
+
+def test_bad_argument_values_are_rejected_by_the_parser(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["train", "--units", "-3", "-o", "x"])
+    assert info.value.code == 2
+    assert "positive integer" in capsys.readouterr().err
+
+
+def test_corrupt_model_files_give_one_line_errors(tmp_path, capsys):
+    h5 = tmp_path / "broken.h5"
+    h5.write_bytes(b"not an hdf5 file")
+    keras_file = tmp_path / "broken.keras"
+    keras_file.write_bytes(b"not a zip")
+    for path, message in ((h5, "not a readable HDF5"), (keras_file, "not a Keras archive")):
+        assert main(["evaluate", str(path), "--data", "rotten_tomatoes"]) == 2
+        err = _error_line(capsys)
+        assert message in err and str(path) in err

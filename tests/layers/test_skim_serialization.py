@@ -1,0 +1,58 @@
+"""Models with skim cells save and reload as .keras and .h5 with identical outputs."""
+import keras
+import numpy as np
+import pytest
+
+import keras_skim
+from keras_skim import SkimGRUCell, SkimLSTMCell
+
+
+def _model(cell):
+    model = keras.Sequential(
+        [
+            keras.Input((10,), dtype="int32"),
+            keras.layers.Embedding(30, 6, mask_zero=True),
+            keras.layers.Bidirectional(keras.layers.RNN(cell, return_sequences=True)),
+            keras.layers.RNN(SkimLSTMCell(5, 1, threshold=0.3)),
+            keras.layers.Dense(2),
+        ]
+    )
+    model.compile("adam", keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    return model
+
+
+@pytest.mark.parametrize(
+    "cell_class, extension", [(SkimLSTMCell, "keras"), (SkimLSTMCell, "h5"), (SkimGRUCell, "h5")]
+)
+def test_save_and_reload_give_identical_outputs(tmp_path, cell_class, extension):
+    rs = np.random.RandomState(0)
+    ids = rs.randint(0, 30, (8, 10)).astype("int32")
+    ids[:, 7:] = 0
+    model = _model(cell_class(7, 2, gamma=0.03, threshold=0.45, seed=4))
+    model.train_on_batch(ids, rs.randint(0, 2, 8))
+    keras_skim.set_threshold(model, 0.55, layer_name=model.layers[1].name)
+    path = tmp_path / f"m.{extension}"
+    model.save(path)
+    restored = keras_skim.load_model(path)
+    np.testing.assert_array_equal(model.predict(ids, verbose=0), restored.predict(ids, verbose=0))
+    thresholds = [c.threshold for c in keras_skim.skim_cells(restored)]
+    assert thresholds == pytest.approx([0.55, 0.55, 0.3])
+    assert isinstance(keras_skim.skim_cells(restored)[0], cell_class)
+
+
+def test_keras_load_model_finds_the_cells_once_keras_skim_is_imported(tmp_path):
+    model = _model(SkimLSTMCell(4, 1))
+    model.save(tmp_path / "m.keras")
+    restored = keras.saving.load_model(tmp_path / "m.keras", safe_mode=True)
+    assert len(keras_skim.skim_cells(restored)) == 3
+
+
+def test_load_model_errors_name_the_file(tmp_path):
+    from keras_skim.model_io import ModelLoadError
+
+    with pytest.raises(ModelLoadError, match="no such file"):
+        keras_skim.load_model(tmp_path / "missing.keras")
+    weights_only = tmp_path / "w.weights.h5"
+    _model(SkimLSTMCell(4, 1)).save_weights(weights_only)
+    with pytest.raises(ModelLoadError, match="without a model config"):
+        keras_skim.load_model(weights_only)
