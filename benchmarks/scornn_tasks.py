@@ -109,6 +109,50 @@ def scornn_model(n, rho, input_dim, head, return_sequences, seed):
     )
 
 
+# Hidden units of each model per task: the paper's sizes (scoRNN and LSTM);
+# SimpleRNN gets the parameter count of the scoRNN layer.
+PAPER_UNITS = {
+    "copying": {"scornn": 190, "lstm": 68},
+    "adding": {"scornn": 170, "lstm": 60},
+    "mnist": {"scornn": 170, "lstm": 128},
+}
+
+
+def resolve_units(args, task, input_dim):
+    if args.n is not None:
+        return args.n
+    table = PAPER_UNITS[task]
+    if args.model in table:
+        return table[args.model]
+    target = rnn_parameters("scornn", table["scornn"], input_dim)
+    return matched_units(args.model, target, input_dim)
+
+
+def task_model(args, n, rho, input_dim, head, return_sequences):
+    """`--model`: scornn (ScoRNNCell in keras.layers.RNN), lstm, simple_rnn."""
+    if args.model == "scornn":
+        return scornn_model(n, rho, input_dim, head, return_sequences, args.seed)
+    layer_cls = {"lstm": keras.layers.LSTM,
+                 "simple_rnn": keras.layers.SimpleRNN}[args.model]
+    keras.utils.set_random_seed(args.seed)
+    return keras.Sequential(
+        [
+            keras.Input((None, input_dim)),
+            layer_cls(n, return_sequences=return_sequences),
+            head,
+        ]
+    )
+
+
+def compile_task_model(model, args, loss, metrics=None):
+    """scoRNN: `compile_scornn`; baselines: RMSprop `--lr` for all weights."""
+    if args.model == "scornn":
+        return compile_scornn(model, args, loss, metrics)
+    model.compile(
+        optimizer=keras.optimizers.RMSprop(args.lr), loss=loss, metrics=metrics
+    )
+
+
 def compile_scornn(model, args, loss, metrics=None):
     model.compile(
         optimizer=scornn_optimizer(
@@ -140,6 +184,8 @@ def fit_stream(model, stream, args):
 
 
 def orthogonality(model):
+    if not hasattr(model.layers[0].cell, "recurrent_matrix"):
+        return None
     w = keras.ops.convert_to_numpy(model.layers[0].cell.recurrent_matrix())
     w = w.astype("float64")
     return float(np.linalg.norm(w.T @ w - np.eye(w.shape[0])))
@@ -149,12 +195,10 @@ def orthogonality(model):
 # tasks
 # ----------------------------------------------------------------------
 def run_copying(args):
-    T, n = args.T, args.n
+    T, n = args.T, resolve_units(args, "copying", 10)
     rho = args.rho if args.rho is not None else n // 2
-    model = scornn_model(
-        n, rho, 10, keras.layers.Dense(10), True, args.seed
-    )
-    compile_scornn(
+    model = task_model(args, n, rho, 10, keras.layers.Dense(10), True)
+    compile_task_model(
         model,
         args,
         keras.losses.SparseCategoricalCrossentropy(from_logits=True),
@@ -171,6 +215,7 @@ def run_copying(args):
     copied = (logits[:, -10:].argmax(-1) == y[:, -10:]).mean()
     return {
         "task": "copying",
+        "model": args.model,
         "T": T,
         "n": n,
         "rho": rho,
@@ -186,18 +231,19 @@ def run_copying(args):
 
 
 def run_adding(args):
-    T, n = args.T, args.n
+    T, n = args.T, resolve_units(args, "adding", 2)
     rho = args.rho if args.rho is not None else (
         7 * n // 10 if T >= 400 else n // 2
     )
-    model = scornn_model(n, rho, 2, keras.layers.Dense(1), False, args.seed)
-    compile_scornn(model, args, "mse")
+    model = task_model(args, n, rho, 2, keras.layers.Dense(1), False)
+    compile_task_model(model, args, "mse")
     stream = batches(adding_batch, args.seed, args.batch_size, T)
     log, seconds, steps = fit_stream(model, stream, args)
     x, y = adding_batch(np.random.default_rng(args.seed + 1), 1000, T)
     pred = model.predict(x, batch_size=250, verbose=0)
     return {
         "task": "adding",
+        "model": args.model,
         "T": T,
         "n": n,
         "rho": rho,
@@ -227,12 +273,12 @@ def run_mnist(args):
         x_train, x_test = x_train[:, perm], x_test[:, perm]
     x_train = x_train.reshape(-1, 784, 1)
     x_test = x_test.reshape(-1, 784, 1)
-    n = args.n
+    n = resolve_units(args, "mnist", 1)
     rho = args.rho if args.rho is not None else (
         n // 2 if args.permuted else n // 10
     )
-    model = scornn_model(n, rho, 1, keras.layers.Dense(10), False, args.seed)
-    compile_scornn(
+    model = task_model(args, n, rho, 1, keras.layers.Dense(10), False)
+    compile_task_model(
         model,
         args,
         keras.losses.SparseCategoricalCrossentropy(from_logits=True),
@@ -251,9 +297,12 @@ def run_mnist(args):
     loss, acc = model.evaluate(x_test, y_test, batch_size=256, verbose=0)
     return {
         "task": "permuted_mnist" if args.permuted else "mnist",
+        "model": args.model,
         "n": n,
         "rho": rho,
         "epochs": args.epochs,
+        "batch_size": args.batch_size,
+        "train_steps": int(math.ceil(len(x_train) / args.batch_size)) * args.epochs,
         "train_examples": int(len(x_train)),
         "test_examples": int(len(x_test)),
         "train_seconds": seconds,
@@ -274,6 +323,12 @@ class _PerStepScoRNNCell(ScoRNNCell):
     def get_recurrent_dropout_mask(self, step_input):
         # Skip ScoRNNCell's pre-loop hook: only the dropout-mask logic.
         return super(ScoRNNCell, self).get_recurrent_dropout_mask(step_input)
+
+
+class _ReferenceModReLUScoRNNCell(ScoRNNCell):
+    """ScoRNNCell with the autodiff modReLU (speed comparison only)."""
+
+    _fast_tf_modrelu = False
 
 
 def rnn_parameters(kind, units, input_dim):
@@ -302,7 +357,9 @@ def run_speed(args):
     units = {
         "scornn": n,
         "scornn_w_per_step": n,
+        "scornn_autodiff_modrelu": n,
         "simple_rnn": matched_units("simple_rnn", target, input_dim),
+        "simple_rnn_same_width": n,
         "lstm": matched_units("lstm", target, input_dim),
     }
     rho = args.rho if args.rho is not None else n // 2
@@ -314,7 +371,11 @@ def run_speed(args):
             layer = keras.layers.RNN(
                 _PerStepScoRNNCell(n, rho=rho, seed=args.seed)
             )
-        elif kind == "simple_rnn":
+        elif kind == "scornn_autodiff_modrelu":
+            layer = keras.layers.RNN(
+                _ReferenceModReLUScoRNNCell(n, rho=rho, seed=args.seed)
+            )
+        elif kind.startswith("simple_rnn"):
             layer = keras.layers.SimpleRNN(units[kind])
         else:
             layer = keras.layers.LSTM(units[kind])
@@ -336,12 +397,14 @@ def run_speed(args):
         for _ in range(args.warmup):
             model.train_on_batch(x, y)
     times = {k: [] for k in kinds}
+    cpu_times = {k: [] for k in kinds}
     # interleave the models so that load changes hit all of them alike
     for _ in range(args.repeats):
         for kind, model in models.items():
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             model.train_on_batch(x, y)
             times[kind].append(time.perf_counter() - start)
+            cpu_times[kind].append(time.process_time() - cpu)
     medians = {k: statistics.median(v) for k, v in times.items()}
     rows = []
     for kind in kinds:
@@ -354,6 +417,7 @@ def run_speed(args):
                 "median_seconds_per_batch": medians[kind],
                 "min_seconds_per_batch": min(times[kind]),
                 "ratio_to_scornn": medians[kind] / medians["scornn"],
+                "ratio_to_simple_rnn": medians[kind] / medians["simple_rnn"],
             }
         )
     return {
@@ -366,6 +430,9 @@ def run_speed(args):
         "repeats": args.repeats,
         "warmup": args.warmup,
         "tf_intra_op_threads": tf.config.threading.get_intra_op_parallelism_threads(),
+        "process_cpu_seconds_median": {
+            k: statistics.median(v) for k, v in cpu_times.items()
+        },
         "rows": rows,
         "times": times,
     }
@@ -415,15 +482,16 @@ def markdown(result, env):
             f"(interleaved, after {result['warmup']} warm-up calls).",
             "",
             "| model | units | RNN parameters | median s/batch | min s/batch "
-            "| time / ScoRNN |",
-            "|---|---:|---:|---:|---:|---:|",
+            "| time / ScoRNN | time / SimpleRNN |",
+            "|---|---:|---:|---:|---:|---:|---:|",
         ]
         for r in result["rows"]:
             lines.append(
                 f"| {r['model']} | {r['units']} | {r['rnn_parameters']} "
                 f"| {r['median_seconds_per_batch']:.4f} "
                 f"| {r['min_seconds_per_batch']:.4f} "
-                f"| {r['ratio_to_scornn']:.2f} |"
+                f"| {r['ratio_to_scornn']:.2f} "
+                f"| {r['ratio_to_simple_rnn']:.2f} |"
             )
     else:
         lines += ["| quantity | value |", "|---|---|"]
@@ -449,7 +517,10 @@ def save(result, args):
     env = environment()
     out = pathlib.Path(args.out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    name = result["task"] + (f"-{args.tag}" if args.tag else "")
+    name = result["task"]
+    if getattr(args, "model", "scornn") != "scornn" and result["task"] != "speed":
+        name += f"-{args.model}"
+    name += f"-{args.tag}" if args.tag else ""
     (out / f"{name}.json").write_text(
         json.dumps({"environment": env, "arguments": vars(args), "result": result},
                    indent=2, default=str)
@@ -463,7 +534,14 @@ def parser():
     sub = p.add_subparsers(dest="command", required=True)
 
     def common(sp, n, batch, T=None):
-        sp.add_argument("--n", type=int, default=n, help="hidden units")
+        sp.add_argument("--n", type=int, default=n,
+                        help="hidden units (default: the paper's size for "
+                             "--model, SimpleRNN matched to the scoRNN "
+                             "parameter count)")
+        sp.add_argument("--model", choices=("scornn", "lstm", "simple_rnn"),
+                        default="scornn")
+        sp.add_argument("--threads", type=int, default=0,
+                        help="TensorFlow intra/inter-op threads (0: default)")
         sp.add_argument("--rho", type=int, default=None,
                         help="number of -1 entries of D (task default)")
         sp.add_argument("--batch-size", type=int, default=batch)
@@ -477,17 +555,17 @@ def parser():
         sp.add_argument("--verbose", action="store_true")
 
     sp = sub.add_parser("copying", help="copying memory task")
-    common(sp, 190, 20, T=1000)
+    common(sp, None, 20, T=1000)
     sp.add_argument("--steps", type=int, default=4000)
     sp.add_argument("--eval-every", type=int, default=100)
 
     sp = sub.add_parser("adding", help="adding task")
-    common(sp, 170, 50, T=200)
+    common(sp, None, 50, T=200)
     sp.add_argument("--steps", type=int, default=12000)
     sp.add_argument("--eval-every", type=int, default=100)
 
     sp = sub.add_parser("mnist", help="pixel-by-pixel (permuted) MNIST")
-    common(sp, 170, 50)
+    common(sp, None, 50)
     sp.add_argument("--permuted", action="store_true")
     sp.add_argument("--permutation-seed", type=int, default=1234)
     sp.add_argument("--epochs", type=int, default=70)
@@ -506,6 +584,11 @@ def parser():
 
 def main(argv=None):
     args = parser().parse_args(argv)
+    if args.threads:
+        import tensorflow as tf
+
+        tf.config.threading.set_intra_op_parallelism_threads(args.threads)
+        tf.config.threading.set_inter_op_parallelism_threads(args.threads)
     run = {"copying": run_copying, "adding": run_adding,
            "mnist": run_mnist, "speed": run_speed}[args.command]
     result = run(args)

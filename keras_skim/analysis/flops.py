@@ -8,7 +8,7 @@ gate included.
 """
 
 # (matrix blocks, element-wise ops per unit) of one step of each cell kind
-_CELL_SHAPE = {"lstm": (4, 13), "gru": (3, 11)}
+_CELL_SHAPE = {"lstm": (4, 13), "gru": (3, 11), "scornn": (1, 7)}
 
 
 def rnn_step_flops(kind, units, input_dim, state_dim=None):

@@ -123,7 +123,11 @@ def read_decisions(model, token_ids, threshold=None):
     cell = cells[0]
     rnn_layer = _layer_holding(model, cell)
     feature_model = keras.Model(model.inputs, _first(rnn_layer.input))
-    features = np.asarray(feature_model(np.asarray(token_ids)[None, :]))
+    token_ids = np.asarray(token_ids, dtype=np.int32)
+    length = model.inputs[0].shape[1] or len(token_ids)
+    padded = np.zeros((1, max(length, len(token_ids))), np.int32)
+    padded[0, : len(token_ids)] = token_ids
+    features = np.asarray(feature_model([padded]))[:, : len(token_ids)]
     saved = cell.threshold
     try:
         if threshold is not None:

@@ -426,3 +426,57 @@ def test_recurrent_matrix_api():
     np.testing.assert_allclose(
         ops.convert_to_numpy(w), np_cayley(a.astype("float64"), 1), atol=1e-6
     )
+
+
+# ----------------------------------------------------------------------
+# fast modReLU (TensorFlow backend)
+# ----------------------------------------------------------------------
+def test_fast_modrelu_equals_reference_values_and_gradients():
+    from keras_skim.layers.scornn_cell import _modrelu_reference, _tf_modrelu
+
+    rng = np.random.default_rng(7)
+    z = rng.normal(size=(6, 5)).astype("float32")
+    b_mod = rng.normal(size=(5,)).astype("float32")
+    # the kinks: z == 0 (sign) and |z| + b_mod == 0 (relu)
+    z[0, :] = 0.0
+    z[1, :] = -b_mod
+    z[2, :] = b_mod
+    b_mod[4] = 0.0
+    z, b_mod = tf.constant(z), tf.constant(b_mod)
+    upstream = tf.constant(rng.normal(size=(6, 5)).astype("float32"))
+
+    def value_and_grads(fn):
+        with tf.GradientTape() as tape:
+            tape.watch([z, b_mod])
+            out = fn(z, b_mod)
+            loss = tf.reduce_sum(out * upstream)
+        return (out,) + tuple(tape.gradient(loss, [z, b_mod]))
+
+    fast = value_and_grads(_tf_modrelu())
+    ref = value_and_grads(_modrelu_reference)
+    np.testing.assert_array_equal(fast[0].numpy(), ref[0].numpy())
+    np.testing.assert_array_equal(fast[1].numpy(), ref[1].numpy())
+    np.testing.assert_allclose(fast[2].numpy(), ref[2].numpy(), rtol=1e-6)
+
+
+def test_fit_gradients_equal_reference_formula(monkeypatch):
+    import keras_skim.layers.scornn_cell as module
+
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(4, 6, 3)).astype("float32")
+    x[:, 0] = 0.0  # z == 0 at the first step (zero state, zero input)
+
+    def grads():
+        cell = ScoRNNCell(5, rho=2, seed=1)
+        rnn = keras.layers.RNN(cell, return_sequences=True)
+        rnn.build((None, 6, 3))
+        randomize(cell, np.random.default_rng(11))
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(rnn(x) ** 2)
+        return [g.numpy() for g in tape.gradient(loss, rnn.trainable_weights)]
+
+    fast = grads()
+    monkeypatch.setattr(module.keras.backend, "backend", lambda: "other")
+    ref = grads()
+    for f, r in zip(fast, ref):
+        np.testing.assert_allclose(f, r, rtol=1e-5, atol=1e-7)

@@ -1,0 +1,45 @@
+"""`keras-skim export MODEL -o OUTDIR`: TFLite model, tokenizer and metadata."""
+import os
+
+
+def add_arguments(parser):
+    parser.add_argument("model", metavar="MODEL", help="trained model (.keras or .h5)")
+    parser.add_argument("-o", "--output", required=True, metavar="OUTDIR", help="output folder")
+    parser.add_argument("--force", action="store_true", help="replace OUTDIR if it exists")
+    parser.add_argument("--tokenizer", metavar="PATH", help="tokenizer.json (default: next to MODEL)")
+    parser.add_argument("--threshold", type=float, metavar="T",
+                        help="default threshold recorded in metadata (default: the trained one)")
+    parser.add_argument("--parity-samples", type=int, default=4, metavar="N",
+                        help="inputs checked against Keras at several thresholds (default 4)")
+
+
+def run(args):
+    from keras_skim.cli.errors import CliError
+    from keras_skim.export.errors import ExportError
+
+    if os.path.exists(args.output) and not args.force:
+        raise CliError(f"{os.path.abspath(args.output)} already exists (use --force to overwrite it)")
+    from keras_skim.export.exporter import export_model
+
+    try:
+        result = export_model(
+            args.model,
+            args.output,
+            force=args.force,
+            tokenizer_path=args.tokenizer,
+            threshold=args.threshold,
+            parity_samples=args.parity_samples,
+        )
+    except ExportError as err:
+        raise CliError(str(err)) from None
+    meta = result.metadata
+    for note in result.notes:
+        print(f"note: {note}")
+    print(f"exported {meta['model_kind']} (d={meta['units']}, d'={meta['small_units']}) "
+          f"to {result.output_dir}")
+    for name in result.files:
+        size = os.path.getsize(os.path.join(result.output_dir, name))
+        print(f"  {name}  {size} bytes")
+    print(f"  Keras weights {meta['keras_weights_bytes']} bytes, TFLite {meta['tflite_bytes']} bytes")
+    print(result.parity.message)
+    return 0

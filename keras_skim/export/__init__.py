@@ -1,0 +1,17 @@
+"""Export trained keras-skim models to TFLite (LiteRT) with builtin ops only.
+
+Modules: `model_plan` (reads the Keras model), `emitter_registry` with
+`lstm_emitters` / `gru_emitters` (one per layer kind), `graph_builder` (the
+argmax-free gated loop and the conversion), `parity` (Keras vs TFLite),
+`metadata`, `op_inventory` and `exporter` (`export_model`).
+"""
+from keras_skim.export.errors import ExportError
+
+
+def export_model(*args, **kwargs):
+    from keras_skim.export.exporter import export_model as run
+
+    return run(*args, **kwargs)
+
+
+__all__ = ["ExportError", "export_model"]

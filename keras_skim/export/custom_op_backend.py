@@ -1,0 +1,366 @@
+"""Optional export backend: a Skim-LSTM classifier as one custom LiteRT op.
+
+`write_custom_op_model` writes the .tflite flatbuffer directly (LiteRT schema
+object API, no converter):
+
+    token_ids i32 [1,T] --GATHER(embedding)--> [1,T,e]
+      --FULLY_CONNECTED([W | W_s | W_g], [b | b_s | b_g])--> proj [T, 4d+4d'+2]
+    proj, threshold, U, U_s, U_g, token_ids
+      --CUSTOM KerasSkimLSTM--> h [1,d], read_mask f32 [1,T], read_count i32 [1]
+    h --FULLY_CONNECTED(dense)--> logits [1,k]   (before the Dense activation)
+
+The model needs the `KerasSkimLSTM` kernel at run time:
+`keras_skim.litert_ops.make_interpreter(path)` registers it. Token id 0 is
+padding when the Embedding has `mask_zero=True` (the step is skipped, its
+read_mask is 0). `custom_op_parity` checks decisions and outputs against Keras.
+"""
+import json
+
+import numpy as np
+
+from keras_skim.export.parity import ATOL, ParityResult, apply_activation, sample_sequences
+
+OP_NAME = "KerasSkimLSTM"
+_ACTIVATIONS = ("linear", "sigmoid", "softmax")
+
+
+def _fail(layer, why):
+    raise ValueError(f"custom-op export: unsupported layer {layer.name!r} ({type(layer).__name__}): {why}")
+
+
+def _activation_name(fn):
+    import keras
+
+    name = getattr(fn, "__name__", str(fn))
+    try:
+        return keras.activations.serialize(fn) if not isinstance(name, str) else name
+    except Exception:  # pragma: no cover
+        return name
+
+
+def read_model(model):
+    """Checks the model's form and returns its float32 weights and settings.
+
+    Form: Input(int [T]) -> Embedding -> RNN(SkimLSTMCell(d, d')) ->
+    [Dropout ...] -> Dense(k, linear | sigmoid | softmax).
+    """
+    import keras
+
+    from keras_skim.layers.skim_lstm_cell import SkimLSTMCell
+
+    layers = [l for l in model.layers if not isinstance(l, keras.layers.InputLayer)]
+    if len(model.inputs) != 1 or len(model.outputs) != 1:
+        raise ValueError("custom-op export: the model must have one input and one output")
+    if not layers:
+        raise ValueError("custom-op export: the model has no layers")
+    dtype = str(model.inputs[0].dtype)
+    if "int" not in dtype:
+        raise ValueError(f"custom-op export: the input must hold int token ids, got dtype {dtype}")
+    expect = ["Embedding", "RNN", "Dense"]
+    kinds = []
+    for layer in layers:
+        if isinstance(layer, keras.layers.Embedding):
+            kinds.append("Embedding")
+        elif type(layer) is keras.layers.RNN:
+            kinds.append("RNN")
+        elif isinstance(layer, keras.layers.Dropout):
+            kinds.append("Dropout")
+        elif type(layer) is keras.layers.Dense:
+            kinds.append("Dense")
+        else:
+            _fail(layer, "expected Input -> Embedding -> RNN(SkimLSTMCell) -> [Dropout] -> Dense")
+    core = [(k, l) for k, l in zip(kinds, layers) if k != "Dropout"]
+    if [k for k, _ in core] != expect:
+        bad = next((l for (k, l), e in zip(core, expect) if k != e), layers[-1])
+        _fail(bad, "expected Input -> Embedding -> RNN(SkimLSTMCell) -> [Dropout] -> Dense")
+    for i, kind in enumerate(kinds):
+        if kind == "Dropout" and i < kinds.index("RNN"):
+            _fail(layers[i], "Dropout is only supported between the RNN and the Dense layer")
+    embedding, rnn, dense = (l for _, l in core)
+    cell = rnn.cell
+    if type(cell) is not SkimLSTMCell:
+        _fail(rnn, f"its cell must be SkimLSTMCell, got {type(cell).__name__}")
+    if rnn.return_sequences or rnn.go_backwards or rnn.stateful or getattr(rnn, "return_state", False):
+        _fail(rnn, "return_sequences / return_state / go_backwards / stateful are not supported")
+    if _activation_name(cell.activation) != "tanh" or _activation_name(cell.recurrent_activation) != "sigmoid":
+        _fail(rnn, "the cell must use activation='tanh' and recurrent_activation='sigmoid'")
+    output_activation = _activation_name(dense.activation)
+    if output_activation not in _ACTIVATIONS:
+        _fail(dense, f"activation {output_activation!r} (supported: {', '.join(_ACTIVATIONS)})")
+
+    def arr(v):
+        return np.asarray(keras.ops.convert_to_numpy(v), dtype=np.float32)
+
+    d, ds = cell.units, cell.small_units
+    e = int(embedding.output_dim)
+    zeros = lambda n: np.zeros((n,), np.float32)  # noqa: E731
+    w = {
+        "emb": arr(embedding.embeddings),
+        "W": arr(cell.kernel), "U": arr(cell.recurrent_kernel),
+        "b": arr(cell.bias) if cell.use_bias else zeros(4 * d),
+        "Wg": arr(cell.gate_kernel), "Ug": arr(cell.gate_recurrent_kernel), "bg": arr(cell.gate_bias),
+        "Wd": arr(dense.kernel), "bd": arr(dense.bias) if dense.use_bias else zeros(dense.units),
+    }
+    if ds:
+        w.update(Ws=arr(cell.small_kernel), Us=arr(cell.small_recurrent_kernel),
+                 bs=arr(cell.small_bias) if cell.use_bias else zeros(4 * ds))
+    else:
+        w.update(Ws=np.zeros((e, 0), np.float32), Us=np.zeros((d, 0), np.float32), bs=zeros(0))
+    if w["emb"].shape[1] != w["W"].shape[0]:
+        _fail(rnn, "its input size differs from the embedding size")
+    return {
+        "weights": w, "d": d, "ds": ds, "mask_zero": bool(embedding.mask_zero),
+        "output_activation": output_activation, "cell": cell,
+        "vocabulary_size": int(w["emb"].shape[0]),
+    }
+
+
+# ------------------------------------------------------------------ flatbuffer
+def _build_flatbuffer(info, threshold, length):
+    import flatbuffers
+    from ai_edge_litert import schema_py_generated as S
+
+    w = info["weights"]
+    d, ds = info["d"], info["ds"]
+    V, e = w["emb"].shape
+    K = 4 * d + 4 * ds + 2
+    C = w["Wd"].shape[1]
+    buffers = [S.BufferT()]  # buffer 0: empty, for non-constant tensors
+    tensors = []
+
+    def add_tensor(name, shape, ttype, buffer=0, signature=None):
+        t = S.TensorT()
+        t.name = name.encode()
+        t.shape = list(shape)
+        if signature is not None:
+            t.shapeSignature = list(signature)
+        t.type = ttype
+        t.buffer = buffer
+        tensors.append(t)
+        return len(tensors) - 1
+
+    def const(name, array):
+        array = np.ascontiguousarray(array)
+        b = S.BufferT()
+        b.data = array.tobytes()
+        buffers.append(b)
+        ttype = S.TensorType.FLOAT32 if array.dtype == np.float32 else S.TensorType.INT32
+        return add_tensor(name, array.shape, ttype, len(buffers) - 1)
+
+    F32, I32 = S.TensorType.FLOAT32, S.TensorType.INT32
+    t_tok = add_tensor("token_ids", [1, length], I32, signature=[1, -1])
+    t_thr = add_tensor("threshold", [], F32)
+    t_emb = const("embedding", w["emb"])
+    t_W = const("input_kernel", np.concatenate([w["W"], w["Ws"], w["Wg"]], 1).T.copy())  # [K, e]
+    t_b = const("input_bias", np.concatenate([w["b"], w["bs"], w["bg"]]))
+    t_U = const("recurrent_kernel", w["U"])
+    # d' = 0: a [d, 0] tensor with no data; the op never reads it.
+    t_Us = (const("small_recurrent_kernel", w["Us"]) if ds
+            else add_tensor("small_recurrent_kernel", [d, 0], F32))
+    t_Ug = const("gate_recurrent_kernel", w["Ug"])
+    t_Wd = const("dense_kernel", w["Wd"].T.copy())
+    t_bd = const("dense_bias", w["bd"])
+    t_x = add_tensor("embedded", [1, length, e], F32, signature=[1, -1, e])
+    t_p = add_tensor("projections", [length, K], F32, signature=[-1, K])
+    t_h = add_tensor("h", [1, d], F32)
+    t_m = add_tensor("read_mask", [1, length], F32, signature=[1, -1])
+    t_n = add_tensor("read_count", [1], I32)
+    t_y = add_tensor("logits", [1, C], F32)
+
+    def opcode(code, custom=None):
+        oc = S.OperatorCodeT()
+        oc.builtinCode = code
+        oc.deprecatedBuiltinCode = min(code, 127)
+        oc.version = 1
+        if custom:
+            oc.customCode = custom.encode()
+        return oc
+
+    codes = [opcode(S.BuiltinOperator.GATHER), opcode(S.BuiltinOperator.FULLY_CONNECTED),
+             opcode(S.BuiltinOperator.CUSTOM, OP_NAME)]
+
+    def op(index, inputs, outputs, options_type=0, options=None):
+        o = S.OperatorT()
+        o.opcodeIndex = index
+        o.inputs = inputs
+        o.outputs = outputs
+        if options is not None:
+            o.builtinOptionsType = options_type
+            o.builtinOptions = options
+        return o
+
+    gather = S.GatherOptionsT()
+    gather.axis = 0
+    gather.batchDims = 0
+    fc1, fc2 = S.FullyConnectedOptionsT(), S.FullyConnectedOptionsT()
+    fc1.keepNumDims = fc2.keepNumDims = False
+    custom_inputs = [t_p, t_thr, t_U, t_Us, t_Ug] + ([t_tok] if info["mask_zero"] else [])
+    custom = op(2, custom_inputs, [t_h, t_m, t_n])
+    custom.customOptionsFormat = S.CustomOptionsFormat.FLEXBUFFERS
+    operators = [
+        op(0, [t_emb, t_tok], [t_x], S.BuiltinOptions.GatherOptions, gather),
+        op(1, [t_x, t_W, t_b], [t_p], S.BuiltinOptions.FullyConnectedOptions, fc1),
+        custom,
+        op(1, [t_h, t_Wd, t_bd], [t_y], S.BuiltinOptions.FullyConnectedOptions, fc2),
+    ]
+    subgraph = S.SubGraphT()
+    subgraph.tensors = tensors
+    subgraph.inputs = [t_tok, t_thr]
+    subgraph.outputs = [t_y, t_m, t_n]
+    subgraph.operators = operators
+    subgraph.name = b"main"
+    model = S.ModelT()
+    model.version = 3
+    model.operatorCodes = codes
+    model.subgraphs = [subgraph]
+    model.buffers = buffers
+    model.description = json.dumps({
+        "producer": "keras_skim.export.custom_op_backend", "custom_op": OP_NAME,
+        "units": d, "small_units": ds, "threshold": float(threshold),
+        "output_activation": info["output_activation"], "mask_zero": info["mask_zero"],
+    }).encode()
+
+    def tensor_map(name, index):
+        m = S.TensorMapT()
+        m.name = name.encode()
+        m.tensorIndex = index
+        return m
+
+    signature = S.SignatureDefT()
+    signature.signatureKey = b"serving_default"
+    signature.subgraphIndex = 0
+    signature.inputs = [tensor_map("token_ids", t_tok), tensor_map("threshold", t_thr)]
+    signature.outputs = [tensor_map("logits", t_y), tensor_map("read_mask", t_m),
+                         tensor_map("read_count", t_n)]
+    model.signatureDefs = [signature]
+    builder = flatbuffers.Builder(1024)
+    builder.Finish(model.Pack(builder), file_identifier=b"TFL3")
+    return bytes(builder.Output())
+
+
+def write_custom_op_model(model, path, threshold=None, length=None):
+    """Writes `model` as a .tflite using the `KerasSkimLSTM` custom op.
+
+    Args:
+        model: trained Keras model Input(int [T]) -> Embedding ->
+            RNN(SkimLSTMCell) -> [Dropout] -> Dense(k).
+        path: output .tflite path.
+        threshold: default read threshold recorded in the model description
+            (the `threshold` input is what the op uses); the cell's threshold
+            when None.
+        length: default T of `token_ids` (resizable); the model's input
+            length, or 1 when that is not fixed.
+
+    Returns:
+        The path.
+
+    Raises:
+        ValueError: (one line) the model is not of the supported form.
+    """
+    info = read_model(model)
+    if threshold is None:
+        threshold = info["cell"].threshold
+    if length is None:
+        shape = model.inputs[0].shape
+        length = int(shape[-1]) if shape[-1] is not None else 1
+    data = _build_flatbuffer(info, threshold, length)
+    with open(path, "wb") as f:
+        f.write(data)
+    return path
+
+
+# ---------------------------------------------------------------------- parity
+def _keras_reference(model, info):
+    """tf.function ids [1, T] -> (model(ids, training=False), read decisions
+    [T] of the model's cell), honouring mask_zero (a padded step reads 0 and
+    keeps the state). The threshold is the cell's variable: no retracing."""
+    import tensorflow as tf
+
+    from keras_skim.layers.skim_cell_base import STAT_PENDING
+
+    cell = info["cell"]
+    embeddings = info["weights"]["emb"]
+    mask_zero = info["mask_zero"]
+
+    @tf.function(input_signature=[tf.TensorSpec([1, None], tf.int32)], reduce_retracing=True)
+    def decisions(ids):
+        x = tf.gather(embeddings, ids)
+        length = tf.shape(x)[1]
+        init = list(cell.get_initial_state(batch_size=1))
+
+        def body(t, out, *states):
+            _, new_states = cell(x[:, t, :], list(states), training=False)
+            read = 1.0 - new_states[-1][0, STAT_PENDING]
+            if mask_zero:
+                keep = tf.equal(ids[0, t], 0)
+                new_states = [tf.where(keep, old, new) for old, new in zip(states, new_states)]
+                read = tf.where(keep, 0.0, read)
+            return (t + 1, out.write(t, read), *new_states)
+
+        result = tf.while_loop(lambda t, *_: t < length, body,
+                               (tf.constant(0), tf.TensorArray(tf.float32, size=length), *init))
+        return model(ids, training=False), result[1].stack()
+
+    return decisions
+
+
+def custom_op_parity(model, path, samples=8, thresholds=None, seed=0, num_threads=1):
+    """Compares the custom-op .tflite at `path` with Keras (`training=False`).
+
+    Args:
+        model: the Keras model that was written.
+        path: its custom-op .tflite.
+        samples: number of random token sequences, or a list of int sequences
+            (id 0 = padding).
+        thresholds: thresholds to check; default [cell threshold, 0, 0.5, 1.5].
+
+    Returns:
+        `keras_skim.export.parity.ParityResult`; ok iff every read/skim
+        decision and read_count agree and outputs (after the Dense
+        activation) are within 1e-4.
+    """
+    from keras_skim.litert_ops import make_interpreter
+
+    info = read_model(model)
+    cell = info["cell"]
+    if isinstance(samples, int):
+        sequences = sample_sequences(info["vocabulary_size"], samples, seed=seed)
+    else:
+        sequences = [np.asarray(s, np.int32).reshape(-1) for s in samples]
+    if thresholds is None:
+        thresholds = []
+        for v in (cell.threshold, 0.0, 0.5, 1.5):
+            if float(v) not in thresholds:
+                thresholds.append(float(v))
+    interpreter = make_interpreter(path, num_threads=num_threads)
+    runner = interpreter.get_signature_runner("serving_default")
+    reference = _keras_reference(model, info)
+    saved = cell.threshold
+    worst, decisions, mismatched, problem = 0.0, 0, 0, None
+    try:
+        for threshold in thresholds:
+            cell.threshold = threshold
+            for ids in sequences:
+                batch = ids[None, :]
+                expected, want = reference(batch)
+                expected = np.asarray(expected, np.float64)
+                want = np.rint(np.asarray(want)).astype(np.int32)
+                got = runner(token_ids=batch, threshold=np.array(threshold, np.float32))
+                outputs = apply_activation(got["logits"], info["output_activation"])
+                diff = float(np.max(np.abs(outputs - expected)))
+                mask = np.asarray(got["read_mask"]).reshape(-1)
+                bad = int(np.sum(mask != want))
+                count_ok = int(np.asarray(got["read_count"]).reshape(-1)[0]) == int(want.sum())
+                worst = max(worst, diff)
+                decisions += len(ids)
+                mismatched += bad
+                if problem is None and (bad or diff > ATOL or not count_ok):
+                    problem = (f"threshold {threshold}, {len(ids)} tokens: {bad} read/skim decisions differ, "
+                               f"max output difference {diff:.2e}" + ("" if count_ok else ", read_count wrong"))
+    finally:
+        cell.threshold = saved
+    ok = problem is None
+    message = (f"custom-op parity OK: {len(sequences)} inputs x {len(thresholds)} thresholds, "
+               f"{decisions} decisions identical, max output difference {worst:.2e}"
+               if ok else f"custom-op parity FAILED ({problem})")
+    return ParityResult(ok, len(sequences), list(thresholds), worst, decisions, mismatched, message)

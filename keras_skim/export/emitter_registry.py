@@ -1,0 +1,107 @@
+"""Registry of per-cell emitters: how one kind of recurrent cell becomes
+TFLite builtin ops.
+
+An emitter module defines a subclass of `CellEmitter` and decorates it with
+`@register_emitter("CellClassName", ...)`. To support a new layer kind, add a
+module and list it in `_EMITTER_MODULES`.
+"""
+import importlib
+
+_EMITTERS = {}
+_EMITTER_MODULES = (
+    "keras_skim.export.lstm_emitters",
+    "keras_skim.export.gru_emitters",
+    "keras_skim.export.scornn_emitter",
+)
+
+
+def register_emitter(*cell_class_names):
+    """Class decorator: the emitter handles cells of these class names."""
+
+    def decorate(cls):
+        for name in cell_class_names:
+            _EMITTERS[name] = cls
+        return cls
+
+    return decorate
+
+
+def _load_modules():
+    for name in _EMITTER_MODULES:
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as err:
+            if err.name != name:  # a missing emitter module is fine, a broken one is not
+                raise
+
+
+def emitter_for(cell):
+    """The emitter instance for a Keras cell, or None if no emitter knows it."""
+    _load_modules()
+    cls = _EMITTERS.get(type(cell).__name__)
+    return None if cls is None else cls(cell)
+
+
+def known_cells():
+    _load_modules()
+    return sorted(_EMITTERS)
+
+
+class CellEmitter:
+    """How one recurrent cell runs in the exported graph.
+
+    The graph builder gathers, once per sequence, rows of the tables returned
+    by `input_projections` (the embedding and every input projection folded into
+    one matrix per use), then loops over the tokens. A skim cell computes
+    `pre_step` on every token; its scalar is compared with the threshold's
+    logit and only one of `read_step` / `skim_step` runs (a TFLite `IF`).
+    A plain cell runs `read_step` on every token. All weights must be created
+    as constants inside these methods so that they stay constant inputs of
+    FULLY_CONNECTED ops in the subgraph where they are used.
+
+    Attributes set by subclasses:
+        model_kind: metadata name ("skim_lstm", "lstm", ...).
+        flop_kind: cell kind for `keras_skim.analysis.flops` ("lstm", "gru").
+        skims: whether the cell has a read/skim gate.
+        units, small_units, input_dim, default_threshold.
+    """
+
+    model_kind = None
+    flop_kind = None
+    skims = False
+
+    def __init__(self, cell):
+        self.cell = cell
+        self.units = int(cell.units)
+        self.small_units = 0
+        self.default_threshold = None
+
+    def check(self):
+        """Raises ExportError for a configuration the emitter cannot run."""
+
+    def input_projections(self):
+        """(pre, read): each None or (kernel [input_dim, k], bias [k]), float64.
+
+        The projection of every token is computed before the loop (or folded
+        into the embedding table); `pre` rows feed `pre_step`, `read` rows
+        feed `read_step`.
+        """
+        raise NotImplementedError
+
+    def initial_state(self):
+        """List of float32 numpy arrays, the loop state at t = 0."""
+        raise NotImplementedError
+
+    def pre_step(self, state, pre_row):
+        """(gate, carry): gate is a scalar l_read - l_skim; carry goes to skim_step."""
+        raise NotImplementedError
+
+    def read_step(self, state, read_row, carry):
+        raise NotImplementedError
+
+    def skim_step(self, state, carry):
+        raise NotImplementedError
+
+    def output(self, state):
+        """The cell's output h [1, units] from the final state."""
+        return state[0]

@@ -1,0 +1,121 @@
+"""Reads a Keras text classifier into what the exporter needs: the
+embedding matrix, the one recurrent cell (with its emitter) and the dense
+head. Layers that are identities at inference (Dropout, ...) are skipped.
+"""
+import dataclasses
+
+import numpy as np
+
+from keras_skim.export.emitter_registry import known_cells, emitter_for
+from keras_skim.export.errors import ExportError
+from keras_skim.export.weights import activation_name, to_numpy
+
+_INFERENCE_IDENTITY = (
+    "Dropout",
+    "SpatialDropout1D",
+    "GaussianDropout",
+    "GaussianNoise",
+    "AlphaDropout",
+    "ActivityRegularization",
+)
+HIDDEN_ACTIVATIONS = ("linear", "relu", "tanh", "sigmoid")
+OUTPUT_ACTIVATIONS = ("linear", "sigmoid", "softmax")
+
+
+@dataclasses.dataclass
+class ModelPlan:
+    embedding: np.ndarray  # [V, e], float64
+    emitter: object  # a CellEmitter
+    rnn_layer_name: str
+    head: list  # [(kernel, bias, activation)], the last activation not applied in the graph
+    output_activation: str
+
+    @property
+    def vocabulary_size(self):
+        return int(self.embedding.shape[0])
+
+    @property
+    def embedding_dim(self):
+        return int(self.embedding.shape[1])
+
+    @property
+    def num_classes(self):
+        return int(self.head[-1][0].shape[1])
+
+
+def plan_model(model):
+    """Returns the `ModelPlan` of `model`, or raises a one-line ExportError."""
+    import keras
+
+    layers = [layer for layer in model.layers if not isinstance(layer, keras.layers.InputLayer)]
+    if len(model.inputs) != 1:
+        raise ExportError(f"the model has {len(model.inputs)} inputs; the exporter takes one input of token ids")
+    embedding = None
+    rnn = None
+    head = []
+    for layer in layers:
+        kind = type(layer).__name__
+        if kind in _INFERENCE_IDENTITY:
+            continue
+        if isinstance(layer, keras.layers.Embedding):
+            if embedding is not None or rnn is not None:
+                raise ExportError(f"unsupported layer {layer.name!r} (a second Embedding)")
+            embedding = to_numpy(layer.embeddings)
+            continue
+        if isinstance(layer, keras.layers.Bidirectional):
+            raise ExportError(
+                f"unsupported layer {layer.name!r} (Bidirectional): the exporter runs one forward recurrent layer"
+            )
+        if isinstance(layer, keras.layers.RNN):
+            if embedding is None:
+                raise ExportError(f"the recurrent layer {layer.name!r} must follow an Embedding layer")
+            if rnn is not None:
+                raise ExportError(
+                    f"unsupported layer {layer.name!r} (a second recurrent layer): stacked RNNs are not exported yet"
+                )
+            _check_rnn(layer)
+            rnn = layer
+            continue
+        if isinstance(layer, keras.layers.Dense):
+            if rnn is None:
+                raise ExportError(f"unsupported layer {layer.name!r} (Dense before the recurrent layer)")
+            kernel = to_numpy(layer.kernel)
+            bias = to_numpy(layer.bias) if layer.use_bias else np.zeros(kernel.shape[1])
+            head.append((kernel, bias, activation_name(layer.activation)))
+            continue
+        raise ExportError(f"unsupported layer {layer.name!r} ({kind})")
+    if embedding is None:
+        raise ExportError("the model has no Embedding layer (the exporter takes token ids as input)")
+    if rnn is None:
+        raise ExportError("the model has no recurrent layer")
+    if not head:
+        raise ExportError("the model has no Dense layer after its recurrent layer")
+    for kernel, _, act in head[:-1]:
+        if act not in HIDDEN_ACTIVATIONS:
+            raise ExportError(f"unsupported hidden Dense activation {act!r}")
+    output_activation = head[-1][2]
+    if output_activation not in OUTPUT_ACTIVATIONS:
+        raise ExportError(
+            f"unsupported output activation {output_activation!r} (expected one of {OUTPUT_ACTIVATIONS})"
+        )
+    emitter = emitter_for(rnn.cell)
+    if emitter is None:
+        raise ExportError(
+            f"unsupported layer {rnn.name!r}: no exporter for cell {type(rnn.cell).__name__} "
+            f"(known: {', '.join(known_cells())})"
+        )
+    emitter.check()
+    if emitter.input_dim != embedding.shape[1]:
+        raise ExportError(f"layer {rnn.name!r} input size does not match the embedding")
+    return ModelPlan(embedding, emitter, rnn.name, head, output_activation)
+
+
+def _check_rnn(layer):
+    if getattr(layer, "return_sequences", False):
+        raise ExportError(f"unsupported layer {layer.name!r}: return_sequences=True (stacked RNNs are not exported yet)")
+    if getattr(layer, "go_backwards", False):
+        raise ExportError(f"unsupported layer {layer.name!r}: go_backwards=True")
+    if getattr(layer, "return_state", False):
+        raise ExportError(f"unsupported layer {layer.name!r}: return_state=True")
+    if hasattr(layer.cell, "cells"):
+        raise ExportError(f"unsupported layer {layer.name!r}: stacked cells are not exported yet")

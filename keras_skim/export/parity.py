@@ -1,0 +1,162 @@
+"""Checks that an exported TFLite model decides and outputs exactly what the
+Keras model does (hard decisions, training=False)."""
+import dataclasses
+
+import numpy as np
+
+ATOL = 1e-4
+PARITY_MAX_TOKENS = 96  # the Keras reference runs the cell step by step
+
+
+@dataclasses.dataclass
+class ParityResult:
+    ok: bool
+    samples: int
+    thresholds: list
+    max_abs_diff: float
+    decisions: int
+    mismatched_decisions: int
+    message: str
+
+    def as_dict(self):
+        return dataclasses.asdict(self)
+
+
+def apply_activation(logits, activation):
+    logits = np.asarray(logits, dtype=np.float64)
+    if activation == "sigmoid":
+        return 1.0 / (1.0 + np.exp(-logits))
+    if activation == "softmax":
+        e = np.exp(logits - logits.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+    return logits
+
+
+def sample_sequences(vocabulary_size, count, seed=0, token_lists=None):
+    """Token-id sequences: given ones first, then random ones of several lengths."""
+    sequences = [np.asarray(t, np.int32)[:PARITY_MAX_TOKENS] for t in (token_lists or [])]
+    sequences = [s for s in sequences if len(s)][:count]
+    rng = np.random.default_rng(seed)
+    lengths = [1, 7, 31, 64, 3, 50, 17, 96]
+    k = 0
+    while len(sequences) < count:
+        n = lengths[k % len(lengths)]
+        k += 1
+        sequences.append(rng.integers(1, max(vocabulary_size, 2), size=n).astype(np.int32))
+    return sequences
+
+
+def parity_thresholds(default_threshold):
+    if default_threshold is None:
+        return [None]
+    values = [default_threshold, 0.0, 0.3, 0.7, 1.5]
+    out = []
+    for v in values:
+        if v not in out:
+            out.append(float(v))
+    return out
+
+
+def keras_reference(model):
+    """A compiled function ids [1, T] -> (model output, read decisions [T]).
+
+    The decisions are those of the model's own first skim cell, recorded by
+    running that cell (training=False) over the embedded tokens, in one graph call per input instead of one Python call per token
+    (`keras_skim.training.skim_statistics.read_decisions` gives the same
+    decisions, more slowly). The threshold is the cells' variable, so
+    `set_threshold` applies without retracing.
+    """
+    import keras
+    import tensorflow as tf
+
+    from keras_skim.layers.skim_cell_base import STAT_PENDING
+    from keras_skim.training.skim_controls import skim_cells
+
+    cells = skim_cells(model)
+    recorder = None
+    if cells:
+        cell = cells[0]
+        embedding = next(layer for layer in model.layers if isinstance(layer, keras.layers.Embedding))
+
+        def recorder(ids):
+            # Layers between the embedding and the RNN are inference identities
+            # (checked by `plan_model`).
+            x = tf.gather(embedding.embeddings, ids)
+            length = tf.shape(x)[1]
+            init = list(cell.get_initial_state(batch_size=1))
+
+            def body(t, decisions, *states):
+                _, new_states = cell(x[:, t, :], list(states), training=False)
+                read = 1.0 - new_states[-1][0, STAT_PENDING]
+                return (t + 1, decisions.write(t, read), *new_states)
+
+            out = tf.while_loop(
+                lambda t, *_: t < length,
+                body,
+                (tf.constant(0), tf.TensorArray(tf.float32, size=length), *init),
+            )
+            return out[1].stack()
+
+    @tf.function(input_signature=[tf.TensorSpec([1, None], tf.int32)], reduce_retracing=True)
+    def reference(ids):
+        output = model(ids, training=False)
+        decisions = recorder(ids) if recorder else tf.ones(tf.shape(ids)[1:], tf.float32)
+        return output, decisions
+
+    return reference
+
+
+def check_parity(model, plan, runner, sequences, thresholds):
+    """Runs every sequence at every threshold through Keras and the runner.
+
+    Args:
+        model: the Keras model.
+        plan: its `ModelPlan`.
+        runner: callable(token_ids [1, T] int32, threshold float) -> dict of
+            TFLite outputs (`logits`, `read_mask`, `read_count`).
+        sequences: list of int32 arrays [T] (no padding id 0).
+        thresholds: list of floats (None: a plain model, threshold unused).
+    """
+    from keras_skim.training.skim_controls import set_threshold, skim_cells
+
+    skims = plan.emitter.skims
+    cells = skim_cells(model)
+    saved = [cell.threshold for cell in cells]
+    reference = keras_reference(model)
+    worst = 0.0
+    decisions = mismatched = 0
+    first_problem = None
+    try:
+        for threshold in thresholds:
+            if skims:
+                set_threshold(model, threshold)
+            for ids in sequences:
+                batch = ids[None, :]
+                expected, want = reference(batch)
+                expected = np.asarray(expected, dtype=np.float64)
+                want = np.rint(np.asarray(want)).astype(np.int32)
+                got = runner(batch, 0.0 if threshold is None else threshold)
+                outputs = apply_activation(got["logits"], plan.output_activation)
+                diff = float(np.max(np.abs(outputs - expected)))
+                worst = max(worst, diff)
+                mask = np.asarray(got["read_mask"]).reshape(-1)
+                bad = int(np.sum(mask != want))
+                decisions += len(ids)
+                mismatched += bad
+                count_ok = int(np.asarray(got["read_count"]).reshape(-1)[0]) == int(mask.sum())
+                if first_problem is None and (bad or diff > ATOL or not count_ok):
+                    first_problem = (
+                        f"threshold {threshold}, {len(ids)} tokens: {bad} read/skim decisions differ, "
+                        f"max output difference {diff:.2e}" + ("" if count_ok else ", read_count wrong")
+                    )
+    finally:
+        for cell, value in zip(cells, saved):
+            cell.threshold = value
+    ok = first_problem is None
+    message = (
+        f"parity OK: {len(sequences)} inputs x {len(thresholds)} thresholds, "
+        f"{decisions} decisions identical, max output difference {worst:.2e}"
+        if ok
+        else f"parity FAILED ({first_problem})"
+    )
+    return ParityResult(ok, len(sequences), thresholds, worst, decisions, mismatched, message)

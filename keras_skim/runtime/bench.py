@@ -1,0 +1,185 @@
+"""Latency benchmark of exported models with LiteRT; no TensorFlow.
+
+Model and baseline runs are interleaved (alternating which goes first) so
+that machine drift hits both alike. Per-token latency = run time / tokens.
+"""
+import platform
+import resource
+import sys
+import time
+
+import numpy as np
+
+from keras_skim.runtime.interpreter_loader import runtime_versions
+from keras_skim.runtime.runner import SkimRunner, probabilities_from_logits
+
+
+def flop_r(metadata, skim_rate):
+    flops = metadata.get("flops") or {}
+    base = flops.get("baseline_flops_per_token")
+    read = flops.get("read_flops_per_token")
+    skim = flops.get("skim_flops_per_token")
+    if not base or not read:
+        return None
+    if skim is None:
+        return base / read
+    return base / ((1.0 - skim_rate) * read + skim_rate * skim)
+
+
+def _time(runner, ids, threshold):
+    start = time.perf_counter()
+    out = runner.run_ids(ids, threshold)
+    return time.perf_counter() - start, out
+
+
+def _encode_all(runner, texts):
+    return [runner.encode(t)[0] for t in texts]
+
+
+def _summary(per_token_us):
+    a = np.asarray(per_token_us)
+    return {"median_us": float(np.median(a)), "p90_us": float(np.percentile(a, 90)), "runs": int(a.size)}
+
+
+def bench_threshold(model, baseline, model_ids, base_ids, labels, threshold, repeats, warmup=1):
+    """Measures one threshold. Returns a dict of results."""
+    model_runs, base_runs, ratios = [], [], []
+    for ids, bids in zip(model_ids, base_ids):
+        for _ in range(warmup):
+            model.run_ids(ids, threshold)
+            if baseline is not None:
+                baseline.run_ids(bids)
+    for r in range(repeats):
+        total_model = total_base = 0.0
+        for k, (ids, bids) in enumerate(zip(model_ids, base_ids)):
+            order = (0, 1) if (r + k) % 2 == 0 else (1, 0)
+            for which in order:
+                if which == 0:
+                    seconds, _ = _time(model, ids, threshold)
+                    model_runs.append(seconds / max(len(ids), 1) * 1e6)
+                    total_model += seconds
+                elif baseline is not None:
+                    seconds, _ = _time(baseline, bids, None)
+                    base_runs.append(seconds / max(len(bids), 1) * 1e6)
+                    total_base += seconds
+        if baseline is not None and total_model > 0:
+            ratios.append(total_base / total_model)
+    reads = tokens = correct = 0
+    for ids, label in zip(model_ids, labels or [None] * len(model_ids)):
+        out = model.run_ids(ids, threshold)
+        reads += int(np.asarray(out["read_count"]).reshape(-1)[0])
+        tokens += max(len(ids), 1)
+        if label is not None:
+            p = probabilities_from_logits(out["logits"], model.metadata.get("output_activation"))
+            correct += int(int(np.argmax(p)) == int(label))
+    skim_rate = 1.0 - reads / tokens if tokens else 0.0
+    result = {
+        "threshold": threshold,
+        "tokens": tokens,
+        "skim_rate": skim_rate,
+        "model_latency": _summary(model_runs),
+        "flop_r": flop_r(model.metadata, skim_rate),
+    }
+    if labels:
+        result["accuracy"] = correct / len(model_ids)
+    if baseline is not None:
+        result["baseline_latency"] = _summary(base_runs)
+        result["speedup"] = float(np.median(ratios))
+        result["speedup_per_token_median"] = result["baseline_latency"]["median_us"] / result["model_latency"]["median_us"]
+        if result["flop_r"]:
+            result["speedup_over_flop_r"] = result["speedup"] / result["flop_r"]
+    return result
+
+
+def run_bench(model_path, baseline_path=None, texts=None, labels=None, token_ids=None,
+              thresholds=None, threads=1, repeats=5, data_description=""):
+    """Benchmarks `model_path` (and `baseline_path`) on texts or token id lists."""
+    model = SkimRunner(model_path, num_threads=threads)
+    baseline = SkimRunner(baseline_path, num_threads=threads) if baseline_path else None
+    if token_ids is not None:
+        model_ids = [np.asarray(t, np.int32) for t in token_ids]
+        base_ids = model_ids
+    else:
+        model_ids = _encode_all(model, texts)
+        base_ids = _encode_all(baseline, texts) if baseline is not None else model_ids
+    if thresholds is None:
+        thresholds = [model.default_threshold if model.default_threshold is not None else 0.0]
+    results = [
+        bench_threshold(model, baseline, model_ids, base_ids, labels, float(t), repeats)
+        for t in thresholds
+    ]
+    return {
+        "model": model.model_path,
+        "model_kind": model.metadata.get("model_kind"),
+        "units": model.metadata.get("units"),
+        "small_units": model.metadata.get("small_units"),
+        "baseline": baseline.model_path if baseline else None,
+        "baseline_kind": baseline.metadata.get("model_kind") if baseline else None,
+        "data": data_description,
+        "samples": len(model_ids),
+        "mean_tokens": float(np.mean([len(i) for i in model_ids])) if model_ids else 0.0,
+        "threads": threads,
+        "repeats": repeats,
+        "results": results,
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
+        "machine": {
+            "platform": platform.platform(),
+            "processor": platform.processor() or platform.machine(),
+            "python": sys.version.split()[0],
+            "cpu_count": __import__("os").cpu_count(),
+        },
+        "versions": runtime_versions(),
+        "command": " ".join(sys.argv),
+    }
+
+
+def markdown_report(report):
+    lines = [
+        "# keras-skim bench",
+        "",
+        f"- model: `{report['model']}` ({report['model_kind']}, d={report['units']}, d'={report['small_units']})",
+        f"- baseline: `{report['baseline']}` ({report['baseline_kind']})" if report["baseline"] else "- baseline: none",
+        f"- data: {report['data']} ({report['samples']} texts, {report['mean_tokens']:.1f} tokens on average)",
+        f"- threads: {report['threads']}, repeats: {report['repeats']} (warm-up excluded)",
+        f"- peak RSS: {report['peak_rss_mb']:.1f} MB",
+        f"- machine: {report['machine']['platform']}, {report['machine']['processor']}, "
+        f"{report['machine']['cpu_count']} CPUs, Python {report['machine']['python']}",
+        f"- versions: {', '.join(f'{k} {v}' for k, v in report['versions'].items())}",
+        f"- command: `{report['command']}`",
+        "",
+        "| threshold | skim rate | us/token median | p90 | baseline us/token | speed-up | Flop-R | speed-up / Flop-R | accuracy |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+
+    def fmt(value, spec=".2f"):
+        return "-" if value is None else format(value, spec)
+
+    for r in report["results"]:
+        base = r.get("baseline_latency", {})
+        lines.append(
+            f"| {r['threshold']:.2f} | {r['skim_rate']:.3f} | {r['model_latency']['median_us']:.2f} | "
+            f"{r['model_latency']['p90_us']:.2f} | {fmt(base.get('median_us'))} | {fmt(r.get('speedup'))} | "
+            f"{fmt(r.get('flop_r'))} | {fmt(r.get('speedup_over_flop_r'))} | {fmt(r.get('accuracy'), '.3f')} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def plot_sweep(report, path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rs = report["results"]
+    x = [r["threshold"] for r in rs]
+    panels = [("Flop-R", [r["flop_r"] or 0 for r in rs]), ("us/token", [r["model_latency"]["median_us"] for r in rs])]
+    if all("accuracy" in r for r in rs):
+        panels.insert(0, ("accuracy", [r["accuracy"] for r in rs]))
+    fig, axes = plt.subplots(1, len(panels), figsize=(4 * len(panels), 3.2))
+    for ax, (name, y) in zip(np.atleast_1d(axes), panels):
+        ax.plot(x, y, marker="o")
+        ax.set_xlabel("threshold")
+        ax.set_title(name)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)

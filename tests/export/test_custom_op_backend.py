@@ -1,0 +1,125 @@
+"""The optional custom-op export backend (`KerasSkimLSTM`): library build,
+op inventory and Keras parity of logits and read decisions."""
+import os
+import shutil
+
+import numpy as np
+import pytest
+
+V, E, D = 40, 8, 16
+THRESHOLDS = [0.0, 0.5, 1.5]
+
+
+def _compiler_or_skip():
+    if shutil.which(os.environ.get("CXX", "g++")) is None:
+        pytest.skip("g++ not found: the KerasSkimLSTM custom-op library cannot be built")
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    _compiler_or_skip()
+    folder = str(tmp_path_factory.mktemp("ks_cache"))
+    saved = os.environ.get("KERAS_SKIM_CACHE")
+    os.environ["KERAS_SKIM_CACHE"] = folder
+    yield folder
+    if saved is None:
+        os.environ.pop("KERAS_SKIM_CACHE", None)
+    else:
+        os.environ["KERAS_SKIM_CACHE"] = saved
+
+
+def _tiny(small_units, classes=2):
+    import keras
+
+    from keras_skim import SkimLSTMCell
+
+    keras.utils.set_random_seed(small_units + 1)
+    inp = keras.Input((None,), dtype="int32")
+    x = keras.layers.Embedding(V, E, mask_zero=True)(inp)
+    x = keras.layers.RNN(SkimLSTMCell(D, small_units))(x)
+    x = keras.layers.Dropout(0.1)(x)
+    model = keras.Model(inp, keras.layers.Dense(classes)(x))
+    model.compile("adam", keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    rng = np.random.default_rng(0)
+    model.fit(rng.integers(1, V, (16, 10)), rng.integers(0, classes, (16,)),
+              batch_size=8, epochs=1, verbose=0)
+    return model
+
+
+@pytest.fixture(scope="module", params=[4, 0], ids=["d'=4", "d'=0"])
+def written(request, cache, tmp_path_factory):
+    from keras_skim.export.custom_op_backend import write_custom_op_model
+
+    model = _tiny(request.param)
+    path = str(tmp_path_factory.mktemp("custom_op") / "model.tflite")
+    write_custom_op_model(model, path, threshold=0.5)
+    return model, path
+
+
+def test_library_builds_into_cache(cache):
+    from keras_skim import litert_ops
+
+    path = litert_ops.library_path()
+    assert path.startswith(os.path.join(cache, "litert_ops", litert_ops.source_hash()))
+    assert os.path.basename(path) == "libkeras_skim_ops.so" and os.path.getsize(path) > 0
+    assert litert_ops.library_path(build=False) == path  # cached
+    assert litert_ops.registerer() == "KerasSkim_Register"
+
+
+def test_op_inventory_has_custom_op(written):
+    from keras_skim.export.op_inventory import non_builtin_ops, op_inventory
+
+    _, path = written
+    data = open(path, "rb").read()
+    ops = op_inventory(data)["main"]
+    assert ops == ["GATHER", "FULLY_CONNECTED", "CUSTOM:KerasSkimLSTM", "FULLY_CONNECTED"]
+    assert non_builtin_ops(data) == ["CUSTOM:KerasSkimLSTM"]
+
+
+def test_signature(written):
+    from keras_skim.litert_ops import make_interpreter
+
+    _, path = written
+    interpreter = make_interpreter(path)
+    sig = interpreter.get_signature_list()["serving_default"]
+    assert sorted(sig["inputs"]) == ["threshold", "token_ids"]
+    assert sorted(sig["outputs"]) == ["logits", "read_count", "read_mask"]
+
+
+def test_parity_with_keras(written):
+    from keras_skim.export.custom_op_backend import custom_op_parity
+
+    model, path = written
+    rng = np.random.default_rng(3)
+    samples = [rng.integers(1, V, n).astype(np.int32) for n in (1, 9, 40)]
+    samples.append(np.array([0, 0, 5, 7, 0, 3, 9, 0], np.int32))  # padding (mask_zero)
+    result = custom_op_parity(model, path, samples, thresholds=THRESHOLDS)
+    assert result.ok, result.message
+    assert result.mismatched_decisions == 0 and result.max_abs_diff <= 1e-4
+    assert result.decisions == len(THRESHOLDS) * sum(len(s) for s in samples)
+
+
+def test_threshold_extremes(written):
+    from keras_skim.litert_ops import make_interpreter
+
+    _, path = written
+    runner = make_interpreter(path).get_signature_runner()
+    ids = np.arange(1, 13, dtype=np.int32)[None]
+    for threshold, reads in ((0.0, 12), (1.5, 0)):
+        out = runner(token_ids=ids, threshold=np.array(threshold, np.float32))
+        assert int(out["read_count"][0]) == reads
+        assert out["read_mask"].shape == (1, 12)
+
+
+def test_unsupported_model_names_layer():
+    import keras
+
+    from keras_skim.export.custom_op_backend import write_custom_op_model
+
+    inp = keras.Input((None,), dtype="int32")
+    x = keras.layers.Embedding(V, E)(inp)
+    x = keras.layers.LSTM(D, name="plain_lstm")(x)
+    model = keras.Model(inp, keras.layers.Dense(2)(x))
+    with pytest.raises(ValueError, match="plain_lstm") as info:
+        write_custom_op_model(model, "/nonexistent/never.tflite", 0.5)
+    assert "\n" not in str(info.value)

@@ -1,0 +1,115 @@
+import json
+import os
+
+import numpy as np
+import pytest
+
+from tests.export.helpers import train_tiny
+
+
+def _ops(export_dir):
+    from keras_skim.export.op_inventory import op_inventory
+
+    with open(os.path.join(export_dir, "model.tflite"), "rb") as f:
+        return op_inventory(f.read())
+
+
+@pytest.mark.parametrize("name", ["skim", "lstm"])
+def test_builtin_ops_only(exported, name):
+    _, export_dir, _ = exported(name)
+    ops = _ops(export_dir)
+    flat = [op for subgraph in ops.values() for op in subgraph]
+    assert not [op for op in flat if op.startswith("CUSTOM") or "FLEX" in op]
+    assert "WHILE" in flat and "FULLY_CONNECTED" in flat
+    assert "ARG_MAX" not in flat and "BITWISE_AND" not in flat
+    if name == "skim":
+        assert "IF" in flat
+        # every branch holds its own FULLY_CONNECTED: the skim branch has no big matmul
+        branches = [ops for sub, ops in ops.items() if "cond_true" in sub or "cond_false" in sub]
+        assert len(branches) == 2
+    else:
+        assert "IF" not in flat
+
+
+def test_metadata_and_files(exported):
+    _, export_dir, result = exported("skim")
+    assert sorted(os.listdir(export_dir)) == ["metadata.json", "model.tflite", "tokenizer.json"]
+    meta = json.load(open(os.path.join(export_dir, "metadata.json")))
+    assert meta["format"] == "keras_skim.export" and meta["version"] == 1
+    assert meta["model_kind"] == "skim_lstm"
+    assert (meta["units"], meta["small_units"], meta["embedding_dim"], meta["vocabulary_size"]) == (16, 4, 8, 50)
+    assert meta["num_classes"] == 1 and meta["output_activation"] == "sigmoid"
+    assert meta["max_length"] == 30 and meta["default_threshold"] == pytest.approx(0.5)
+    assert set(meta["inputs"]) == {"token_ids", "threshold"}
+    assert set(meta["outputs"]) == {"logits", "read_mask", "read_count"}
+    assert meta["flops"]["skim_flops_per_token"] < meta["flops"]["read_flops_per_token"]
+    assert meta["tflite_bytes"] == os.path.getsize(os.path.join(export_dir, "model.tflite"))
+    assert meta["parity"]["ok"] and result.parity.mismatched_decisions == 0
+
+
+@pytest.mark.parametrize("name", ["skim", "skip", "gru"])
+def test_parity_against_read_decisions(exported, name):
+    """Cross-check with the step-by-step Keras reference at several thresholds."""
+    import keras
+
+    from keras_skim import set_threshold
+    from keras_skim.runtime import SkimRunner
+    from keras_skim.training.skim_statistics import read_decisions
+
+    path, export_dir, result = exported(name)
+    assert result.parity.ok and len(result.parity.thresholds) >= 4
+    model = keras.saving.load_model(path)
+    runner = SkimRunner(export_dir)
+    ids = np.random.default_rng(3).integers(1, 50, size=20).astype(np.int32)
+    for threshold in (0.0, 0.4, 0.5, 0.6, 2.0):
+        out = runner.run_ids(ids, threshold)
+        np.testing.assert_array_equal(out["read_mask"][0], read_decisions(model, ids, threshold))
+        set_threshold(model, threshold)
+        expected = np.asarray(model(ids[None], training=False))
+        got = 1 / (1 + np.exp(-out["logits"]))
+        np.testing.assert_allclose(got, expected, atol=1e-4)
+
+
+def test_threshold_is_a_runtime_input(exported):
+    from keras_skim.runtime import SkimRunner
+
+    _, export_dir, _ = exported("skim")
+    runner = SkimRunner(export_dir)
+    ids = np.random.default_rng(1).integers(1, 50, size=40)
+    counts = [int(runner.run_ids(ids, t)["read_count"][0]) for t in (0.0, 0.3, 0.5, 0.7, 1.0, 1.5)]
+    assert counts[0] == 40 and counts[-1] == 0 and counts[-2] == 0
+    assert counts == sorted(counts, reverse=True)
+
+
+def test_gru_and_lstm_baseline(exported):
+    _, _, gru = exported("gru")
+    assert gru.metadata["model_kind"] == "skim_gru" and gru.parity.ok
+    _, export_dir, lstm = exported("lstm")
+    assert lstm.metadata["model_kind"] == "lstm" and lstm.metadata["small_units"] == 0
+    assert any("no keras-skim layer" in note for note in lstm.notes)
+    from keras_skim.runtime import SkimRunner
+
+    out = SkimRunner(export_dir).run_ids(np.arange(1, 15))
+    assert out["read_mask"].tolist() == [[1] * 14] and int(out["read_count"][0]) == 14
+
+
+def test_exported_size_close_to_keras_weights(tmp_path):
+    from keras_skim.export.exporter import export_model
+
+    path, _ = train_tiny(str(tmp_path / "big"), "skim_lstm", vocabulary=3000, embedding=32,
+                         units=32, small_units=4, fit=False)
+    result = export_model(path, str(tmp_path / "out"), parity_samples=1)
+    meta = result.metadata
+    assert meta["tflite_bytes"] <= 1.1 * meta["keras_weights_bytes"], meta
+
+
+def test_parity_failure_writes_nothing(tmp_path, monkeypatch):
+    from keras_skim.export import ExportError, parity
+    from keras_skim.export.exporter import export_model
+
+    path, _ = train_tiny(str(tmp_path / "m"), "skim_lstm", fit=False)
+    monkeypatch.setattr(parity, "ATOL", -1.0)
+    with pytest.raises(ExportError, match="parity FAILED"):
+        export_model(path, str(tmp_path / "out"), parity_samples=1)
+    assert not (tmp_path / "out").exists()
+    assert [p for p in os.listdir(tmp_path) if p.startswith(".keras-skim")] == []

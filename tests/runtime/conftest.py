@@ -1,0 +1,1 @@
+from tests.export.conftest import exported  # noqa: F401  (shared tiny exported models)
