@@ -2,7 +2,10 @@
 
 Trains a Skim-LSTM and an LSTM baseline of the same size on Rotten
 Tomatoes and prints the comparison: accuracy, skim rate, Flop-R and
-training time.
+training time. Then (unless `--no-export`) exports both to TFLite (the
+Skim-LSTM with the custom-op backend when its op library builds, else the
+builtin one; the LSTM with the builtin one) and benchmarks them with LiteRT
+on test texts: per-token latency, speed-up, skim rate and Flop-R.
 """
 import json
 import os
@@ -22,6 +25,12 @@ def add_arguments(parser):
     parser.add_argument("--limit", type=positive_int, default=None,
                         help="train on a subset of this size (quick look)")
     parser.add_argument("--quiet", action="store_true")
+    parser.add_argument("--no-export", action="store_true",
+                        help="skip the TFLite exports and the LiteRT latency benchmark")
+    parser.add_argument("--bench-samples", type=positive_int, default=100, metavar="N",
+                        help="test texts timed by the benchmark (default 100)")
+    parser.add_argument("--bench-repeats", type=positive_int, default=3, metavar="R",
+                        help="timed runs per text (default 3)")
 
 
 def comparison_table(rows):
@@ -36,6 +45,63 @@ def comparison_table(rows):
             f"{test['flop_r']:.2f}x | {result['seconds_per_epoch']:.1f} |"
         )
     return "\n".join(lines)
+
+
+def latency_table(report):
+    """Markdown table of a `run_bench` report (model vs the LSTM baseline)."""
+    r = report["results"][0]
+    base = r["baseline_latency"]["median_us"]
+    lines = [
+        "| model (TFLite) | backend | us/token median | speed-up vs LSTM | skim rate | Flop-R |",
+        "|---|---|---:|---:|---:|---:|",
+        f"| Skim-LSTM | {report['backend']} | {r['model_latency']['median_us']:.2f} | {r['speedup']:.2f}x | "
+        f"{r['skim_rate']:.3f} | {r['flop_r'] or 1.0:.2f}x |",
+        f"| LSTM | {report['baseline_backend']} | {base:.2f} | 1.00x | 0.000 | 1.00x |",
+    ]
+    return "\n".join(lines)
+
+
+def export_and_bench(output, args, log=print):
+    """Exports both trained models under `output` and benchmarks them;
+    writes bench.json / bench.md there and returns (report, table)."""
+    from keras_skim.export.errors import ExportError
+    from keras_skim.export.exporter import export_model
+    from keras_skim.runtime.bench import markdown_report, run_bench
+    from keras_skim.runtime.bench_data import BenchDataError, load_bench_texts
+    from keras_skim.runtime.runner import RuntimeModelError
+
+    skim_out = os.path.join(output, "skim_lstm_tflite")
+    lstm_out = os.path.join(output, "lstm_tflite")
+    log("== exporting Skim-LSTM to TFLite (custom-op backend)")
+    try:
+        result = export_model(os.path.join(output, "skim_lstm", "model.keras"), skim_out,
+                              force=True, backend="custom")
+    except ExportError as err:
+        log(f"note: custom-op backend not used ({err}); exporting with the builtin backend instead")
+        try:
+            result = export_model(os.path.join(output, "skim_lstm", "model.keras"), skim_out, force=True)
+        except ExportError as err2:
+            raise CliError(f"Skim-LSTM export failed: {err2}") from None
+    log(f"   {result.parity.message}")
+    log("== exporting LSTM to TFLite (builtin backend)")
+    try:
+        result = export_model(os.path.join(output, "lstm", "model.keras"), lstm_out, force=True)
+    except ExportError as err:
+        raise CliError(f"LSTM export failed: {err}") from None
+    log(f"   {result.parity.message}")
+    log(f"== LiteRT benchmark ({args.bench_samples} test texts, {args.bench_repeats} repeats, 1 thread)")
+    try:
+        texts, labels, description = load_bench_texts(args.data, args.bench_samples)
+        report = run_bench(skim_out, lstm_out, texts=texts, labels=labels, threads=1,
+                           repeats=args.bench_repeats, data_description=description)
+    except (BenchDataError, RuntimeModelError) as err:
+        raise CliError(f"benchmark failed: {err}") from None
+    table = latency_table(report)
+    with open(os.path.join(output, "bench.json"), "w", encoding="utf-8") as f:
+        json.dump(report, f, indent=1)
+    with open(os.path.join(output, "bench.md"), "w", encoding="utf-8") as f:
+        f.write(f"{table}\n\n{markdown_report(report)}")
+    return report, table
 
 
 def run(args):
@@ -75,5 +141,12 @@ def run(args):
             json.dump({name: result["test"] for name, result in rows}, f, indent=2)
     print()
     print(table)
-    print(f"\nwrote {args.output}/ (models, tokenizers, comparison.md)")
+    if not args.no_export:
+        print()
+        _, latency = export_and_bench(args.output, args)
+        print()
+        print(latency)
+        print(f"\nwrote {args.output}/ (models, tokenizers, comparison.md, TFLite exports, bench.md)")
+    else:
+        print(f"\nwrote {args.output}/ (models, tokenizers, comparison.md)")
     return 0

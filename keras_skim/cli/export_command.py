@@ -11,6 +11,12 @@ def add_arguments(parser):
                         help="default threshold recorded in metadata (default: the trained one)")
     parser.add_argument("--parity-samples", type=int, default=4, metavar="N",
                         help="inputs checked against Keras at several thresholds (default 4)")
+    parser.add_argument("--backend", choices=["builtin", "custom"], default="builtin",
+                        help="builtin: builtin TFLite ops only, runs on any LiteRT (default); "
+                             "custom: the whole Skim-LSTM as one KerasSkimLSTM custom op, several "
+                             "times faster, Embedding -> RNN(SkimLSTMCell) -> Dense models only; "
+                             "needs a C++ compiler at first use and interpreters that register "
+                             "keras_skim.litert_ops")
 
 
 def run(args):
@@ -29,6 +35,7 @@ def run(args):
             tokenizer_path=args.tokenizer,
             threshold=args.threshold,
             parity_samples=args.parity_samples,
+            backend=args.backend,
         )
     except ExportError as err:
         raise CliError(str(err)) from None
@@ -36,7 +43,7 @@ def run(args):
     for note in result.notes:
         print(f"note: {note}")
     print(f"exported {meta['model_kind']} (d={meta['units']}, d'={meta['small_units']}) "
-          f"to {result.output_dir}")
+          f"to {result.output_dir} (backend: {meta['backend']})")
     for name in result.files:
         size = os.path.getsize(os.path.join(result.output_dir, name))
         print(f"  {name}  {size} bytes")

@@ -257,16 +257,21 @@ def write_custom_op_model(model, path, threshold=None, length=None):
     Raises:
         ValueError: (one line) the model is not of the supported form.
     """
+    data = custom_op_flatbuffer(model, threshold=threshold, length=length)
+    with open(path, "wb") as f:
+        f.write(data)
+    return path
+
+
+def custom_op_flatbuffer(model, threshold=None, length=None):
+    """The bytes `write_custom_op_model` writes (same arguments, no path)."""
     info = read_model(model)
     if threshold is None:
         threshold = info["cell"].threshold
     if length is None:
         shape = model.inputs[0].shape
         length = int(shape[-1]) if shape[-1] is not None else 1
-    data = _build_flatbuffer(info, threshold, length)
-    with open(path, "wb") as f:
-        f.write(data)
-    return path
+    return _build_flatbuffer(info, threshold, length)
 
 
 # ---------------------------------------------------------------------- parity

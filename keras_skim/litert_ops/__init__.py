@@ -158,19 +158,21 @@ def model_custom_ops(model_path_or_bytes):
     return sorted(names)
 
 
-def make_interpreter(model_path, num_threads=1):
-    """A LiteRT interpreter for `model_path` (tensors not yet allocated):
-    `InterpreterWithCustomOps` with our registerer when the model holds the
-    `KerasSkimLSTM` op, the plain `Interpreter` otherwise."""
+def make_interpreter(model_path=None, num_threads=1, model_content=None):
+    """A LiteRT interpreter for `model_path` (or the bytes `model_content`),
+    tensors not yet allocated: `InterpreterWithCustomOps` with our registerer
+    when the model holds the `KerasSkimLSTM` op, the plain `Interpreter`
+    otherwise."""
     from ai_edge_litert import interpreter as litert
 
-    if OP_NAME in model_custom_ops(model_path):
+    if (model_path is None) == (model_content is None):
+        raise ValueError("pass exactly one of model_path and model_content")
+    source = {"model_path": str(model_path)} if model_path is not None else {"model_content": bytes(model_content)}
+    if OP_NAME in model_custom_ops(model_content if model_content is not None else model_path):
         return litert.InterpreterWithCustomOps(
-            model_path=model_path,
-            custom_op_registerers=[registerer()],
-            num_threads=num_threads,
+            custom_op_registerers=[registerer()], num_threads=num_threads, **source
         )
-    return litert.Interpreter(model_path=model_path, num_threads=num_threads)
+    return litert.Interpreter(num_threads=num_threads, **source)
 
 
 __all__ = [

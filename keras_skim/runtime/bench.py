@@ -113,8 +113,10 @@ def run_bench(model_path, baseline_path=None, texts=None, labels=None, token_ids
         "model_kind": model.metadata.get("model_kind"),
         "units": model.metadata.get("units"),
         "small_units": model.metadata.get("small_units"),
+        "backend": model.backend,
         "baseline": baseline.model_path if baseline else None,
         "baseline_kind": baseline.metadata.get("model_kind") if baseline else None,
+        "baseline_backend": baseline.backend if baseline else None,
         "data": data_description,
         "samples": len(model_ids),
         "mean_tokens": float(np.mean([len(i) for i in model_ids])) if model_ids else 0.0,
@@ -137,8 +139,10 @@ def markdown_report(report):
     lines = [
         "# keras-skim bench",
         "",
-        f"- model: `{report['model']}` ({report['model_kind']}, d={report['units']}, d'={report['small_units']})",
-        f"- baseline: `{report['baseline']}` ({report['baseline_kind']})" if report["baseline"] else "- baseline: none",
+        f"- model: `{report['model']}` ({report['model_kind']}, d={report['units']}, d'={report['small_units']}, "
+        f"{report.get('backend', 'builtin')} backend)",
+        f"- baseline: `{report['baseline']}` ({report['baseline_kind']}, {report.get('baseline_backend', 'builtin')} backend)"
+        if report["baseline"] else "- baseline: none",
         f"- data: {report['data']} ({report['samples']} texts, {report['mean_tokens']:.1f} tokens on average)",
         f"- threads: {report['threads']}, repeats: {report['repeats']} (warm-up excluded)",
         f"- peak RSS: {report['peak_rss_mb']:.1f} MB",

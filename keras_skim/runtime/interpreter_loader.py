@@ -26,14 +26,20 @@ def interpreter_class():
 
 
 def make_interpreter(model_path=None, model_content=None, num_threads=1):
-    if model_path is not None:
+    """An interpreter for a .tflite path or its bytes. Models of the custom-op
+    backend (they hold the `KerasSkimLSTM` op) get
+    `keras_skim.litert_ops.make_interpreter`, which registers our kernel."""
+    if model_content is not None:
+        holds_custom_op = b"KerasSkimLSTM" in model_content
+    else:
         with open(model_path, "rb") as f:
             holds_custom_op = b"KerasSkimLSTM" in f.read()
-        if holds_custom_op:
-            # Models of the custom-op backend need our kernel registered.
-            from keras_skim import litert_ops
+    if holds_custom_op:
+        from keras_skim import litert_ops
 
-            return litert_ops.make_interpreter(str(model_path), num_threads=num_threads)
+        if model_content is not None:
+            return litert_ops.make_interpreter(model_content=model_content, num_threads=num_threads)
+        return litert_ops.make_interpreter(str(model_path), num_threads=num_threads)
     cls, _ = interpreter_class()
     if model_content is not None:
         return cls(model_content=model_content, num_threads=num_threads)

@@ -67,11 +67,21 @@ class SkimRunner:
             self.interpreter = make_interpreter(model_path=self.model_path, num_threads=num_threads)
         except ValueError as err:
             raise RuntimeModelError(f"{self.model_path}: not a TFLite model ({str(err).splitlines()[0]})") from None
-        self._signature = self.interpreter.get_signature_runner(
-            self.metadata.get("signature", SIGNATURE_KEY)
-        )
+        except RuntimeError as err:  # the KerasSkimLSTM op library cannot be built or registered
+            raise RuntimeModelError(f"{self.model_path}: {str(err).splitlines()[0]}") from None
+        try:
+            self._signature = self.interpreter.get_signature_runner(
+                self.metadata.get("signature", SIGNATURE_KEY)
+            )
+        except (ValueError, RuntimeError) as err:
+            raise RuntimeModelError(f"{self.model_path}: cannot prepare the model ({str(err).splitlines()[0]})") from None
         self.default_threshold = self.metadata.get("default_threshold")
         self.max_length = self.metadata.get("max_length")
+
+    @property
+    def backend(self):
+        """"builtin" (builtin ops only) or "custom" (needs the KerasSkimLSTM op)."""
+        return self.metadata.get("backend", "builtin")
 
     @property
     def skims(self):

@@ -63,10 +63,29 @@ def test_show_marks_words_and_writes_html(trained, tmp_path, capsys):
 def test_demo_trains_both_models_and_prints_the_table(tmp_path, tiny_rotten_tomatoes, capsys):
     out = tmp_path / "demo"
     assert main(["demo", "-o", str(out), "--units", "8", "--small-units", "2", "--epochs", "1",
-                 "--quiet"]) == 0
+                 "--quiet", "--no-export"]) == 0
     printed = capsys.readouterr().out
     assert "| Skim-LSTM |" in printed and "| LSTM |" in printed
     assert {"skim_lstm", "lstm", "comparison.md", "comparison.json"} <= set(os.listdir(out))
+    assert "bench.json" not in os.listdir(out)
+
+
+def test_demo_exports_both_models_and_benchmarks_them(tmp_path, tiny_rotten_tomatoes, capsys):
+    import shutil
+
+    out = tmp_path / "demo"
+    assert main(["demo", "-o", str(out), "--units", "8", "--small-units", "2", "--epochs", "1",
+                 "--quiet", "--bench-samples", "10", "--bench-repeats", "1"]) == 0
+    printed = capsys.readouterr().out
+    assert "speed-up vs LSTM" in printed and "Flop-R" in printed
+    assert {"skim_lstm_tflite", "lstm_tflite", "bench.json", "bench.md"} <= set(os.listdir(out))
+    report = json.loads((out / "bench.json").read_text())
+    has_compiler = shutil.which(os.environ.get("CXX", "g++")) is not None
+    assert report["backend"] == ("custom" if has_compiler else "builtin")
+    assert report["baseline_backend"] == "builtin"
+    assert report["results"][0]["speedup"] > 0
+    meta = json.loads((out / "skim_lstm_tflite" / "metadata.json").read_text())
+    assert meta["source_model"] == str(out / "skim_lstm" / "model.keras")
 
 
 @pytest.mark.parametrize(

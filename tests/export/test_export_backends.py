@@ -1,0 +1,133 @@
+"""`keras-skim export --backend {builtin,custom}` and `keras-skim bench` on a
+custom-op export (the KerasSkimLSTM op built into a temporary cache)."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from tests.export.helpers import run_cli, train_tiny
+
+
+def _one_line(err):
+    err = err.strip()
+    assert err and err.count("\n") == 0, err
+    return err
+
+
+@pytest.fixture(scope="module")
+def op_cache(tmp_path_factory):
+    if shutil.which(os.environ.get("CXX", "g++")) is None:
+        pytest.skip("no C++ compiler: the KerasSkimLSTM custom-op library cannot be built")
+    folder = str(tmp_path_factory.mktemp("ks_op_cache"))
+    saved = os.environ.get("KERAS_SKIM_CACHE")
+    os.environ["KERAS_SKIM_CACHE"] = folder
+    yield folder
+    if saved is None:
+        os.environ.pop("KERAS_SKIM_CACHE", None)
+    else:
+        os.environ["KERAS_SKIM_CACHE"] = saved
+
+
+@pytest.fixture(scope="module")
+def skim_model(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("skim_model")
+    path, _ = train_tiny(str(folder), "skim_lstm")
+    return path
+
+
+@pytest.fixture(scope="module")
+def custom_export(op_cache, skim_model, tmp_path_factory):
+    out = str(tmp_path_factory.mktemp("custom") / "export")
+    code, stdout, stderr = run_cli(["export", skim_model, "-o", out, "--backend", "custom"])
+    assert code == 0, stderr
+    return out, stdout
+
+
+def test_custom_backend_export_writes_the_same_files_and_metadata(custom_export):
+    from keras_skim.export.op_inventory import op_inventory
+
+    out, stdout = custom_export
+    assert sorted(os.listdir(out)) == ["metadata.json", "model.tflite", "tokenizer.json"]
+    assert "backend: custom" in stdout and "custom-op parity OK" in stdout
+    meta = json.load(open(os.path.join(out, "metadata.json")))
+    assert meta["format"] == "keras_skim.export"
+    assert meta["backend"] == "custom" and meta["custom_ops"] == ["KerasSkimLSTM"]
+    assert "keras_skim.litert_ops" in meta["runtime_note"]
+    assert meta["parity"]["ok"] and meta["parity"]["mismatched_decisions"] == 0
+    assert meta["model_kind"].startswith("skim") and meta["flops"]["skim_flops_per_token"]
+    assert "CUSTOM:KerasSkimLSTM" in meta["tflite_ops"]
+    ops = op_inventory(open(os.path.join(out, "model.tflite"), "rb").read())["main"]
+    assert ops == ["GATHER", "FULLY_CONNECTED", "CUSTOM:KerasSkimLSTM", "FULLY_CONNECTED"]
+
+
+def test_builtin_backend_is_the_default_and_recorded(exported):
+    _, folder, result = exported("lstm")
+    meta = json.load(open(os.path.join(folder, "metadata.json")))
+    assert meta["backend"] == "builtin" and meta["custom_ops"] == []
+    assert result.metadata["backend"] == "builtin"
+
+
+def test_bench_runs_the_custom_export_against_a_builtin_lstm(custom_export, exported, tmp_path):
+    out, _ = custom_export
+    _, baseline, _ = exported("lstm")
+    report_dir = tmp_path / "report"
+    code, stdout, stderr = run_cli(["bench", out, "--baseline", baseline, "--samples", "3",
+                                    "--repeats", "2", "-o", str(report_dir)])
+    assert code == 0, stderr
+    assert "custom backend" in stdout
+    report = json.load(open(report_dir / "report.json"))
+    assert report["backend"] == "custom" and report["baseline_backend"] == "builtin"
+    result = report["results"][0]
+    assert result["speedup"] > 0 and 0.0 <= result["skim_rate"] <= 1.0 and result["flop_r"] >= 1.0
+
+
+def test_runner_on_a_custom_export_imports_no_tensorflow(custom_export):
+    out, _ = custom_export
+    script = (
+        "import sys\n"
+        "from keras_skim.runtime.runner import SkimRunner\n"
+        f"r = SkimRunner({out!r})\n"
+        "p, mask, tokens = r.classify('the movie was good and fun')\n"
+        "assert r.backend == 'custom' and len(mask) == len(tokens) == 6\n"
+        "assert 'tensorflow' not in sys.modules and 'keras' not in sys.modules, 'TF imported'\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env=dict(os.environ), timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_no_compiler_gives_one_line_and_writes_nothing(skim_model, tmp_path, monkeypatch):
+    monkeypatch.setenv("CXX", "no-such-cxx-compiler")
+    monkeypatch.setenv("KERAS_SKIM_CACHE", str(tmp_path / "empty_cache"))
+    out = tmp_path / "export"
+    code, _, stderr = run_cli(["export", skim_model, "-o", str(out), "--backend", "custom"])
+    assert code == 2
+    line = _one_line(stderr)
+    assert "C++ compiler" in line and "--backend builtin" in line
+    assert not out.exists()
+
+
+def test_unsupported_model_form_gives_one_line(tmp_path, op_cache):
+    path, _ = train_tiny(str(tmp_path / "gru"), "skim_gru", fit=False)
+    out = tmp_path / "export"
+    code, _, stderr = run_cli(["export", path, "-o", str(out), "--backend", "custom"])
+    assert code == 2
+    line = _one_line(stderr)
+    assert "SkimLSTMCell" in line and "--backend builtin" in line
+    assert not out.exists()
+
+
+def test_failed_custom_parity_refuses_and_writes_nothing(skim_model, op_cache, tmp_path, monkeypatch):
+    from keras_skim.export import custom_op_backend
+    from keras_skim.export.parity import ParityResult
+
+    monkeypatch.setattr(custom_op_backend, "custom_op_parity", lambda *a, **k: ParityResult(
+        False, 1, [0.5], 1.0, 3, 2, "custom-op parity FAILED (threshold 0.5, 3 tokens: 2 read/skim decisions differ)"))
+    out = tmp_path / "export"
+    code, _, stderr = run_cli(["export", skim_model, "-o", str(out), "--backend", "custom"])
+    assert code == 2
+    assert "parity FAILED" in _one_line(stderr) and "nothing written" in stderr
+    assert not out.exists()
