@@ -24,6 +24,10 @@ def add_arguments(parser):
     parser.add_argument("--glove", dest="glove", action="store_true", default=True,
                         help="initialise the embedding with GloVe 6B 50d (default)")
     parser.add_argument("--no-glove", dest="glove", action="store_false")
+    parser.add_argument("--freeze-embedding", action="store_true",
+                        help="keep the (GloVe) embedding fixed instead of fine-tuning it")
+    parser.add_argument("--no-early-stopping", dest="early_stopping", action="store_false",
+                        help="train all epochs instead of stopping on validation accuracy")
     parser.add_argument("--limit", type=positive_int, default=None,
                         help="train on a class-balanced subset of this size")
     parser.add_argument("--seed", type=int, default=0)
@@ -63,6 +67,8 @@ def run(args):
             seed=args.seed,
             force=args.force,
             verbose=0 if args.quiet else 1,
+            train_embedding=not args.freeze_embedding,
+            early_stopping=args.early_stopping,
         )
     except (DatasetUnavailableError, FileExistsError) as err:
         raise CliError(str(err)) from None

@@ -12,9 +12,12 @@ Graph, for one sequence `token_ids [1, T]` and a scalar `threshold`:
 * per token (a WHILE loop): GATHER the token's row, one FULLY_CONNECTED of
   the state with the small cell's and the gate's recurrent weights (a skim
   cell's gate value is `l_read - l_skim`), a comparison with `cut` and an
-  `IF` whose branches hold their weights as constants. The read branch also
-  records the decision (ONE_HOT + ADD); the skim branch runs only the small
-  cell. A plain LSTM/GRU runs the read step on every token with no `IF`.
+  `IF` that holds only the read step (weights as constants) and returns only
+  the fixed-size state. The skim update (small cell, O(d d')) runs
+  unconditionally in the body and the IF's else branch passes it through; the
+  decision is recorded outside the IF into a static-shape [T] bool mask
+  (EQUAL + SELECT_V2), so the WHILE body has no dynamic tensor. A plain
+  LSTM/GRU runs the read step on every token with no `IF`.
 * after the loop: the Dense head (pre-activation logits), the read mask and
   the read count.
 """
@@ -73,7 +76,11 @@ def build_module(plan, fold=None):
         length = tf.shape(ids)[0]
         read_rows = rows(ids, read_proj)
         pre_rows = rows(ids, pre_proj) if emitter.skims else None
-        mask0 = tf.zeros([length], tf.float32)
+        # Static-shape (not FILL/ONE_HOT with a runtime size) so that the WHILE
+        # body has no dynamic tensors: a dynamic tensor anywhere in the body
+        # makes LiteRT re-plan the body's memory on every iteration.
+        pos = tf.cumsum(ids * 0 + 1) - 1
+        mask0 = tf.less(pos, 0)
         if emitter.skims:
             inf = tf.constant(np.inf, tf.float32)
             safe = tf.clip_by_value(threshold, 1e-30, 1.0 - 1e-7)
@@ -94,20 +101,26 @@ def build_module(plan, fold=None):
             read_row = tf.gather(read_rows, t)
 
             read = gate >= cut
+            # The cheap skim update runs unconditionally in the body; the IF
+            # only holds the read step and returns the fixed-size state (ops
+            # inside an IF branch cost several times more than in the body).
+            skimmed = emitter.skim_step(state, carry)
+
             def read_branch():
-                new = emitter.read_step(state, read_row, carry)
-                return (*new, mask + tf.one_hot(t, length, dtype=tf.float32))
+                return tuple(emitter.read_step(state, read_row, carry))
 
             def skim_branch():
-                return (*emitter.skim_step(state, carry), tf.identity(mask))
+                return tuple(tf.identity(s) for s in skimmed)
 
             out = tf.cond(read, read_branch, skim_branch)
-            return (t + 1, *out)
+            # The decision is recorded outside the IF (EQUAL + SELECT_V2).
+            mask = tf.where(tf.equal(pos, t), read, mask)
+            return (t + 1, *out, mask)
 
         loop = tf.while_loop(cond, body, (tf.constant(0), *init, mask0))
         state, mask = list(loop[1 : 1 + n_state]), loop[1 + n_state]
         if not emitter.skims:
-            mask = tf.ones([length], tf.float32)
+            mask = tf.greater_equal(pos, 0)
         logits = head(emitter.output(state))
         read_mask = tf.cast(tf.reshape(mask, [1, -1]), tf.int32)
         return {

@@ -88,6 +88,8 @@ def train_text_model(
     force=False,
     verbose=1,
     temperature_rate=1e-4,
+    train_embedding=True,
+    early_stopping=True,
 ):
     """Trains a model and writes its folder; returns the results dict."""
     arguments = {k: v for k, v in locals().items() if k not in ("force", "verbose")}
@@ -107,16 +109,22 @@ def train_text_model(
     keras.utils.set_random_seed(seed)
 
     train_texts, train_labels = load_text_dataset(dataset, "train", limit=limit, seed=seed)
-    tokenizer = Tokenizer(max_length=max_length).fit(train_texts, max_tokens=max_tokens)
-    x_train = tokenizer.encode(train_texts, max_length=max_length)
     y_train = np.asarray(train_labels, "float32")
     eval_limit = None if limit is None else max(limit // 4, 100)
-    valid_split = "validation" if dataset == "rotten_tomatoes" else "test"
+    if dataset == "rotten_tomatoes":
+        val_texts, y_val = load_text_dataset(dataset, "validation", limit=eval_limit, seed=seed)
+    else:
+        # IMDB has no validation split: hold out a seeded 10% of train, so
+        # the official test set is only used for the final numbers.
+        order = np.random.RandomState(seed).permutation(len(train_texts))
+        held = order[: max(len(order) // 10, 1)]
+        kept = order[len(held) :]
+        val_texts, y_val = [train_texts[i] for i in held], y_train[held]
+        train_texts, y_train = [train_texts[i] for i in kept], y_train[kept]
+    tokenizer = Tokenizer(max_length=max_length).fit(train_texts, max_tokens=max_tokens)
+    x_train = tokenizer.encode(train_texts, max_length=max_length)
+    validation = (tokenizer.encode(val_texts, max_length=max_length), np.asarray(y_val, "float32"))
     x_test, y_test, _ = load_encoded(dataset, tokenizer, "test", max_length, eval_limit, seed)
-    validation = None
-    if valid_split == "validation":
-        x_val, y_val, _ = load_encoded(dataset, tokenizer, "validation", max_length, eval_limit, seed)
-        validation = (x_val, y_val)
 
     embedding_matrix = (
         glove_embedding_matrix(tokenizer.vocabulary, dim=50, seed=seed) if glove else None
@@ -131,10 +139,17 @@ def train_text_model(
         gamma=gamma,
         threshold=threshold,
         embedding_matrix=embedding_matrix,
+        train_embedding=train_embedding,
         seed=seed,
     )
     compile_text_classifier(model, learning_rate)
     callbacks = [GumbelTemperatureSchedule(rate=temperature_rate)] if cell.startswith("skim") else []
+    if early_stopping and epochs > 1:
+        callbacks.append(
+            keras.callbacks.EarlyStopping(
+                monitor="val_accuracy", mode="max", patience=2, restore_best_weights=True
+            )
+        )
     started = time.perf_counter()
     history = model.fit(
         x_train,
@@ -146,18 +161,21 @@ def train_text_model(
         verbose=verbose,
     )
     train_seconds = time.perf_counter() - started
+    valid = evaluate_model(model, *validation)
     test = evaluate_model(model, x_test, y_test)
     flops = flop_summary(model, test["skim_rate"])
     results = {
         "arguments": arguments,
         "history": {k: [float(v) for v in vs] for k, vs in history.history.items()},
         "seconds_per_epoch": train_seconds / epochs,
+        "validation": {**valid, "examples": int(len(validation[1]))},
         "test": {**test, "flop_r": flops["flop_r"], "examples": int(len(y_test))},
         "flops": flops,
         "train_examples": int(len(y_train)),
         "vocabulary_size": tokenizer.vocabulary_size,
         "versions": versions(),
     }
+    results["epochs_run"] = len(history.history["loss"])
     with staged_output_dir(output_dir, force=force) as stage:
         model.save(os.path.join(stage, "model.keras"))
         tokenizer.save(os.path.join(stage, "tokenizer.json"))
