@@ -7,7 +7,7 @@ import numpy as np
 
 from keras_skim.export.emitter_registry import CellEmitter, register_emitter
 from keras_skim.export.errors import ExportError
-from keras_skim.export.weights import check_activations, f32, to_numpy
+from keras_skim.export.weights import check_activations, f32, gate_difference, to_numpy
 
 
 def _gru_weights(cell, prefix, size):
@@ -68,12 +68,7 @@ class SkimGRUEmitter(GRUEmitter):
         super().__init__(cell)
         self.small_units = int(cell.small_units)
         self.default_threshold = float(cell.threshold)
-        gate_kernel = to_numpy(cell.gate_kernel)
-        gate_recurrent = to_numpy(cell.gate_recurrent_kernel)
-        gate_bias = to_numpy(cell.gate_bias)
-        self.gate_kernel = gate_kernel[:, :1] - gate_kernel[:, 1:]
-        self.gate_recurrent = gate_recurrent[:, :1] - gate_recurrent[:, 1:]
-        self.gate_bias = gate_bias[:1] - gate_bias[1:]
+        self.gate_kernel, self.gate_recurrent, self.gate_bias = gate_difference(cell)
         if self.small_units:
             (
                 self.small_kernel,

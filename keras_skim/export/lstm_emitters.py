@@ -8,7 +8,13 @@ Gate columns are reordered to (i, f, o, c) so one LOGISTIC covers i, f, o.
 import numpy as np
 
 from keras_skim.export.emitter_registry import CellEmitter, register_emitter
-from keras_skim.export.weights import check_activations, f32, reorder_lstm_gates, to_numpy
+from keras_skim.export.weights import (
+    check_activations,
+    f32,
+    gate_difference,
+    reorder_lstm_gates,
+    to_numpy,
+)
 
 
 def _lstm_weights(kernel, recurrent, bias, size):
@@ -64,13 +70,7 @@ class SkimLSTMEmitter(LSTMEmitter):
         super().__init__(cell)
         self.small_units = int(cell.small_units)
         self.default_threshold = float(cell.threshold)
-        gate_kernel = to_numpy(cell.gate_kernel)
-        gate_recurrent = to_numpy(cell.gate_recurrent_kernel)
-        gate_bias = to_numpy(cell.gate_bias)
-        # l_read - l_skim as one column
-        self.gate_kernel = gate_kernel[:, :1] - gate_kernel[:, 1:]
-        self.gate_recurrent = gate_recurrent[:, :1] - gate_recurrent[:, 1:]
-        self.gate_bias = gate_bias[:1] - gate_bias[1:]
+        self.gate_kernel, self.gate_recurrent, self.gate_bias = gate_difference(cell)
         if self.small_units:
             small_bias = to_numpy(cell.small_bias) if cell.use_bias else None
             self.small_kernel, self.small_recurrent, self.small_bias = _lstm_weights(

@@ -36,3 +36,19 @@ def reorder_lstm_gates(matrix, size):
 
 def f32(array):
     return np.ascontiguousarray(np.asarray(array, dtype=np.float32))
+
+
+def gate_difference(cell):
+    """The skim gate as one column: l_read - l_skim = x k + h r + b.
+
+    Reading iff sigmoid(l_read - l_skim) >= threshold needs only the
+    difference of the two logits, so the exported graph projects onto one
+    column instead of two.
+
+    Returns:
+        (kernel [in, 1], recurrent [d, 1], bias [1]) as NumPy arrays.
+    """
+    kernel = to_numpy(cell.gate_kernel)
+    recurrent = to_numpy(cell.gate_recurrent_kernel)
+    bias = to_numpy(cell.gate_bias)
+    return kernel[:, :1] - kernel[:, 1:], recurrent[:, :1] - recurrent[:, 1:], bias[:1] - bias[1:]
