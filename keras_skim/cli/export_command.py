@@ -3,7 +3,8 @@ import os
 
 
 def add_arguments(parser):
-    parser.add_argument("model", metavar="MODEL", help="trained model (.keras or .h5)")
+    parser.add_argument("model", metavar="MODEL",
+                        help="trained model: a model folder from `keras-skim train`, or .keras/.h5")
     parser.add_argument("-o", "--output", required=True, metavar="OUTDIR", help="output folder")
     parser.add_argument("--force", action="store_true", help="replace OUTDIR if it exists")
     parser.add_argument("--tokenizer", metavar="PATH", help="tokenizer.json (default: next to MODEL)")
@@ -21,7 +22,12 @@ def add_arguments(parser):
 
 def run(args):
     from keras_skim.cli.errors import CliError
+    from keras_skim.cli.model_args import model_paths
     from keras_skim.export.errors import ExportError
+
+    # A model folder from `keras-skim train` stands for its model file; a
+    # missing path goes on to the exporter, whose message names it.
+    model = model_paths(args.model)[0] if os.path.isdir(args.model) else args.model
 
     if os.path.exists(args.output) and not args.force:
         raise CliError(f"{os.path.abspath(args.output)} already exists (use --force to overwrite it)")
@@ -29,7 +35,7 @@ def run(args):
 
     try:
         result = export_model(
-            args.model,
+            model,
             args.output,
             force=args.force,
             tokenizer_path=args.tokenizer,

@@ -17,11 +17,13 @@ def load_bench_texts(spec, samples):
         from keras_skim.datasets import load_text_dataset
 
         try:
-            texts, labels = load_text_dataset(spec, "test")
+            # A seeded class-balanced sample: the IMDB file lists all
+            # negative reviews first, so "the first N" would be one class.
+            texts, labels = load_text_dataset(spec, "test", limit=samples, seed=0)
         except Exception as err:
             raise BenchDataError(f"cannot load the {spec} test split ({str(err).splitlines()[0]})") from None
-        texts, labels = list(texts)[:samples], [int(v) for v in list(labels)[:samples]]
-        return texts, labels, f"{spec} test split, first {len(texts)}"
+        texts, labels = list(texts), [int(v) for v in labels]
+        return texts, labels, f"{spec} test split, seeded class-balanced sample of {len(texts)}"
     if not os.path.isfile(spec):
         raise BenchDataError(f"{spec}: no such file (expected imdb, rotten_tomatoes or a text/CSV/TSV file)")
     ext = os.path.splitext(spec)[1].lower()
