@@ -21,6 +21,8 @@ _LAZY = {
     "skim_cells": "keras_skim.training.skim_controls",
     "skim_statistics": "keras_skim.training.skim_statistics",
     "scornn_optimizer": "keras_skim.training.scornn_optimizer",
+    "ScoRNNOptimizer": "keras_skim.training.scornn_optimizer",
+    "SkimRate": "keras_skim.metrics.skim_rate",
     "flop_report": "keras_skim.analysis.flops",
     "load_model": "keras_skim.model_io",
 }
