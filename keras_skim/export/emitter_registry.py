@@ -105,3 +105,23 @@ class CellEmitter:
     def output(self, state):
         """The cell's output h [1, units] from the final state."""
         return state[0]
+
+
+class SkimInputProjections:
+    """Mixin for the skim emitters: the small cell's and the gate's input
+    projections share one table, next to the big cell's.
+
+    Needs `small_units`, `small_kernel`, `small_input_bias`, `gate_kernel`
+    and `gate_bias` on the emitter; comes before the plain cell emitter in
+    the bases so that it extends its `input_projections`.
+    """
+
+    def input_projections(self):
+        import numpy as np
+
+        _, read = super().input_projections()
+        if not self.small_units:
+            return (self.gate_kernel, self.gate_bias), read
+        kernel = np.concatenate([self.small_kernel, self.gate_kernel], axis=1)
+        bias = np.concatenate([self.small_input_bias, self.gate_bias])
+        return (kernel, bias), read

@@ -5,7 +5,11 @@ State layout: plain GRU `[h]`; Skim-GRU with d' > 0 `[h, h_small, h_rest]`.
 """
 import numpy as np
 
-from keras_skim.export.emitter_registry import CellEmitter, register_emitter
+from keras_skim.export.emitter_registry import (
+    CellEmitter,
+    SkimInputProjections,
+    register_emitter,
+)
 from keras_skim.export.errors import ExportError
 from keras_skim.export.weights import check_activations, f32, gate_difference, to_numpy
 
@@ -60,7 +64,7 @@ class GRUEmitter(CellEmitter):
 
 
 @register_emitter("SkimGRUCell")
-class SkimGRUEmitter(GRUEmitter):
+class SkimGRUEmitter(SkimInputProjections, GRUEmitter):
     model_kind = "skim_gru"
     skims = True
 
@@ -76,14 +80,6 @@ class SkimGRUEmitter(GRUEmitter):
                 self.small_input_bias,
                 self.small_recurrent_bias,
             ) = _gru_weights(cell, "small_", self.small_units)
-
-    def input_projections(self):
-        _, read = super().input_projections()
-        if not self.small_units:
-            return (self.gate_kernel, self.gate_bias), read
-        kernel = np.concatenate([self.small_kernel, self.gate_kernel], axis=1)
-        bias = np.concatenate([self.small_input_bias, self.gate_bias])
-        return (kernel, bias), read
 
     def initial_state(self):
         d, ds = self.units, self.small_units

@@ -7,7 +7,11 @@ Gate columns are reordered to (i, f, o, c) so one LOGISTIC covers i, f, o.
 """
 import numpy as np
 
-from keras_skim.export.emitter_registry import CellEmitter, register_emitter
+from keras_skim.export.emitter_registry import (
+    CellEmitter,
+    SkimInputProjections,
+    register_emitter,
+)
 from keras_skim.export.weights import (
     check_activations,
     f32,
@@ -62,7 +66,7 @@ class LSTMEmitter(CellEmitter):
 
 
 @register_emitter("SkimLSTMCell")
-class SkimLSTMEmitter(LSTMEmitter):
+class SkimLSTMEmitter(SkimInputProjections, LSTMEmitter):
     model_kind = "skim_lstm"
     skims = True
 
@@ -73,20 +77,12 @@ class SkimLSTMEmitter(LSTMEmitter):
         self.gate_kernel, self.gate_recurrent, self.gate_bias = gate_difference(cell)
         if self.small_units:
             small_bias = to_numpy(cell.small_bias) if cell.use_bias else None
-            self.small_kernel, self.small_recurrent, self.small_bias = _lstm_weights(
+            self.small_kernel, self.small_recurrent, self.small_input_bias = _lstm_weights(
                 to_numpy(cell.small_kernel),
                 to_numpy(cell.small_recurrent_kernel),
                 small_bias,
                 self.small_units,
             )
-
-    def input_projections(self):
-        _, read = super().input_projections()
-        if not self.small_units:
-            return (self.gate_kernel, self.gate_bias), read
-        kernel = np.concatenate([self.small_kernel, self.gate_kernel], axis=1)
-        bias = np.concatenate([self.small_bias, self.gate_bias])
-        return (kernel, bias), read
 
     def initial_state(self):
         d, ds = self.units, self.small_units

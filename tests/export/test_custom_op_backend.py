@@ -1,31 +1,12 @@
 """The optional custom-op export backend (`KerasSkimLSTM`): library build,
 op inventory and Keras parity of logits and read decisions."""
 import os
-import shutil
 
 import numpy as np
 import pytest
 
 V, E, D = 40, 8, 16
 THRESHOLDS = [0.0, 0.5, 1.5]
-
-
-def _compiler_or_skip():
-    if shutil.which(os.environ.get("CXX", "g++")) is None:
-        pytest.skip("g++ not found: the KerasSkimLSTM custom-op library cannot be built")
-
-
-@pytest.fixture(scope="module")
-def cache(tmp_path_factory):
-    _compiler_or_skip()
-    folder = str(tmp_path_factory.mktemp("ks_cache"))
-    saved = os.environ.get("KERAS_SKIM_CACHE")
-    os.environ["KERAS_SKIM_CACHE"] = folder
-    yield folder
-    if saved is None:
-        os.environ.pop("KERAS_SKIM_CACHE", None)
-    else:
-        os.environ["KERAS_SKIM_CACHE"] = saved
 
 
 def _tiny(small_units, classes=2):
@@ -47,7 +28,7 @@ def _tiny(small_units, classes=2):
 
 
 @pytest.fixture(scope="module", params=[4, 0], ids=["d'=4", "d'=0"])
-def written(request, cache, tmp_path_factory):
+def written(request, op_cache, tmp_path_factory):
     from keras_skim.export.custom_op_backend import write_custom_op_model
 
     model = _tiny(request.param)
@@ -56,11 +37,11 @@ def written(request, cache, tmp_path_factory):
     return model, path
 
 
-def test_library_builds_into_cache(cache):
+def test_library_builds_into_cache(op_cache):
     from keras_skim import litert_ops
 
     path = litert_ops.library_path()
-    assert path.startswith(os.path.join(cache, "litert_ops", litert_ops.source_hash()))
+    assert path.startswith(os.path.join(op_cache, "litert_ops", litert_ops.source_hash()))
     assert os.path.basename(path) == "libkeras_skim_ops.so" and os.path.getsize(path) > 0
     assert litert_ops.library_path(build=False) == path  # cached
     assert litert_ops.registerer() == "KerasSkim_Register"

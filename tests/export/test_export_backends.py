@@ -2,7 +2,6 @@
 custom-op export (the KerasSkimLSTM op built into a temporary cache)."""
 import json
 import os
-import shutil
 import subprocess
 import sys
 
@@ -15,20 +14,6 @@ def _one_line(err):
     err = err.strip()
     assert err and err.count("\n") == 0, err
     return err
-
-
-@pytest.fixture(scope="module")
-def op_cache(tmp_path_factory):
-    if shutil.which(os.environ.get("CXX", "g++")) is None:
-        pytest.skip("no C++ compiler: the KerasSkimLSTM custom-op library cannot be built")
-    folder = str(tmp_path_factory.mktemp("ks_op_cache"))
-    saved = os.environ.get("KERAS_SKIM_CACHE")
-    os.environ["KERAS_SKIM_CACHE"] = folder
-    yield folder
-    if saved is None:
-        os.environ.pop("KERAS_SKIM_CACHE", None)
-    else:
-        os.environ["KERAS_SKIM_CACHE"] = saved
 
 
 @pytest.fixture(scope="module")
