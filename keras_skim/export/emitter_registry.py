@@ -108,13 +108,20 @@ class CellEmitter:
 
 
 class SkimInputProjections:
-    """Mixin for the skim emitters: the small cell's and the gate's input
-    projections share one table, next to the big cell's.
+    """Mixin for the skim emitters: reads the gate, and lets the small cell's
+    and the gate's input projections share one table, next to the big cell's.
 
-    Needs `small_units`, `small_kernel`, `small_input_bias`, `gate_kernel`
-    and `gate_bias` on the emitter; comes before the plain cell emitter in
-    the bases so that it extends its `input_projections`.
+    Comes before the plain cell emitter in the bases so that it extends its
+    `input_projections`; the emitter sets `small_kernel` and
+    `small_input_bias` when `small_units` > 0.
     """
+
+    def read_skim_gate(self, cell):
+        from keras_skim.export.weights import gate_difference
+
+        self.small_units = int(cell.small_units)
+        self.default_threshold = float(cell.threshold)
+        self.gate_kernel, self.gate_recurrent, self.gate_bias = gate_difference(cell)
 
     def input_projections(self):
         import numpy as np

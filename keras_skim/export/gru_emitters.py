@@ -11,7 +11,7 @@ from keras_skim.export.emitter_registry import (
     register_emitter,
 )
 from keras_skim.export.errors import ExportError
-from keras_skim.export.weights import check_activations, f32, gate_difference, to_numpy
+from keras_skim.export.weights import check_activations, f32, to_numpy
 
 
 def _gru_weights(cell, prefix, size):
@@ -70,9 +70,7 @@ class SkimGRUEmitter(SkimInputProjections, GRUEmitter):
 
     def __init__(self, cell):
         super().__init__(cell)
-        self.small_units = int(cell.small_units)
-        self.default_threshold = float(cell.threshold)
-        self.gate_kernel, self.gate_recurrent, self.gate_bias = gate_difference(cell)
+        self.read_skim_gate(cell)
         if self.small_units:
             (
                 self.small_kernel,

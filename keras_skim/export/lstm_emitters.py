@@ -15,7 +15,6 @@ from keras_skim.export.emitter_registry import (
 from keras_skim.export.weights import (
     check_activations,
     f32,
-    gate_difference,
     reorder_lstm_gates,
     to_numpy,
 )
@@ -72,9 +71,7 @@ class SkimLSTMEmitter(SkimInputProjections, LSTMEmitter):
 
     def __init__(self, cell):
         super().__init__(cell)
-        self.small_units = int(cell.small_units)
-        self.default_threshold = float(cell.threshold)
-        self.gate_kernel, self.gate_recurrent, self.gate_bias = gate_difference(cell)
+        self.read_skim_gate(cell)
         if self.small_units:
             small_bias = to_numpy(cell.small_bias) if cell.use_bias else None
             self.small_kernel, self.small_recurrent, self.small_input_bias = _lstm_weights(

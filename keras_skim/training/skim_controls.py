@@ -1,4 +1,6 @@
 """Find the skim cells of a model and set their inference threshold."""
+import contextlib
+
 import keras
 
 from keras_skim.layers.skim_cell_base import SkimCellBase, _check_float
@@ -65,3 +67,18 @@ def set_threshold(model, threshold, layer_name=None):
     for cell in cells:
         cell.threshold = threshold
     return cells
+
+
+@contextlib.contextmanager
+def thresholds_set_to(cells, threshold):
+    """Temporarily sets the threshold of `cells` (no change when None);
+    restores each cell's own threshold afterwards, also on errors."""
+    saved = [cell.threshold for cell in cells]
+    try:
+        if threshold is not None:
+            for cell in cells:
+                cell.threshold = threshold
+        yield
+    finally:
+        for cell, value in zip(cells, saved):
+            cell.threshold = value

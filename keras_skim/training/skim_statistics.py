@@ -10,7 +10,7 @@ from keras_skim.layers.skim_cell_base import (
     STAT_TOKENS,
     SkimCellBase,
 )
-from keras_skim.training.skim_controls import skim_cells
+from keras_skim.training.skim_controls import skim_cells, thresholds_set_to
 
 
 def skim_statistics(model, token_ids, batch_size=64, threshold=None):
@@ -45,11 +45,7 @@ def skim_statistics(model, token_ids, batch_size=64, threshold=None):
         )
     probes = _state_probes(model)
     counts = {id(cell): [0.0, 0.0] for cell in cells}
-    saved = [cell.threshold for cell in cells]
-    try:
-        if threshold is not None:
-            for cell in cells:
-                cell.threshold = threshold
+    with thresholds_set_to(cells, threshold):
         for start in range(0, len(token_ids), batch_size):
             batch = token_ids[start : start + batch_size]
             mask = batch != 0
@@ -59,9 +55,6 @@ def skim_statistics(model, token_ids, batch_size=64, threshold=None):
                     stats = np.asarray(probe(features, mask=mask, training=False)[-1])
                     counts[id(cell)][0] += float(stats[:, STAT_SKIMS].sum())
                     counts[id(cell)][1] += float(stats[:, STAT_TOKENS].sum())
-    finally:
-        for cell, value in zip(cells, saved):
-            cell.threshold = value
     layers = [
         {
             "name": cell.name,
@@ -128,10 +121,7 @@ def read_decisions(model, token_ids, threshold=None):
     padded = np.zeros((1, max(length, len(token_ids))), np.int32)
     padded[0, : len(token_ids)] = token_ids
     features = np.asarray(feature_model([padded]))[:, : len(token_ids)]
-    saved = cell.threshold
-    try:
-        if threshold is not None:
-            cell.threshold = threshold
+    with thresholds_set_to([cell], threshold):
         states = cell.get_initial_state(batch_size=1)
         decisions = []
         for t in range(features.shape[1]):
@@ -139,8 +129,6 @@ def read_decisions(model, token_ids, threshold=None):
             stats = np.asarray(states[-1])
             assert stats.shape[-1] == NUM_STATS
             decisions.append(int(stats[0, STAT_PENDING] < 0.5))
-    finally:
-        cell.threshold = saved
     return np.asarray(decisions, dtype=np.int32)
 
 

@@ -24,19 +24,12 @@ def load_encoded(dataset, tokenizer, split, max_length, limit=None, seed=0):
 
 def evaluate_model(model, ids, labels, threshold=None, batch_size=64):
     """Accuracy at the current (or given) threshold, and exact skim statistics."""
-    from keras_skim.training.skim_controls import skim_cells
+    from keras_skim.training.skim_controls import skim_cells, thresholds_set_to
     from keras_skim.training.skim_statistics import skim_statistics
 
     cells = skim_cells(model)
-    saved = [cell.threshold for cell in cells]
-    try:
-        if threshold is not None:
-            for cell in cells:
-                cell.threshold = threshold
+    with thresholds_set_to(cells, threshold):
         logits = model.predict(ids, batch_size=batch_size, verbose=0)[:, 0]
-    finally:
-        for cell, value in zip(cells, saved):
-            cell.threshold = value
     result = {"accuracy": float(np.mean((logits >= 0) == (labels >= 0.5)))}
     if cells:
         stats = skim_statistics(model, ids, batch_size=batch_size, threshold=threshold)
