@@ -103,16 +103,33 @@ def test_parity_of_logits_on_long_sequence():
     assert int(np.asarray(_runner(flatbuffer)(ids, 0.0)["read_count"]).reshape(-1)[0]) == 200
 
 
-def test_export_model_end_to_end(tmp_path):
-    from keras_skim.analysis import flops
+def test_cli_export_and_bench_next_to_an_lstm(tmp_path, exported):
+    """`keras-skim export` of a ScoRNN model, then `keras-skim bench` with an
+    exported LSTM as the baseline: latency of both and their ratio."""
+    import json
 
-    if "scornn" not in getattr(flops, "_CELL_SHAPE", {}):
-        pytest.skip("keras_skim.analysis.flops has no 'scornn' cell kind yet (export metadata)")
-    from keras_skim.export.exporter import export_model
+    from tests.export.helpers import run_cli
 
     model, _ = _model()
     path = os.path.join(tmp_path, "model.keras")
     model.save(path)
-    result = export_model(path, os.path.join(tmp_path, "export"))
-    assert result.parity.ok and result.metadata["model_kind"] == "scornn"
-    assert os.path.isfile(os.path.join(tmp_path, "export", "model.tflite"))
+    out = os.path.join(tmp_path, "export")
+    code, stdout, stderr = run_cli(["export", path, "-o", out])
+    assert code == 0, stderr
+    meta = json.load(open(os.path.join(out, "metadata.json")))
+    assert meta["model_kind"] == "scornn" and meta["backend"] == "builtin"
+    assert meta["parity"]["ok"] and meta["parity"]["max_abs_diff"] < 1e-4
+    assert meta["custom_ops"] == [] and meta["flops"]["kind"] == "scornn"
+    assert meta["flops"]["baseline_flops_per_token"] > 0
+
+    _, baseline, _ = exported("lstm")
+    report_dir = tmp_path / "report"
+    code, stdout, stderr = run_cli(["bench", out, "--baseline", baseline, "--samples", "2",
+                                    "--repeats", "1", "-o", str(report_dir)])
+    assert code == 0, stderr
+    report = json.load(open(report_dir / "report.json"))
+    assert report["model_kind"] == "scornn" and report["baseline_kind"] == "lstm"
+    result = report["results"][0]
+    assert result["model_latency"]["median_us"] > 0
+    assert result["baseline_latency"]["median_us"] > 0
+    assert result["speedup"] > 0 and result["skim_rate"] == 0.0
