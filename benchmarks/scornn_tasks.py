@@ -149,7 +149,10 @@ def compile_task_model(model, args, loss, metrics=None):
     if args.model == "scornn":
         return compile_scornn(model, args, loss, metrics)
     model.compile(
-        optimizer=keras.optimizers.RMSprop(args.lr), loss=loss, metrics=metrics
+        optimizer=keras.optimizers.RMSprop(args.lr),
+        loss=loss,
+        metrics=metrics,
+        jit_compile=args.jit_compile,
     )
 
 
@@ -161,6 +164,7 @@ def compile_scornn(model, args, loss, metrics=None):
         ),
         loss=loss,
         metrics=metrics,
+        jit_compile=args.jit_compile,
     )
 
 
@@ -385,7 +389,11 @@ def run_speed(args):
         if kind.startswith("scornn"):
             compile_scornn(model, args, "mse")
         else:
-            model.compile(optimizer=keras.optimizers.RMSprop(args.lr), loss="mse")
+            model.compile(
+                optimizer=keras.optimizers.RMSprop(args.lr),
+                loss="mse",
+                jit_compile=args.jit_compile,
+            )
         return model
 
     x, y = adding_batch(np.random.default_rng(args.seed), batch, T)
@@ -429,6 +437,7 @@ def run_speed(args):
         "input_dim": input_dim,
         "repeats": args.repeats,
         "warmup": args.warmup,
+        "jit_compile": args.jit_compile,
         "tf_intra_op_threads": tf.config.threading.get_intra_op_parallelism_threads(),
         "process_cpu_seconds_median": {
             k: statistics.median(v) for k, v in cpu_times.items()
@@ -479,7 +488,8 @@ def markdown(result, env):
             f"T = {result['T']}, batch = {result['batch_size']}, "
             f"input dim = {result['input_dim']}, median of "
             f"{result['repeats']} timed `train_on_batch` calls per model "
-            f"(interleaved, after {result['warmup']} warm-up calls).",
+            f"(interleaved, after {result['warmup']} warm-up calls), "
+            f"XLA {'on' if result.get('jit_compile') else 'off'}.",
             "",
             "| model | units | RNN parameters | median s/batch | min s/batch "
             "| time / ScoRNN | time / SimpleRNN |",
@@ -553,6 +563,9 @@ def parser():
         sp.add_argument("--out-dir", default=str(ROOT / "benchmarks" / "results"))
         sp.add_argument("--tag", default="", help="suffix of the result files")
         sp.add_argument("--verbose", action="store_true")
+        sp.add_argument("--jit-compile", action="store_true",
+                        help="compile the train step with XLA (Keras' default "
+                             "only where a GPU is present)")
 
     sp = sub.add_parser("copying", help="copying memory task")
     common(sp, None, 20, T=1000)

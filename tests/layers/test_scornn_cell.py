@@ -480,3 +480,24 @@ def test_fit_gradients_equal_reference_formula(monkeypatch):
     ref = grads()
     for f, r in zip(fast, ref):
         np.testing.assert_allclose(f, r, rtol=1e-5, atol=1e-7)
+
+
+def test_xla_train_step_equals_the_graph_one():
+    """Keras compiles `fit` with XLA by default where a GPU is present
+    (`jit_compile="auto"`); the Cayley solve, the pre-loop `W` and the
+    modReLU gradient must give the same step there."""
+    from keras_skim.training.scornn_optimizer import scornn_optimizer
+
+    x, y = data(np.random.default_rng(5), batch=8)
+    weights = {}
+    for jit in (False, True):
+        keras.utils.set_random_seed(0)
+        model = build_model(n=8, rho=3, seed=2)
+        randomize(model.layers[0].cell, np.random.default_rng(6), scale=0.3)
+        model.compile(optimizer=scornn_optimizer(), loss="mse", jit_compile=jit)
+        model.fit(x, y, batch_size=8, epochs=3, verbose=0)
+        weights[jit] = [ops.convert_to_numpy(w) for w in model.weights]
+        w = ops.convert_to_numpy(model.layers[0].cell.recurrent_matrix())
+        assert orthogonality_error(w) < 1e-5
+    for graph, xla in zip(weights[False], weights[True]):
+        np.testing.assert_allclose(xla, graph, rtol=1e-4, atol=1e-6)
