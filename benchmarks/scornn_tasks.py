@@ -109,12 +109,15 @@ def scornn_model(n, rho, input_dim, head, return_sequences, seed):
     )
 
 
-# Hidden units of each model per task: the paper's sizes (scoRNN and LSTM);
-# SimpleRNN gets the parameter count of the scoRNN layer.
+# Hidden units of each model per task: the paper's sizes where the paper
+# matched parameter counts (copying, adding); a model missing here gets the
+# parameter count of the scoRNN layer. For MNIST the paper's LSTM has
+# n = 128 (4x the scoRNN's parameters); we compare at matched counts
+# (n = 60) and `--n 128` gives the paper's size.
 PAPER_UNITS = {
     "copying": {"scornn": 190, "lstm": 68},
     "adding": {"scornn": 170, "lstm": 60},
-    "mnist": {"scornn": 170, "lstm": 128},
+    "mnist": {"scornn": 170},
 }
 
 
