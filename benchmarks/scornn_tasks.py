@@ -133,11 +133,12 @@ def resolve_units(args, task, input_dim):
 
 def task_model(args, n, rho, input_dim, head, return_sequences):
     """`--model`: scornn (ScoRNNCell in keras.layers.RNN), lstm, simple_rnn."""
+    # Seeds every initializer (the cell's `seed` covers only A and dropout).
+    keras.utils.set_random_seed(args.seed)
     if args.model == "scornn":
         return scornn_model(n, rho, input_dim, head, return_sequences, args.seed)
     layer_cls = {"lstm": keras.layers.LSTM,
                  "simple_rnn": keras.layers.SimpleRNN}[args.model]
-    keras.utils.set_random_seed(args.seed)
     return keras.Sequential(
         [
             keras.Input((None, input_dim)),
