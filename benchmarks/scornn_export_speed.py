@@ -34,23 +34,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 V, E, T, N = 1000, 50, 200, 170
 
 
-def scornn_recurrent_params(n, e):
-    return n * e + n * (n - 1) // 2 + 2 * n  # U, A, b, b_mod
-
-
-def lstm_params(u, e):
-    return 4 * u * (e + u + 1)
-
-
-def simple_rnn_params(u, e):
-    return u * (e + u + 1)
-
-
-def matched_units(target, count):
-    """Units whose parameter count (count(u)) is closest to target."""
-    return min(range(1, 2000), key=lambda u: (abs(count(u) - target), u))
-
-
 def build(kind, units, seed):
     import keras
 
@@ -103,12 +86,14 @@ def main():
     from keras_skim.runtime.interpreter_loader import runtime_versions
     from keras_skim.runtime.runner import SkimRunner
 
-    target = scornn_recurrent_params(N, E)
-    models = [("scornn", "ScoRNN", N), ("lstm", "LSTM (matched params)", matched_units(target, lambda u: lstm_params(u, E)))]
+    from scornn_tasks import matched_units, rnn_parameters
+
+    target = rnn_parameters("scornn", N, E)
+    models = [("scornn", "ScoRNN", N), ("lstm", "LSTM (matched params)", matched_units("lstm", target, E))]
     skipped = {}
     if "SimpleRNNCell" in known_cells():
         models.append(("simple_rnn", "SimpleRNN (matched params)",
-                       matched_units(target, lambda u: simple_rnn_params(u, E))))
+                       matched_units("simple_rnn", target, E)))
     else:
         skipped["simple_rnn"] = "the exporter has no emitter for SimpleRNNCell (known: " + ", ".join(known_cells()) + ")"
 
