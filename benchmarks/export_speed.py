@@ -15,17 +15,15 @@ Writes benchmarks/results/export_speed.json and .md.
 import argparse
 import json
 import os
-import platform
-import sys
 import tempfile
 import time
 
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
+import litert_report  # noqa: E402
 import numpy as np  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 V, E, T, SMALL = 2000, 100, 200, 10
 CASES = [(100, [None, 0.85, 1.0]), (256, [0.8, 0.95]), (512, [0.8, 0.95])]
 
@@ -99,10 +97,8 @@ def main():
     args = parser.parse_args()
     cases = CASES[:1] if args.quick else CASES
 
-    from keras_skim.analysis.flops import flop_report  # noqa: F401
     from keras_skim.export.exporter import export_model
     from keras_skim.runtime.bench import bench_threshold
-    from keras_skim.runtime.interpreter_loader import runtime_versions
     from keras_skim.runtime.runner import SkimRunner
 
     rng = np.random.default_rng(0)
@@ -144,29 +140,15 @@ def main():
                 rows.append(row)
                 print(json.dumps(row), flush=True)
     report = {
-        "machine": {"platform": platform.platform(), "processor": platform.processor() or platform.machine(),
-                    "cpu_count": os.cpu_count(), "python": sys.version.split()[0]},
-        "versions": {**runtime_versions(), **_tf_versions()},
-        "command": " ".join([os.path.basename(sys.executable)] + sys.argv),
+        "machine": litert_report.machine(),
+        "versions": litert_report.versions(),
+        "command": litert_report.command(),
         "setup": {"vocabulary": V, "embedding_dim": E, "tokens": T, "samples": args.samples,
                   "repeats": args.repeats, "threads": 1, "batch": 1},
         "seconds": round(time.time() - started, 1),
         "rows": rows,
     }
-    out = os.path.join(HERE, "results")
-    os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, "export_speed.json"), "w") as f:
-        json.dump(report, f, indent=1)
-    with open(os.path.join(out, "export_speed.md"), "w") as f:
-        f.write(_markdown(report))
-    print(_markdown(report))
-
-
-def _tf_versions():
-    import keras
-    import tensorflow as tf
-
-    return {"tensorflow": tf.__version__, "keras": keras.__version__}
+    litert_report.write("export_speed", report, _markdown(report))
 
 
 def _markdown(report):

@@ -20,17 +20,15 @@ Writes benchmarks/results/scornn_export_speed.json and .md.
 import argparse
 import json
 import os
-import platform
-import sys
 import tempfile
 import time
 
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
+import litert_report  # noqa: E402
 import numpy as np  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 V, E, T, N = 1000, 50, 200, 170
 
 
@@ -83,7 +81,6 @@ def main():
     from keras_skim.export.emitter_registry import known_cells
     from keras_skim.export.exporter import export_model
     from keras_skim.runtime.bench import bench_threshold
-    from keras_skim.runtime.interpreter_loader import runtime_versions
     from keras_skim.runtime.runner import SkimRunner
 
     from scornn_tasks import matched_units, rnn_parameters
@@ -144,11 +141,9 @@ def main():
             })
             print(json.dumps(comparisons[-1]), flush=True)
     report = {
-        "machine": {"platform": platform.platform(), "processor": platform.processor() or platform.machine(),
-                    "cpu_count": os.cpu_count(), "python": sys.version.split()[0],
-                    "load_average_at_end": [round(x, 2) for x in os.getloadavg()]},
-        "versions": {**runtime_versions(), **_tf_versions()},
-        "command": " ".join([os.path.basename(sys.executable)] + sys.argv),
+        "machine": litert_report.machine(load_average=True),
+        "versions": litert_report.versions(),
+        "command": litert_report.command(),
         "setup": {"vocabulary": V, "embedding_dim": E, "tokens": T, "samples": args.samples,
                   "repeats": args.repeats, "threads": 1, "batch": 1, "backend": "builtin",
                   "scornn_target_recurrent_params": target},
@@ -157,20 +152,7 @@ def main():
         "comparisons": comparisons,
         "seconds": round(time.time() - started, 1),
     }
-    out = os.path.join(HERE, "results")
-    os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, "scornn_export_speed.json"), "w") as f:
-        json.dump(report, f, indent=1)
-    with open(os.path.join(out, "scornn_export_speed.md"), "w") as f:
-        f.write(_markdown(report))
-    print(_markdown(report))
-
-
-def _tf_versions():
-    import keras
-    import tensorflow as tf
-
-    return {"tensorflow": tf.__version__, "keras": keras.__version__}
+    litert_report.write("scornn_export_speed", report, _markdown(report))
 
 
 def table(report):

@@ -1,0 +1,44 @@
+"""Machine, versions, command line and result files of the LiteRT export
+benchmarks (`export_speed.py`, `scornn_export_speed.py`)."""
+import json
+import os
+import platform
+import sys
+
+RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
+
+
+def machine(load_average=False):
+    info = {
+        "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "cpu_count": os.cpu_count(),
+        "python": sys.version.split()[0],
+    }
+    if load_average:
+        # read when the report is written: how loaded the timed runs were
+        info["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
+    return info
+
+
+def versions():
+    import keras
+    import tensorflow as tf
+
+    from keras_skim.runtime.interpreter_loader import runtime_versions
+
+    return {**runtime_versions(), "tensorflow": tf.__version__, "keras": keras.__version__}
+
+
+def command():
+    return " ".join([os.path.basename(sys.executable)] + sys.argv)
+
+
+def write(stem, report, markdown):
+    """Writes results/<stem>.json and .md and prints the Markdown."""
+    os.makedirs(RESULTS, exist_ok=True)
+    with open(os.path.join(RESULTS, stem + ".json"), "w") as f:
+        json.dump(report, f, indent=1)
+    with open(os.path.join(RESULTS, stem + ".md"), "w") as f:
+        f.write(markdown)
+    print(markdown)
