@@ -16,6 +16,15 @@ def _one_line(err):
     return err
 
 
+def _custom_export_refused(model_path, out):
+    """`keras-skim export --backend custom` that must exit 2 and leave no
+    OUT; returns its stderr."""
+    code, _, stderr = run_cli(["export", model_path, "-o", str(out), "--backend", "custom"])
+    assert code == 2
+    assert not out.exists()
+    return stderr
+
+
 @pytest.fixture(scope="module")
 def skim_model(tmp_path_factory):
     folder = tmp_path_factory.mktemp("skim_model")
@@ -87,22 +96,14 @@ def test_runner_on_a_custom_export_imports_no_tensorflow(custom_export):
 def test_no_compiler_gives_one_line_and_writes_nothing(skim_model, tmp_path, monkeypatch):
     monkeypatch.setenv("CXX", "no-such-cxx-compiler")
     monkeypatch.setenv("KERAS_SKIM_CACHE", str(tmp_path / "empty_cache"))
-    out = tmp_path / "export"
-    code, _, stderr = run_cli(["export", skim_model, "-o", str(out), "--backend", "custom"])
-    assert code == 2
-    line = _one_line(stderr)
+    line = _one_line(_custom_export_refused(skim_model, tmp_path / "export"))
     assert "C++ compiler" in line and "--backend builtin" in line
-    assert not out.exists()
 
 
 def test_unsupported_model_form_gives_one_line(tmp_path, op_cache):
     path, _ = train_tiny(str(tmp_path / "gru"), "skim_gru", fit=False)
-    out = tmp_path / "export"
-    code, _, stderr = run_cli(["export", path, "-o", str(out), "--backend", "custom"])
-    assert code == 2
-    line = _one_line(stderr)
+    line = _one_line(_custom_export_refused(path, tmp_path / "export"))
     assert "SkimLSTMCell" in line and "--backend builtin" in line
-    assert not out.exists()
 
 
 def test_failed_custom_parity_refuses_and_writes_nothing(skim_model, op_cache, tmp_path, monkeypatch):
@@ -111,8 +112,5 @@ def test_failed_custom_parity_refuses_and_writes_nothing(skim_model, op_cache, t
 
     monkeypatch.setattr(custom_op_backend, "custom_op_parity", lambda *a, **k: ParityResult(
         False, 1, [0.5], 1.0, 3, 2, "custom-op parity FAILED (threshold 0.5, 3 tokens: 2 read/skim decisions differ)"))
-    out = tmp_path / "export"
-    code, _, stderr = run_cli(["export", skim_model, "-o", str(out), "--backend", "custom"])
-    assert code == 2
+    stderr = _custom_export_refused(skim_model, tmp_path / "export")
     assert "parity FAILED" in _one_line(stderr) and "nothing written" in stderr
-    assert not out.exists()
