@@ -131,6 +131,13 @@ def resolve_units(args, task, input_dim):
     return matched_units(args.model, target, input_dim)
 
 
+def resolve_rho(args, task_default):
+    """`--rho` or the task's default for scoRNN runs; None for baselines."""
+    if args.model != "scornn":
+        return None
+    return args.rho if args.rho is not None else task_default
+
+
 def task_model(args, n, rho, input_dim, head, return_sequences):
     """`--model`: scornn (ScoRNNCell in keras.layers.RNN), lstm, simple_rnn."""
     # Seeds every initializer (the cell's `seed` covers only A and dropout).
@@ -204,7 +211,7 @@ def orthogonality(model):
 # ----------------------------------------------------------------------
 def run_copying(args):
     T, n = args.T, resolve_units(args, "copying", 10)
-    rho = args.rho if args.rho is not None else n // 2
+    rho = resolve_rho(args, n // 2)
     model = task_model(args, n, rho, 10, keras.layers.Dense(10), True)
     compile_task_model(
         model,
@@ -226,7 +233,7 @@ def run_copying(args):
         "model": args.model,
         "T": T,
         "n": n,
-        "rho": rho if args.model == "scornn" else None,
+        "rho": rho,
         "steps": steps,
         "train_seconds": seconds,
         "test_cross_entropy": ce,
@@ -240,9 +247,7 @@ def run_copying(args):
 
 def run_adding(args):
     T, n = args.T, resolve_units(args, "adding", 2)
-    rho = args.rho if args.rho is not None else (
-        7 * n // 10 if T >= 400 else n // 2
-    )
+    rho = resolve_rho(args, 7 * n // 10 if T >= 400 else n // 2)
     model = task_model(args, n, rho, 2, keras.layers.Dense(1), False)
     compile_task_model(model, args, "mse")
     stream = batches(adding_batch, args.seed, args.batch_size, T)
@@ -254,7 +259,7 @@ def run_adding(args):
         "model": args.model,
         "T": T,
         "n": n,
-        "rho": rho if args.model == "scornn" else None,
+        "rho": rho,
         "steps": steps,
         "train_seconds": seconds,
         "test_mse": float(np.mean((pred - y) ** 2)),
@@ -282,9 +287,7 @@ def run_mnist(args):
     x_train = x_train.reshape(-1, 784, 1)
     x_test = x_test.reshape(-1, 784, 1)
     n = resolve_units(args, "mnist", 1)
-    rho = args.rho if args.rho is not None else (
-        n // 2 if args.permuted else n // 10
-    )
+    rho = resolve_rho(args, n // 2 if args.permuted else n // 10)
     model = task_model(args, n, rho, 1, keras.layers.Dense(10), False)
     compile_task_model(
         model,
@@ -307,7 +310,7 @@ def run_mnist(args):
         "task": "permuted_mnist" if args.permuted else "mnist",
         "model": args.model,
         "n": n,
-        "rho": rho if args.model == "scornn" else None,
+        "rho": rho,
         "epochs": args.epochs,
         "batch_size": args.batch_size,
         "train_steps": int(math.ceil(len(x_train) / args.batch_size)) * args.epochs,
@@ -436,7 +439,7 @@ def run_speed(args):
         "task": "speed",
         "T": T,
         "n": n,
-        "rho": rho if args.model == "scornn" else None,
+        "rho": rho,
         "batch_size": batch,
         "input_dim": input_dim,
         "repeats": args.repeats,
