@@ -5,15 +5,14 @@ import os
 import pytest
 
 from keras_skim.cli.main import main
+from tests.assertions import one_line
 
 TRAIN = ["train", "--data", "rotten_tomatoes", "--units", "8", "--small-units", "2",
          "--epochs", "1", "--no-glove", "--max-length", "12", "--quiet", "--gamma", "0.05"]
 
 
 def _error_line(capsys):
-    err = capsys.readouterr().err.strip()
-    assert err.count("\n") == 0, err
-    return err
+    return one_line(capsys.readouterr().err)
 
 
 @pytest.fixture

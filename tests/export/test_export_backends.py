@@ -7,13 +7,8 @@ import sys
 
 import pytest
 
+from tests.assertions import one_line
 from tests.export.helpers import run_cli, train_tiny
-
-
-def _one_line(err):
-    err = err.strip()
-    assert err and err.count("\n") == 0, err
-    return err
 
 
 def _custom_export_refused(model_path, out):
@@ -96,13 +91,13 @@ def test_runner_on_a_custom_export_imports_no_tensorflow(custom_export):
 def test_no_compiler_gives_one_line_and_writes_nothing(skim_model, tmp_path, monkeypatch):
     monkeypatch.setenv("CXX", "no-such-cxx-compiler")
     monkeypatch.setenv("KERAS_SKIM_CACHE", str(tmp_path / "empty_cache"))
-    line = _one_line(_custom_export_refused(skim_model, tmp_path / "export"))
+    line = one_line(_custom_export_refused(skim_model, tmp_path / "export"))
     assert "C++ compiler" in line and "--backend builtin" in line
 
 
-def test_unsupported_model_form_gives_one_line(tmp_path, op_cache):
+def test_unsupported_model_form_givesone_line(tmp_path, op_cache):
     path, _ = train_tiny(str(tmp_path / "gru"), "skim_gru", fit=False)
-    line = _one_line(_custom_export_refused(path, tmp_path / "export"))
+    line = one_line(_custom_export_refused(path, tmp_path / "export"))
     assert "SkimLSTMCell" in line and "--backend builtin" in line
 
 
@@ -113,4 +108,4 @@ def test_failed_custom_parity_refuses_and_writes_nothing(skim_model, op_cache, t
     monkeypatch.setattr(custom_op_backend, "custom_op_parity", lambda *a, **k: ParityResult(
         False, 1, [0.5], 1.0, 3, 2, "custom-op parity FAILED (threshold 0.5, 3 tokens: 2 read/skim decisions differ)"))
     stderr = _custom_export_refused(skim_model, tmp_path / "export")
-    assert "parity FAILED" in _one_line(stderr) and "nothing written" in stderr
+    assert "parity FAILED" in one_line(stderr) and "nothing written" in stderr

@@ -45,6 +45,7 @@ def test_classify_and_bench_without_tensorflow(exported, tmp_path):
 
 
 def test_bench_bad_inputs(exported, tmp_path):
+    from tests.assertions import one_line
     from tests.export.helpers import run_cli
 
     _, model_dir, _ = exported("skim")
@@ -54,7 +55,7 @@ def test_bench_bad_inputs(exported, tmp_path):
         (["bench", model_dir, "--thresholds", "a,b"], "--thresholds"),
     ):
         code, _, err = run_cli(argv)
-        assert code == 2 and len(err.strip().splitlines()) == 1 and expect in err, err
+        assert code == 2 and expect in one_line(err), err
     lines = tmp_path / "texts.txt"
     lines.write_text("good fun movie\nbad plot\n")
     out = tmp_path / "rep"
