@@ -27,8 +27,8 @@ import threading
 OP_NAME = "KerasSkimLSTM"
 REGISTERER_SYMBOL = "KerasSkim_Register"
 LIBRARY_NAME = "libkeras_skim_ops.so"
-SOURCES = ("skim_lstm_core.cc", "skim_lstm_op.cc")
-HEADERS = ("skim_lstm_core.h", "tflite_abi.h")
+SOURCES = ("skim_lstm_core.cc", "skim_lstm_op.cc", "library_ops.cc", "tflite_registration.cc")
+HEADERS = ("op_kernel.h", "skim_lstm_core.h", "skim_lstm_op.h", "tflite_abi.h")
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _LOCK = threading.Lock()

@@ -1,0 +1,15 @@
+// keras-skim: the table of every op this library provides.
+#include "op_kernel.h"
+#include "skim_lstm_op.h"
+
+namespace keras_skim {
+
+const OpDef* LibraryOps(int* count) {
+  static const OpDef kOps[] = {
+      {kSkimLstmOpName, 1, CreateSkimLstmKernel},
+  };
+  *count = static_cast<int>(sizeof(kOps) / sizeof(kOps[0]));
+  return kOps;
+}
+
+}  // namespace keras_skim
