@@ -1,8 +1,5 @@
-"""Loading models safely and writing output folders without partial results."""
-import contextlib
+"""Loading Keras models safely (safe mode, one-line errors)."""
 import os
-import shutil
-import tempfile
 import zipfile
 
 
@@ -54,8 +51,18 @@ def load_model(path, compile=False):
             raise ModelLoadError(f"{path}: not a readable HDF5 model ({_first_line(err)})") from None
     else:
         raise ModelLoadError(f"{path}: unknown model format {ext!r} (expected .keras or .h5)")
+    custom_objects = None
+    if ext in (".h5", ".hdf5"):
+        # Keras writes the mask of Embedding(mask_zero=True) into an .h5
+        # model config as a bare "NotEqual" node, which its own .h5 loader
+        # then does not know; it is Keras' own operation.
+        from keras.src.ops.numpy import NotEqual
+
+        custom_objects = {"NotEqual": NotEqual}
     try:
-        return keras.saving.load_model(path, compile=compile, safe_mode=True)
+        return keras.saving.load_model(
+            path, compile=compile, safe_mode=True, custom_objects=custom_objects
+        )
     except Exception as err:
         message = _first_line(err)
         if "Could not locate class" in message or "Unknown layer" in message:
@@ -68,33 +75,3 @@ def load_model(path, compile=False):
 def _first_line(err):
     text = str(err).strip() or type(err).__name__
     return text.splitlines()[0][:300]
-
-
-@contextlib.contextmanager
-def staged_output_dir(path, force=False):
-    """Yields a temporary folder that replaces `path` only on success.
-
-    Nothing is left behind if the block fails, and an existing `path` is
-    replaced only with `force=True`.
-
-    Raises:
-        FileExistsError: `path` exists and `force` is False.
-    """
-    path = os.path.abspath(os.fspath(path))
-    if os.path.exists(path) and not force:
-        raise FileExistsError(f"{path} already exists (use --force to overwrite it)")
-    parent = os.path.dirname(path)
-    os.makedirs(parent, exist_ok=True)
-    stage = tempfile.mkdtemp(prefix=".keras-skim-", dir=parent)
-    try:
-        yield stage
-        if os.path.exists(path):
-            old = tempfile.mkdtemp(prefix=".keras-skim-old-", dir=parent)
-            os.replace(path, os.path.join(old, "x"))
-            os.replace(stage, path)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.replace(stage, path)
-    finally:
-        if os.path.exists(stage):
-            shutil.rmtree(stage, ignore_errors=True)

@@ -3,6 +3,8 @@ Flop-R and speed-up against a baseline, without TensorFlow."""
 import json
 import os
 
+from keras_skim.cli.model_args import THRESHOLD_HELP, threshold_list
+
 
 def add_arguments(parser):
     parser.add_argument("model", metavar="MODEL", help="exported model.tflite or its export folder")
@@ -13,28 +15,17 @@ def add_arguments(parser):
     parser.add_argument("--threads", type=int, default=1, help="interpreter threads (default 1)")
     parser.add_argument("--samples", type=int, default=50, metavar="N", help="texts to run (default 50)")
     parser.add_argument("--repeats", type=int, default=5, metavar="R", help="timed runs per text (default 5)")
-    parser.add_argument("--thresholds", metavar="T1,T2", help="comma-separated thresholds to sweep")
+    parser.add_argument("--thresholds", metavar="T1,T2", type=threshold_list,
+                        help="comma-separated thresholds to sweep; " + THRESHOLD_HELP)
     parser.add_argument("-o", "--output", metavar="REPORT_DIR", help="write report.json, report.md (and a PNG)")
-    parser.add_argument("--force", action="store_true", help="replace REPORT_DIR if it exists")
-
-
-def _thresholds(text):
-    if text is None:
-        return None
-    try:
-        values = [float(v) for v in text.split(",") if v.strip()]
-    except ValueError:
-        values = []
-    if not values or any(v < 0 for v in values):
-        from keras_skim.cli.errors import CliError
-
-        raise CliError(f"--thresholds must be comma-separated numbers >= 0; got {text!r}")
-    return values
+    parser.add_argument("--force", action="store_true",
+                        help="replace REPORT_DIR if keras-skim wrote it (never a folder with other files)")
 
 
 def run(args):
     import numpy as np
 
+    from keras_skim import contracts
     from keras_skim.cli.errors import CliError
     from keras_skim.runtime.bench import markdown_report, plot_sweep, run_bench
     from keras_skim.runtime.bench_data import BenchDataError, load_bench_texts
@@ -42,13 +33,17 @@ def run(args):
 
     if args.samples < 1 or args.repeats < 1 or args.threads < 1:
         raise CliError("--samples, --repeats and --threads must be at least 1")
-    thresholds = _thresholds(args.thresholds)
-    if args.output and os.path.exists(args.output) and not args.force:
-        raise CliError(f"{os.path.abspath(args.output)} already exists (use --force to overwrite it)")
+    thresholds = args.thresholds
+    inputs = [args.model, args.baseline]
+    if args.data and os.path.exists(args.data):
+        inputs.append(args.data)
+    if args.output:
+        contracts.check_output_folder(args.output, force=args.force, inputs=inputs)
     try:
         probe = SkimRunner(args.model, num_threads=args.threads)
+        vocab = probe.vocabulary_size
         if args.baseline:
-            SkimRunner(args.baseline, num_threads=args.threads)
+            vocab = min(vocab, SkimRunner(args.baseline, num_threads=args.threads).vocabulary_size)
         texts = labels = token_ids = None
         if args.data:
             texts, labels, description = load_bench_texts(args.data, args.samples)
@@ -57,7 +52,7 @@ def run(args):
         else:
             rng = np.random.default_rng(0)
             length = int(probe.max_length or 200)
-            vocab = int(probe.metadata["vocabulary_size"])
+            # Ids both models know (the baseline may have a smaller vocabulary).
             token_ids = [rng.integers(1, vocab, size=length) for _ in range(args.samples)]
             description = f"random token ids, {length} tokens each"
         report = run_bench(args.model, args.baseline, texts=texts, labels=labels, token_ids=token_ids,
@@ -68,17 +63,12 @@ def run(args):
     markdown = markdown_report(report)
     print(markdown, end="")
     if args.output:
-        from keras_skim.model_io import staged_output_dir
-
-        try:
-            with staged_output_dir(args.output, force=args.force) as stage:
-                with open(os.path.join(stage, "report.json"), "w", encoding="utf-8") as f:
-                    json.dump(report, f, indent=1)
-                with open(os.path.join(stage, "report.md"), "w", encoding="utf-8") as f:
-                    f.write(markdown)
-                if len(report["results"]) > 1:
-                    plot_sweep(report, os.path.join(stage, "threshold_sweep.png"))
-        except FileExistsError as err:
-            raise CliError(str(err)) from None
+        with contracts.staged_output_dir(args.output, force=args.force, inputs=inputs) as stage:
+            with open(os.path.join(stage, "report.json"), "w", encoding="utf-8") as f:
+                json.dump(report, f, indent=1)
+            with open(os.path.join(stage, "report.md"), "w", encoding="utf-8") as f:
+                f.write(markdown)
+            if len(report["results"]) > 1:
+                plot_sweep(report, os.path.join(stage, "threshold_sweep.png"))
         print(f"wrote {os.path.abspath(args.output)}")
     return 0

@@ -16,7 +16,8 @@ from keras_skim.cli.model_args import non_negative_float, non_negative_int, posi
 
 def add_arguments(parser):
     parser.add_argument("-o", "--output", default="keras-skim-demo", help="folder to write")
-    parser.add_argument("--force", action="store_true", help="overwrite the output folder")
+    parser.add_argument("--force", action="store_true",
+                        help="replace the output folder if keras-skim wrote it (never a folder with other files)")
     parser.add_argument("--data", choices=["rotten_tomatoes", "imdb"], default="rotten_tomatoes")
     parser.add_argument("--epochs", type=positive_int, default=3)
     parser.add_argument("--units", type=positive_int, default=100)
@@ -105,16 +106,16 @@ def export_and_bench(output, args, log=print):
 
 
 def run(args):
-    if os.path.exists(args.output) and not args.force:
-        raise CliError(f"{args.output} already exists (use --force to overwrite it)")
+    from keras_skim import contracts
+
+    contracts.check_output_folder(args.output, force=args.force)
     if args.small_units >= args.units:
         raise CliError(f"--small-units ({args.small_units}) must be smaller than --units ({args.units})")
     from keras_skim.datasets import DatasetUnavailableError
-    from keras_skim.model_io import staged_output_dir
     from keras_skim.training.text_training import train_text_model
 
     rows = []
-    with staged_output_dir(args.output, force=args.force) as stage:
+    with contracts.staged_output_dir(args.output, force=args.force) as stage:
         for name, cell in (("Skim-LSTM", "skim-lstm"), ("LSTM", "lstm")):
             print(f"== training {name} (d={args.units}"
                   + (f", d'={args.small_units}, gamma={args.gamma}" if cell != "lstm" else "")
@@ -135,9 +136,9 @@ def run(args):
                 raise CliError(str(err)) from None
             rows.append((name, result))
         table = comparison_table(rows)
-        with open(os.path.join(stage, "comparison.md"), "w") as f:
+        with open(os.path.join(stage, "comparison.md"), "w", encoding="utf-8") as f:
             f.write(f"# keras-skim demo on {args.data}\n\n{table}\n")
-        with open(os.path.join(stage, "comparison.json"), "w") as f:
+        with open(os.path.join(stage, "comparison.json"), "w", encoding="utf-8") as f:
             json.dump({name: result["test"] for name, result in rows}, f, indent=2)
     print()
     print(table)

@@ -3,11 +3,13 @@ import json
 
 from keras_skim.cli.errors import CliError
 from keras_skim.cli.model_args import (
+    THRESHOLD_HELP,
     load_model_or_fail,
     load_tokenizer_or_fail,
-    model_paths,
+    model_folder,
     non_negative_float,
     positive_int,
+    train_config_of,
 )
 
 
@@ -17,27 +19,25 @@ def add_arguments(parser):
                         help="dataset (default: the one it was trained on)")
     parser.add_argument("--split", default="test")
     parser.add_argument("--threshold", type=non_negative_float, default=None,
-                        help="inference threshold (default: the model's)")
+                        help=THRESHOLD_HELP + " (default: the model's)")
     parser.add_argument("--limit", type=positive_int, default=None)
     parser.add_argument("--tokenizer", default=None, help="tokenizer.json (default: next to MODEL)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
 def run(args):
-    model_file, tokenizer_path, config_path = model_paths(args.model)
-    config = {}
-    if config_path:
-        with open(config_path) as f:
-            config = json.load(f).get("arguments", {})
-    dataset = args.data or config.get("dataset")
+    folder = model_folder(args.model)
+    config = train_config_of(folder)
+    dataset = args.data or (config.dataset if config else None)
     if dataset is None:
         raise CliError(f"{args.model}: no train_config.json to tell the dataset (pass --data)")
+    model_file = folder.model
     model = load_model_or_fail(model_file)
-    tokenizer = load_tokenizer_or_fail(args.tokenizer or tokenizer_path, model_file)
+    tokenizer = load_tokenizer_or_fail(args.tokenizer, folder)
     from keras_skim.datasets import DatasetUnavailableError
     from keras_skim.training.text_training import evaluate_model, flop_summary, load_encoded
 
-    max_length = model.inputs[0].shape[1] or tokenizer.max_length or 400
+    max_length = model.inputs[0].shape[1] or (config.max_length if config else None) or tokenizer.max_length or 400
     try:
         ids, labels, _ = load_encoded(dataset, tokenizer, args.split, max_length, args.limit)
     except (DatasetUnavailableError, ValueError) as err:

@@ -1,16 +1,21 @@
-"""`keras-skim export MODEL -o OUTDIR`: TFLite model, tokenizer and metadata."""
+"""`keras-skim export MODEL [-o OUTDIR]`: TFLite model, tokenizer and metadata."""
 import os
+
+from keras_skim.cli.model_args import THRESHOLD_HELP, non_negative_float, positive_int
 
 
 def add_arguments(parser):
     parser.add_argument("model", metavar="MODEL",
                         help="trained model: a model folder from `keras-skim train`, or .keras/.h5")
-    parser.add_argument("-o", "--output", required=True, metavar="OUTDIR", help="output folder")
-    parser.add_argument("--force", action="store_true", help="replace OUTDIR if it exists")
+    parser.add_argument("-o", "--output", metavar="OUTDIR",
+                        help="output folder (default: <model name>_tflite next to the model)")
+    parser.add_argument("--force", action="store_true",
+                        help="replace OUTDIR if keras-skim wrote it (never a folder with other files)")
     parser.add_argument("--tokenizer", metavar="PATH", help="tokenizer.json (default: next to MODEL)")
-    parser.add_argument("--threshold", type=float, metavar="T",
-                        help="default threshold recorded in metadata (default: the trained one)")
-    parser.add_argument("--parity-samples", type=int, default=4, metavar="N",
+    parser.add_argument("--threshold", type=non_negative_float, metavar="T",
+                        help="default threshold recorded in metadata (default: the trained one); "
+                        + THRESHOLD_HELP)
+    parser.add_argument("--parity-samples", type=positive_int, default=4, metavar="N",
                         help="inputs checked against Keras at several thresholds (default 4)")
     parser.add_argument("--backend", choices=["builtin", "custom"], default="builtin",
                         help="builtin: builtin TFLite ops only, runs on any LiteRT (default); "
@@ -22,20 +27,12 @@ def add_arguments(parser):
 
 def run(args):
     from keras_skim.cli.errors import CliError
-    from keras_skim.cli.model_args import model_paths
     from keras_skim.export.errors import ExportError
-
-    # A model folder from `keras-skim train` stands for its model file; a
-    # missing path goes on to the exporter, whose message names it.
-    model = model_paths(args.model)[0] if os.path.isdir(args.model) else args.model
-
-    if os.path.exists(args.output) and not args.force:
-        raise CliError(f"{os.path.abspath(args.output)} already exists (use --force to overwrite it)")
     from keras_skim.export.exporter import export_model
 
     try:
         result = export_model(
-            model,
+            args.model,
             args.output,
             force=args.force,
             tokenizer_path=args.tokenizer,

@@ -26,13 +26,22 @@ def _command_module(name):
     return importlib.import_module(f"keras_skim.cli.{name}_command")
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """Argument errors in one line (the CLI's promise for bad input), not
+    argparse's usage block."""
+
+    def error(self, message):
+        message = " ".join(message.split())
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser():
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="keras-skim",
         description="Neural speed reading layers for Keras 3 and their TFLite tools.",
     )
     parser.add_argument("--version", action="version", version=f"keras-skim {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     sub.required = True
     for name, help_text in COMMANDS.items():
         module = _command_module(name)
@@ -43,17 +52,25 @@ def build_parser():
 
 
 def main(argv=None):
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     parser = build_parser()
-    args = parser.parse_args(argv)
     try:
-        return args._module.run(args) or 0
-    except CliError as err:
-        print(f"keras-skim {args.command}: error: {err}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print(f"keras-skim {args.command}: interrupted", file=sys.stderr)
-        return 130
+        args = parser.parse_args(argv)
+    except SystemExit as done:  # --help, --version, or a one-line argument error
+        return done.code
+    from keras_skim.cli.native_stderr import native_stderr_to_log
+    from keras_skim.contracts import ContractError
+
+    with native_stderr_to_log():
+        try:
+            return args._module.run(args) or 0
+        except (CliError, ContractError) as err:
+            message = " ".join(str(err).split("\n"))
+            print(f"keras-skim {args.command}: error: {message}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            print(f"keras-skim {args.command}: interrupted", file=sys.stderr)
+            return 130
 
 
 if __name__ == "__main__":

@@ -1,6 +1,5 @@
 """Argument helpers shared by the CLI commands (TensorFlow-free)."""
 import argparse
-import os
 
 from keras_skim.cli.errors import CliError
 
@@ -27,32 +26,49 @@ def non_negative_float(text):
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}") from None
-    if not value >= 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}")
+    if not value >= 0 or value == float("inf"):  # also refuses NaN
+        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text!r}")
     return value
 
 
-def model_paths(path):
-    """Resolves MODEL (a model folder or a .keras/.h5 file) to
-    (model file, tokenizer file or None, train_config file or None)."""
-    if os.path.isdir(path):
-        for name in ("model.keras", "model.h5"):
-            if os.path.exists(os.path.join(path, name)):
-                folder, model_file = path, os.path.join(path, name)
-                break
-        else:
-            raise CliError(f"{path}: folder holds no model.keras or model.h5")
-    else:
-        if not os.path.exists(path):
-            raise CliError(f"{path}: no such model file or folder")
-        folder, model_file = os.path.dirname(path) or ".", path
-    tokenizer = os.path.join(folder, "tokenizer.json")
-    config = os.path.join(folder, "train_config.json")
-    return (
-        model_file,
-        tokenizer if os.path.exists(tokenizer) else None,
-        config if os.path.exists(config) else None,
-    )
+def threshold_list(text):
+    """`--thresholds 0,0.3,0.5`: finite numbers >= 0 (NaN refused)."""
+    values = []
+    for item in text.split(","):
+        if item.strip():
+            values.append(non_negative_float(item.strip()))
+    if not values:
+        raise argparse.ArgumentTypeError(f"expected comma-separated numbers >= 0, got {text!r}")
+    return values
+
+
+THRESHOLD_HELP = (
+    "read a token iff p(read) >= THRESHOLD: 0 reads every token, 1 or more skims every token, "
+    "a lower value reads more (the Skim-RNN paper's threshold is on p(skim): ours is 1 minus it)"
+)
+
+
+def model_folder(path):
+    """Resolves MODEL (a model folder or a .keras/.h5 file) to its
+    `contracts.ModelFolder` (model file, tokenizer, train_config)."""
+    from keras_skim import contracts
+
+    try:
+        return contracts.resolve_model(path)
+    except contracts.ContractError as err:
+        raise CliError(str(err)) from None
+
+
+def train_config_of(folder):
+    """The model folder's `contracts.TrainConfig`, or None without one."""
+    from keras_skim import contracts
+
+    if folder.train_config is None:
+        return None
+    try:
+        return contracts.read_train_config(folder.train_config)
+    except contracts.ContractError as err:
+        raise CliError(str(err)) from None
 
 
 def load_model_or_fail(model_file):
@@ -64,12 +80,22 @@ def load_model_or_fail(model_file):
         raise CliError(str(err)) from None
 
 
-def load_tokenizer_or_fail(path, model_file):
+def load_tokenizer_or_fail(tokenizer_arg, folder):
+    """The tokenizer of `--tokenizer PATH` (a tokenizer.json or its folder),
+    else the one next to the model."""
+    from keras_skim import contracts
     from keras_skim.datasets import Tokenizer
 
-    if path is None:
+    if tokenizer_arg is not None:
+        try:
+            path = contracts.tokenizer_file(tokenizer_arg)
+        except contracts.ContractError as err:
+            raise CliError(f"--tokenizer {err}") from None
+    elif folder.tokenizer is not None:
+        path = folder.tokenizer
+    else:
         raise CliError(
-            f"{model_file}: no tokenizer.json next to the model (pass --tokenizer PATH)"
+            f"{folder.model}: no {contracts.TOKENIZER_FILE} next to the model (pass --tokenizer PATH)"
         )
     try:
         return Tokenizer.load(path)

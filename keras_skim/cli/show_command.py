@@ -1,14 +1,17 @@
 """`keras-skim show`: a text with its read and skimmed words marked."""
 import html
-import os
 import sys
 
+from keras_skim import contracts
 from keras_skim.cli.errors import CliError
+from keras_skim.contracts import HTML_MARKER
 from keras_skim.cli.model_args import (
+    THRESHOLD_HELP,
     load_model_or_fail,
     load_tokenizer_or_fail,
-    model_paths,
+    model_folder,
     non_negative_float,
+    train_config_of,
 )
 
 _BOLD, _DIM, _RESET = "\033[1m", "\033[2;37m", "\033[0m"
@@ -19,10 +22,11 @@ def add_arguments(parser):
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--text", help="the text to read")
     source.add_argument("--file", help="a file holding the text")
-    parser.add_argument("--threshold", type=non_negative_float, default=None)
+    parser.add_argument("--threshold", type=non_negative_float, default=None, help=THRESHOLD_HELP)
     parser.add_argument("--tokenizer", default=None, help="tokenizer.json (default: next to MODEL)")
     parser.add_argument("--html", default=None, help="also write an HTML page here")
-    parser.add_argument("--force", action="store_true", help="overwrite the HTML file")
+    parser.add_argument("--force", action="store_true",
+                        help="replace an HTML file that keras-skim show wrote before")
     parser.add_argument("--color", choices=["auto", "always", "never"], default="auto")
 
 
@@ -38,7 +42,7 @@ def render_html(tokens, decisions, title, summary):
         for t, d in zip(tokens, decisions)
     )
     return (
-        "<!DOCTYPE html>\n<html><head><meta charset='utf-8'>"
+        f"<!DOCTYPE html>\n{HTML_MARKER}\n<html><head><meta charset='utf-8'>"
         f"<title>{html.escape(title)}</title><style>"
         "body{font-family:Georgia,serif;max-width:48em;margin:2em auto;line-height:1.6}"
         ".read{font-weight:bold;color:#000}.skim{color:#aaa}</style></head><body>"
@@ -48,27 +52,40 @@ def render_html(tokens, decisions, title, summary):
     )
 
 
+def read_text_file(path):
+    """The text of `--file PATH`: UTF-8 text, or one line saying what it is."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except IsADirectoryError:
+        raise CliError(f"{path}: is a folder (expected a UTF-8 text file)") from None
+    except OSError as err:
+        raise CliError(f"{path}: cannot read ({err.strerror})") from None
+    if b"\0" in data:
+        raise CliError(f"{path}: is a binary file (expected a UTF-8 text file)")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data[: err.start].count(b"\n") + 1
+        raise CliError(f"{path}: line {line} is not UTF-8 text (expected a UTF-8 text file)") from None
+
+
 def run(args):
-    if args.html and os.path.exists(args.html) and not args.force:
-        raise CliError(f"{args.html} already exists (use --force to overwrite it)")
-    if args.file is not None:
-        try:
-            with open(args.file, encoding="utf-8") as f:
-                text = f.read()
-        except OSError as err:
-            raise CliError(f"{args.file}: cannot read ({err.strerror})") from None
-    else:
-        text = args.text
-    model_file, tokenizer_path, _ = model_paths(args.model)
+    if args.html:
+        contracts.check_output_file(args.html, force=args.force, marker=HTML_MARKER)
+    text = read_text_file(args.file) if args.file is not None else args.text
+    folder = model_folder(args.model)
+    config = train_config_of(folder)
+    model_file = folder.model
     model = load_model_or_fail(model_file)
-    tokenizer = load_tokenizer_or_fail(args.tokenizer or tokenizer_path, model_file)
-    ids = tokenizer.encode_one(text)
+    tokenizer = load_tokenizer_or_fail(args.tokenizer, folder)
+    ids = tokenizer.encode_one(text, max_length=config.max_length if config else None)
     if len(ids) == 0:
         raise CliError("the text has no tokens")
     import numpy as np
 
-    from keras_skim.training.skim_controls import skim_cells
-    from keras_skim.training.skim_statistics import read_decisions
+    from keras_skim.layers.skim_controls import skim_cells, thresholds_set_to
+    from keras_skim.layers.skim_statistics import read_decisions
 
     if not skim_cells(model):
         raise CliError(f"{model_file}: has no skim layer, so every word is read")
@@ -79,7 +96,8 @@ def run(args):
     tokens = tokenizer.tokenize(text)[: len(ids)]
     padded = np.zeros((1, max_length or len(ids)), "int32")
     padded[0, : len(ids)] = ids
-    logit = float(model.predict(padded, verbose=0)[0, 0])
+    with thresholds_set_to(skim_cells(model), args.threshold):
+        logit = float(model.predict(padded, verbose=0)[0, 0])
     read = int(decisions.sum())
     summary = (
         f"prediction: {'positive' if logit >= 0 else 'negative'} (logit {logit:+.3f}); "
@@ -89,9 +107,7 @@ def run(args):
     print(render_terminal(tokens, decisions, color))
     print(summary)
     if args.html:
-        from keras_skim.datasets.cache import atomic_write_bytes
-
         page = render_html(tokens, decisions, "Skim-RNN: read and skimmed words", summary)
-        atomic_write_bytes(args.html, page.encode("utf-8"))
+        contracts.write_output_file(args.html, page.encode("utf-8"), force=args.force, marker=HTML_MARKER)
         print(f"wrote {args.html}")
     return 0

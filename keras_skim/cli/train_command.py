@@ -1,6 +1,6 @@
 """`keras-skim train`: train a skim model or an LSTM baseline on text."""
 from keras_skim.cli.errors import CliError
-from keras_skim.cli.model_args import non_negative_float, non_negative_int, positive_int
+from keras_skim.cli.model_args import THRESHOLD_HELP, non_negative_float, non_negative_int, positive_int
 
 
 def add_arguments(parser):
@@ -14,7 +14,7 @@ def add_arguments(parser):
         "--small-units", type=non_negative_int, default=10, help="d' (default 10; 0 = skip)"
     )
     parser.add_argument("--gamma", type=non_negative_float, default=0.01, help="skim-loss weight")
-    parser.add_argument("--threshold", type=non_negative_float, default=0.5)
+    parser.add_argument("--threshold", type=non_negative_float, default=0.5, help=THRESHOLD_HELP)
     parser.add_argument("--epochs", type=positive_int, default=5)
     parser.add_argument("--batch-size", type=positive_int, default=64)
     parser.add_argument("--learning-rate", type=non_negative_float, default=1e-3)
@@ -32,15 +32,15 @@ def add_arguments(parser):
                         help="train on a class-balanced subset of this size")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("-o", "--output", required=True, help="model folder to write")
-    parser.add_argument("--force", action="store_true", help="overwrite the output folder")
+    parser.add_argument("--force", action="store_true",
+                        help="replace the output folder if keras-skim wrote it (never a folder with other files)")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
 def run(args):
-    import os
+    from keras_skim import contracts
 
-    if os.path.exists(args.output) and not args.force:
-        raise CliError(f"{args.output} already exists (use --force to overwrite it)")
+    contracts.check_output_folder(args.output, force=args.force)
     if args.cell.startswith("skim") and args.small_units >= args.units:
         raise CliError(
             f"--small-units ({args.small_units}) must be smaller than --units ({args.units})"
@@ -70,7 +70,7 @@ def run(args):
             train_embedding=not args.freeze_embedding,
             early_stopping=args.early_stopping,
         )
-    except (DatasetUnavailableError, FileExistsError) as err:
+    except DatasetUnavailableError as err:
         raise CliError(str(err)) from None
     test = results["test"]
     print(

@@ -138,6 +138,10 @@ def atomic_write_bytes(path, data):
     """
     with atomic_output(path) as tmp:
         tmp.write_bytes(data)
+        # mkstemp creates 0600: give the file what a plain open() would.
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)
     return pathlib.Path(path)
 
 

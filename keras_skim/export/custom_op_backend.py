@@ -18,9 +18,10 @@ import json
 
 import numpy as np
 
-from keras_skim.export.parity import ATOL, ParityResult, apply_activation, sample_sequences
+from keras_skim.contracts import CUSTOM_OPS, SIGNATURE_KEY
+from keras_skim.export.parity import sample_sequences
 
-OP_NAME = "KerasSkimLSTM"
+OP_NAME = CUSTOM_OPS["skim_lstm"]
 _ACTIVATIONS = ("linear", "sigmoid", "softmax")
 
 
@@ -227,7 +228,7 @@ def _build_flatbuffer(info, threshold, length):
         return m
 
     signature = S.SignatureDefT()
-    signature.signatureKey = b"serving_default"
+    signature.signatureKey = SIGNATURE_KEY.encode()
     signature.subgraphIndex = 0
     signature.inputs = [tensor_map("token_ids", t_tok), tensor_map("threshold", t_thr)]
     signature.outputs = [tensor_map("logits", t_y), tensor_map("read_mask", t_m),
@@ -274,98 +275,71 @@ def custom_op_flatbuffer(model, threshold=None, length=None):
     return _build_flatbuffer(info, threshold, length)
 
 
+# --------------------------------------------------------------------- backend
+class CustomOpBackend:
+    """The `custom` export backend: Skim-LSTM classifiers as one
+    `KerasSkimLSTM` op (see the module docstring)."""
+
+    name = "custom"
+    custom_ops = (OP_NAME,)
+
+    def check(self, model, plan):
+        """The model form and the op library (compiled on first use);
+        ExportError (one line) suggesting --backend builtin otherwise."""
+        from keras_skim.export.errors import ExportError
+
+        try:
+            read_model(model)
+        except ValueError as err:
+            raise ExportError(f"{str(err).splitlines()[0]}; use --backend builtin") from None
+        try:
+            from keras_skim import litert_ops
+
+            litert_ops.library_path()
+        except (RuntimeError, OSError) as err:
+            raise ExportError(
+                f"--backend custom unavailable: {str(err).splitlines()[0]}; use --backend builtin"
+            ) from None
+
+    def flatbuffer(self, model, plan, *, threshold, length, fold=None):
+        return custom_op_flatbuffer(model, threshold=threshold, length=length)
+
+
 # ---------------------------------------------------------------------- parity
-def _keras_reference(model, info):
-    """tf.function ids [1, T] -> (model(ids, training=False), read decisions
-    [T] of the model's cell), honouring mask_zero (a padded step reads 0 and
-    keeps the state). The threshold is the cell's variable: no retracing."""
-    import tensorflow as tf
-
-    from keras_skim.layers.skim_cell_base import STAT_PENDING
-
-    cell = info["cell"]
-    embeddings = info["weights"]["emb"]
-    mask_zero = info["mask_zero"]
-
-    @tf.function(input_signature=[tf.TensorSpec([1, None], tf.int32)], reduce_retracing=True)
-    def decisions(ids):
-        x = tf.gather(embeddings, ids)
-        length = tf.shape(x)[1]
-        init = list(cell.get_initial_state(batch_size=1))
-
-        def body(t, out, *states):
-            _, new_states = cell(x[:, t, :], list(states), training=False)
-            read = 1.0 - new_states[-1][0, STAT_PENDING]
-            if mask_zero:
-                keep = tf.equal(ids[0, t], 0)
-                new_states = [tf.where(keep, old, new) for old, new in zip(states, new_states)]
-                read = tf.where(keep, 0.0, read)
-            return (t + 1, out.write(t, read), *new_states)
-
-        result = tf.while_loop(lambda t, *_: t < length, body,
-                               (tf.constant(0), tf.TensorArray(tf.float32, size=length), *init))
-        return model(ids, training=False), result[1].stack()
-
-    return decisions
-
-
 def custom_op_parity(model, path, samples=8, thresholds=None, seed=0, num_threads=1):
-    """Compares the custom-op .tflite at `path` with Keras (`training=False`).
+    """Compares the custom-op .tflite at `path` with Keras (`training=False`)
+    through the exporter's one parity checker
+    (`keras_skim.export.parity.check_parity`).
 
     Args:
         model: the Keras model that was written.
         path: its custom-op .tflite.
-        samples: number of random token sequences, or a list of int sequences
-            (id 0 = padding).
-        thresholds: thresholds to check; default [cell threshold, 0, 0.5, 1.5].
+        samples: number of random token sequences (some with padding id 0),
+            or a list of int sequences (id 0 = padding).
+        thresholds: thresholds to check; default `parity_thresholds` of the
+            cell's threshold.
 
     Returns:
         `keras_skim.export.parity.ParityResult`; ok iff every read/skim
         decision and read_count agree and outputs (after the Dense
         activation) are within 1e-4.
     """
-    from keras_skim.litert_ops import make_interpreter
+    from keras_skim.export.model_plan import plan_model
+    from keras_skim.export.parity import check_parity, parity_thresholds
+    from keras_skim.runtime.interpreter_loader import make_interpreter
 
-    info = read_model(model)
-    cell = info["cell"]
+    plan = plan_model(model)
     if isinstance(samples, int):
-        sequences = sample_sequences(info["vocabulary_size"], samples, seed=seed)
+        sequences = sample_sequences(plan.vocabulary_size, samples, seed=seed, padding_id=plan.padding_id)
     else:
         sequences = [np.asarray(s, np.int32).reshape(-1) for s in samples]
     if thresholds is None:
-        thresholds = []
-        for v in (cell.threshold, 0.0, 0.5, 1.5):
-            if float(v) not in thresholds:
-                thresholds.append(float(v))
-    interpreter = make_interpreter(path, num_threads=num_threads)
-    runner = interpreter.get_signature_runner("serving_default")
-    reference = _keras_reference(model, info)
-    saved = cell.threshold
-    worst, decisions, mismatched, problem = 0.0, 0, 0, None
-    try:
-        for threshold in thresholds:
-            cell.threshold = threshold
-            for ids in sequences:
-                batch = ids[None, :]
-                expected, want = reference(batch)
-                expected = np.asarray(expected, np.float64)
-                want = np.rint(np.asarray(want)).astype(np.int32)
-                got = runner(token_ids=batch, threshold=np.array(threshold, np.float32))
-                outputs = apply_activation(got["logits"], info["output_activation"])
-                diff = float(np.max(np.abs(outputs - expected)))
-                mask = np.asarray(got["read_mask"]).reshape(-1)
-                bad = int(np.sum(mask != want))
-                count_ok = int(np.asarray(got["read_count"]).reshape(-1)[0]) == int(want.sum())
-                worst = max(worst, diff)
-                decisions += len(ids)
-                mismatched += bad
-                if problem is None and (bad or diff > ATOL or not count_ok):
-                    problem = (f"threshold {threshold}, {len(ids)} tokens: {bad} read/skim decisions differ, "
-                               f"max output difference {diff:.2e}" + ("" if count_ok else ", read_count wrong"))
-    finally:
-        cell.threshold = saved
-    ok = problem is None
-    message = (f"custom-op parity OK: {len(sequences)} inputs x {len(thresholds)} thresholds, "
-               f"{decisions} decisions identical, max output difference {worst:.2e}"
-               if ok else f"custom-op parity FAILED ({problem})")
-    return ParityResult(ok, len(sequences), list(thresholds), worst, decisions, mismatched, message)
+        thresholds = parity_thresholds(plan.emitter.default_threshold)
+    signature = make_interpreter(model_path=path, num_threads=num_threads).get_signature_runner(
+        SIGNATURE_KEY
+    )
+
+    def run(token_ids, threshold):
+        return signature(token_ids=np.asarray(token_ids, np.int32), threshold=np.float32(threshold))
+
+    return check_parity(model, plan, run, sequences, list(thresholds))

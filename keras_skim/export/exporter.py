@@ -1,20 +1,37 @@
-"""`export_model`: a trained Keras model file -> `OUTDIR/model.tflite`,
-`tokenizer.json` and `metadata.json`, written only if parity holds."""
+"""`export_model`: a trained Keras model -> an export folder
+(`contracts.TFLITE_FILE`, `TOKENIZER_FILE`, `METADATA_FILE`), written only
+if parity holds.
+
+It only orchestrates: the model plan (`model_plan`), a backend
+(`builtin_backend`, `custom_op_backend`: peers with `check` and
+`flatbuffer`), the one parity checker (`parity`) driven by the runtime's
+interpreter, the metadata (`metadata`), and the staged output folder
+(`contracts.staged_output_dir`).
+"""
 import dataclasses
-import json
 import os
 import shutil
 
 import numpy as np
 
+from keras_skim import contracts
 from keras_skim.export.errors import ExportError
 
-BACKENDS = ("builtin", "custom")
 CUSTOM_OP_NOTE = (
     "needs the KerasSkimLSTM custom op: register keras_skim.litert_ops with the interpreter "
-    "(keras_skim.litert_ops.make_interpreter or keras_skim.runtime.SkimRunner do it; "
-    "an Android app registers KerasSkim_GetRegistration() with its op resolver)"
+    "(keras_skim.litert_ops.make_interpreter or keras_skim.runtime.SkimRunner do it)"
 )
+
+
+def backends():
+    """{name: backend}: the export backends, peers behind one interface."""
+    from keras_skim.export.builtin_backend import BuiltinBackend
+    from keras_skim.export.custom_op_backend import CustomOpBackend
+
+    return {backend.name: backend for backend in (BuiltinBackend(), CustomOpBackend())}
+
+
+BACKENDS = ("builtin", "custom")
 
 
 @dataclasses.dataclass
@@ -26,125 +43,122 @@ class ExportResult:
     notes: list
 
 
-def _read_json(path):
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return None
+def default_output_dir(model_path):
+    """`<model name>_tflite` next to the model: `run/` -> `run_tflite/`,
+    `m.h5` -> `m_tflite/`."""
+    path = os.path.abspath(os.fspath(model_path)).rstrip(os.sep)
+    if os.path.isdir(path):
+        return path + "_tflite"
+    return os.path.splitext(path)[0] + "_tflite"
 
 
-def _find_tokenizer(model_path, tokenizer_path):
-    if tokenizer_path is not None:
-        if not os.path.isfile(tokenizer_path):
-            raise ExportError(f"{tokenizer_path}: no such tokenizer file")
-        return tokenizer_path
-    sibling = os.path.join(os.path.dirname(os.path.abspath(model_path)), "tokenizer.json")
-    return sibling if os.path.isfile(sibling) else None
-
-
-def _parity_texts(tokenizer, train_config, count, max_length):
+def _parity_texts(tokenizer, train_config, count):
     """A few real test texts when the training data set is at hand."""
-    if tokenizer is None or not train_config or not train_config.get("dataset"):
+    if tokenizer is None or train_config is None or not train_config.dataset:
         return []
     try:
         from keras_skim.datasets import load_text_dataset
 
-        texts, _ = load_text_dataset(train_config["dataset"], "test", limit=count)
+        texts, _ = load_text_dataset(train_config.dataset, "test", limit=count)
     except Exception:  # no data offline: random sequences are used instead
         return []
-    return [tokenizer.encode_one(t, max_length=max_length) for t in list(texts)[:count]]
+    return [tokenizer.encode_one(t, max_length=train_config.max_length) for t in list(texts)[:count]]
 
 
-def _check_custom_backend(model):
-    """The custom-op backend's checks: the model form and the op library
-    (compiled on first use). Raises ExportError suggesting --backend builtin."""
-    from keras_skim.export.custom_op_backend import read_model
+def _runner(flatbuffer):
+    """callable(token_ids, threshold) -> outputs, through the runtime's
+    interpreter (the one `keras-skim bench` and the app use)."""
+    from keras_skim.runtime.interpreter_loader import make_interpreter
 
     try:
-        read_model(model)
-    except ValueError as err:
-        raise ExportError(f"{str(err).splitlines()[0]}; use --backend builtin") from None
-    try:
-        from keras_skim import litert_ops
-
-        litert_ops.library_path()
-    except (RuntimeError, OSError) as err:
+        signature = make_interpreter(model_content=flatbuffer, num_threads=1).get_signature_runner(
+            contracts.SIGNATURE_KEY
+        )
+    except (RuntimeError, ValueError, OSError) as err:
         raise ExportError(
-            f"--backend custom unavailable: {str(err).splitlines()[0]}; use --backend builtin"
+            f"the exported model does not run here ({str(err).strip().splitlines()[0][:200]})"
         ) from None
 
+    def run(token_ids, threshold):
+        return signature(
+            token_ids=np.asarray(token_ids, np.int32), threshold=np.float32(threshold)
+        )
 
-def _custom_parity(model, flatbuffer, sequences, thresholds):
-    import tempfile
-
-    from keras_skim.export.custom_op_backend import custom_op_parity
-
-    with tempfile.TemporaryDirectory(prefix="keras-skim-export-") as folder:
-        path = os.path.join(folder, "model.tflite")
-        with open(path, "wb") as f:
-            f.write(flatbuffer)
-        try:
-            return custom_op_parity(model, path, samples=sequences, thresholds=thresholds)
-        except (RuntimeError, ValueError) as err:  # op not registrable in this LiteRT
-            raise ExportError(
-                f"--backend custom: the KerasSkimLSTM op does not run here ({str(err).strip().splitlines()[0][:200]}); "
-                "use --backend builtin"
-            ) from None
+    return run
 
 
-def export_model(model_path, output_dir, *, force=False, tokenizer_path=None, threshold=None,
+def export_model(model_path, output_dir=None, *, force=False, tokenizer_path=None, threshold=None,
                  parity_samples=4, fold=None, log=None, backend="builtin"):
     """Exports a trained model to TFLite; see `keras-skim export --help`.
 
-    `backend`: "builtin" (builtin TFLite ops only, runs anywhere) or "custom"
-    (one `KerasSkimLSTM` custom op, Skim-LSTM classifiers only; interpreters
-    must register `keras_skim.litert_ops`).
+    Args:
+        model_path: a model folder from `keras-skim train`, or a `.keras` /
+            `.h5` file (its sibling tokenizer.json and train_config.json are
+            used when present).
+        output_dir: the export folder; `default_output_dir(model_path)`
+            when None.
+        force: replace an existing export folder (only one keras-skim wrote).
+        tokenizer_path: a tokenizer.json (or its folder) to use instead of
+            the model's own.
+        threshold: the default read threshold recorded in the metadata.
+        parity_samples: inputs of the parity check.
+        fold: fold the embedding into the projection tables (builtin).
+        log: callable(str) for progress lines.
+        backend: "builtin" (builtin TFLite ops only, runs anywhere) or
+            "custom" (one `KerasSkimLSTM` custom op, Skim-LSTM classifiers
+            only; interpreters must register `keras_skim.litert_ops`).
 
     Raises:
         ExportError: one-line reason; nothing is written then.
     """
-    from keras_skim.model_io import ModelLoadError, load_model, staged_output_dir
+    from keras_skim.model_io import ModelLoadError, load_model
 
     log = log or (lambda message: None)
     notes = []
-    output_dir = os.path.abspath(os.fspath(output_dir))
-    if os.path.exists(output_dir) and not force:
-        raise ExportError(f"{output_dir} already exists (use --force to overwrite it)")
-    if threshold is not None and (not np.isfinite(threshold) or threshold < 0):
-        raise ExportError(f"--threshold must be a number >= 0; got {threshold}")
+    if threshold is not None:
+        try:
+            threshold = contracts.check_threshold(threshold, "--threshold")
+        except contracts.ContractError as err:
+            raise ExportError(str(err)) from None
     if parity_samples < 1:
         raise ExportError("--parity-samples must be at least 1")
-    if backend not in BACKENDS:
+    chosen = backends().get(backend)
+    if chosen is None:
         raise ExportError(f"--backend must be one of {', '.join(BACKENDS)}; got {backend!r}")
-    tokenizer_file = _find_tokenizer(model_path, tokenizer_path)
     try:
-        model = load_model(model_path)
+        folder = contracts.resolve_model(model_path)
+        tokenizer_file = (
+            contracts.tokenizer_file(tokenizer_path) if tokenizer_path is not None else folder.tokenizer
+        )
+        output_dir = os.path.abspath(os.fspath(output_dir or default_output_dir(model_path)))
+        contracts.check_output_folder(output_dir, force=force, inputs=[folder.model, tokenizer_file])
+        train_config = contracts.read_train_config(folder.train_config) if folder.train_config else None
+    except contracts.ContractError as err:
+        raise ExportError(str(err)) from None
+    try:
+        model = load_model(folder.model)
     except ModelLoadError as err:
         raise ExportError(str(err)) from None
-    if backend == "custom":
-        _check_custom_backend(model)
 
-    from keras_skim.export.graph_builder import SIGNATURE_KEY, build_module, convert
-    from keras_skim.export.model_plan import plan_model
     from keras_skim.export.metadata import build_metadata, weights_bytes
-    from keras_skim.export.op_inventory import non_builtin_ops, op_inventory
+    from keras_skim.export.model_plan import plan_model
+    from keras_skim.export.op_inventory import op_inventory
     from keras_skim.export.parity import check_parity, parity_thresholds, sample_sequences
-    from keras_skim.runtime.interpreter_loader import make_interpreter
 
     plan = plan_model(model)
+    chosen.check(model, plan)
     emitter = plan.emitter
     if not emitter.skims:
         notes.append(
             f"the model has no keras-skim layer: exported as a plain {emitter.model_kind.upper()} "
-            "(read_mask is all ones)"
+            "(read_mask is 1 on every token)"
         )
     default_threshold = emitter.default_threshold
     if threshold is not None:
         if not emitter.skims:
             notes.append("--threshold ignored: the model has no skim cell")
         else:
-            default_threshold = float(threshold)
+            default_threshold = threshold
 
     tokenizer = None
     if tokenizer_file is not None:
@@ -161,37 +175,17 @@ def export_model(model_path, output_dir, *, force=False, tokenizer_path=None, th
             )
     else:
         notes.append("no tokenizer.json next to the model (use --tokenizer): the export takes token ids only")
-    train_config = _read_json(os.path.join(os.path.dirname(os.path.abspath(model_path)), "train_config.json"))
-    max_length = (train_config or {}).get("max_length")
+    max_length = train_config.max_length if train_config else None
 
-    texts = _parity_texts(tokenizer, train_config, parity_samples, max_length)
-    sequences = sample_sequences(plan.vocabulary_size, parity_samples, token_lists=texts)
+    texts = _parity_texts(tokenizer, train_config, parity_samples)
+    sequences = sample_sequences(
+        plan.vocabulary_size, parity_samples, token_lists=texts, padding_id=plan.padding_id
+    )
     thresholds = parity_thresholds(default_threshold if emitter.skims else None)
-    if backend == "custom":
-        from keras_skim.export.custom_op_backend import custom_op_flatbuffer
-
-        flatbuffer = custom_op_flatbuffer(model, threshold=default_threshold,
-                                          length=max_length if max_length else None)
-        parity = _custom_parity(model, flatbuffer, sequences, thresholds)
-    else:
-        try:
-            module = build_module(plan, fold=fold)
-            flatbuffer = convert(module)
-        except ExportError:
-            raise
-        except Exception as err:  # converter failures are long: keep the first line
-            raise ExportError(f"TFLite conversion failed ({str(err).strip().splitlines()[0][:200]})") from None
-        extra = non_builtin_ops(flatbuffer)
-        if extra:
-            raise ExportError(f"the converted graph needs non-builtin ops: {', '.join(extra)}")
-
-        interpreter = make_interpreter(model_content=flatbuffer, num_threads=1)
-        signature = interpreter.get_signature_runner(SIGNATURE_KEY)
-
-        def run(token_ids, value):
-            return signature(token_ids=np.asarray(token_ids, np.int32), threshold=np.float32(value))
-
-        parity = check_parity(model, plan, run, sequences, thresholds)
+    flatbuffer = chosen.flatbuffer(
+        model, plan, threshold=default_threshold, length=max_length, fold=fold
+    )
+    parity = check_parity(model, plan, _runner(flatbuffer), sequences, thresholds)
     log(parity.message)
     if not parity.ok:
         raise ExportError(f"{parity.message}; nothing written")
@@ -202,28 +196,28 @@ def export_model(model_path, output_dir, *, force=False, tokenizer_path=None, th
         default_threshold=default_threshold,
         keras_bytes=weights_bytes(model),
         tflite_bytes=len(flatbuffer),
-        source_model=os.path.abspath(os.fspath(model_path)),
-        tokenizer_file="tokenizer.json" if tokenizer_file else None,
+        source_model=os.path.abspath(folder.model),
+        tokenizer_file=contracts.TOKENIZER_FILE if tokenizer_file else None,
         parity=dict(parity.as_dict(), real_texts=len(texts)),
         ops=sorted({op for ops in op_inventory(flatbuffer).values() for op in ops}),
-        signature=SIGNATURE_KEY,
+        backend=chosen.name,
+        custom_ops=list(chosen.custom_ops),
     )
-    metadata["backend"] = backend
-    metadata["custom_ops"] = ["KerasSkimLSTM"] if backend == "custom" else []
-    if backend == "custom":
-        metadata["outputs"]["read_mask"]["dtype"] = "float32"
+    if chosen.custom_ops:
         metadata["runtime_note"] = CUSTOM_OP_NOTE
         notes.append(f"custom-op model: {CUSTOM_OP_NOTE}")
-    files = ["model.tflite", "metadata.json"] + (["tokenizer.json"] if tokenizer_file else [])
+    files = [contracts.TFLITE_FILE, contracts.METADATA_FILE] + (
+        [contracts.TOKENIZER_FILE] if tokenizer_file else []
+    )
     try:
-        with staged_output_dir(output_dir, force=force) as stage:
-            with open(os.path.join(stage, "model.tflite"), "wb") as f:
+        with contracts.staged_output_dir(output_dir, force=force, inputs=[folder.model, tokenizer_file]) as stage:
+            with open(os.path.join(stage, contracts.TFLITE_FILE), "wb") as f:
                 f.write(flatbuffer)
             if tokenizer_file:
-                shutil.copyfile(tokenizer_file, os.path.join(stage, "tokenizer.json"))
-            with open(os.path.join(stage, "metadata.json"), "w", encoding="utf-8") as f:
-                json.dump(metadata, f, indent=1)
-                f.write("\n")
-    except FileExistsError as err:
+                shutil.copyfile(tokenizer_file, os.path.join(stage, contracts.TOKENIZER_FILE))
+            contracts.write_json(os.path.join(stage, contracts.METADATA_FILE), metadata)
+    except contracts.ContractError as err:
         raise ExportError(str(err)) from None
+    except OSError as err:
+        raise ExportError(f"{output_dir}: cannot write the export ({err.strerror})") from None
     return ExportResult(output_dir, files, metadata, parity, notes)

@@ -7,17 +7,24 @@ Graph, for one sequence `token_ids [1, T]` and a scalar `threshold`:
   projection is not wider than the embedding, the embedding and every input
   projection (big cell, small cell, gate) are folded into one table
   `E @ W + b`; otherwise GATHER the embedding and one FULLY_CONNECTED over
-  all tokens. The threshold becomes `cut = logit(threshold)` (-inf at 0,
-  +inf at >= 1) once.
+  all tokens. The threshold becomes `cut = log(t) - log(1 - t)` (-inf at
+  0, +inf at >= 1) once (`keras_skim.contracts.THRESHOLD_RULE`). When the
+  model's embedding masks id 0, a table `next[t]` (the next position after
+  t that is not padding, by a log-step suffix minimum) lets the loop step
+  over padding exactly as Keras' mask does (`contracts.PADDING_RULE`).
 * per token (a WHILE loop): GATHER the token's row, one FULLY_CONNECTED of
   the state with the small cell's and the gate's recurrent weights (a skim
   cell's gate value is `l_read - l_skim`), a comparison with `cut` and an
   `IF` that holds only the read step (weights as constants) and returns only
   the fixed-size state. The skim update (small cell, O(d d')) runs
-  unconditionally in the body and the IF's else branch passes it through; the
-  decision is recorded outside the IF into a static-shape [T] bool mask
-  (EQUAL + SELECT_V2), so the WHILE body has no dynamic tensor. A plain
-  LSTM/GRU runs the read step on every token with no `IF`.
+  unconditionally in the body and the IF's else branch passes it through. A
+  plain LSTM/GRU runs the read step on every token with no `IF`.
+* the read mask: LiteRT's WHILE copies its loop variables at every
+  iteration, so a [T] mask carried through the token loop would cost O(T)
+  per token (quadratic in T). The token loop runs in chunks of `CHUNK`
+  tokens inside an outer loop: it records its decisions into a [CHUNK] mask
+  (DYNAMIC_UPDATE_SLICE), and the outer loop writes each finished chunk into
+  the [T + CHUNK] mask once, so the cost per token does not grow with T.
 * after the loop: the Dense head (pre-activation logits), the read mask and
   the read count.
 """
@@ -25,7 +32,7 @@ import numpy as np
 
 from keras_skim.export.weights import f32
 
-SIGNATURE_KEY = "serving_default"
+CHUNK = 128
 
 
 def should_fold(plan):
@@ -35,14 +42,39 @@ def should_fold(plan):
     return width <= plan.embedding_dim
 
 
+def threshold_cut(tf, threshold):
+    """float32 cut of the read rule: read iff gate >= cut (see contracts.THRESHOLD_RULE)."""
+    inf = tf.constant(np.inf, tf.float32)
+    logit = tf.math.log(threshold) - tf.math.log(1.0 - threshold)
+    return tf.where(threshold <= 0.0, -inf, tf.where(threshold >= 1.0, inf, logit))
+
+
+def _next_positions(tf, ids, positions, length):
+    """[T] table: the first position after t whose id is not padding (T if none),
+    and the first such position overall. Static shapes only: a suffix minimum
+    by doubling, log2(T) vectorised steps."""
+    real = tf.where(tf.not_equal(ids, 0), positions, positions * 0 + length)
+    suffix = tf.concat([real, tf.reshape(length, [1])], axis=0)  # [T + 1]
+    index = tf.concat([positions, tf.reshape(length, [1])], axis=0)
+
+    def step(k, m):
+        ahead = tf.gather(m, tf.minimum(index + k, length))
+        return k * 2, tf.minimum(m, ahead)
+
+    _, suffix = tf.while_loop(lambda k, m: k <= length, step, (tf.constant(1), suffix))
+    return suffix[1:], suffix[0]
+
+
 def build_module(plan, fold=None):
     """A tf.Module whose `serve(token_ids, threshold)` is the inference graph."""
     import tensorflow as tf
+    from tensorflow.compiler.tf2xla.python import xla
 
     emitter = plan.emitter
     fold = should_fold(plan) if fold is None else bool(fold)
     pre_proj, read_proj = emitter.input_projections()
     embedding = plan.embedding
+    padding = plan.padding_id is not None
 
     def rows(ids, projection):
         """[T, 1, k] rows of the projected embeddings of `ids`."""
@@ -64,6 +96,7 @@ def build_module(plan, fold=None):
 
     init = [tf.constant(s) for s in emitter.initial_state()]
     n_state = len(init)
+    chunk_zeros = tf.zeros([CHUNK], tf.int32)
 
     @tf.function(
         input_signature=[
@@ -77,52 +110,72 @@ def build_module(plan, fold=None):
         read_rows = rows(ids, read_proj)
         pre_rows = rows(ids, pre_proj) if emitter.skims else None
         # Static-shape (not FILL/ONE_HOT with a runtime size) so that the WHILE
-        # body has no dynamic tensors: a dynamic tensor anywhere in the body
+        # bodies have no dynamic tensors: a dynamic tensor anywhere in a body
         # makes LiteRT re-plan the body's memory on every iteration.
-        pos = tf.cumsum(ids * 0 + 1) - 1
-        mask0 = tf.less(pos, 0)
-        if emitter.skims:
-            inf = tf.constant(np.inf, tf.float32)
-            safe = tf.clip_by_value(threshold, 1e-30, 1.0 - 1e-7)
-            logit = tf.math.log(safe) - tf.math.log(1.0 - safe)
-            cut = tf.where(threshold <= 0.0, -inf, tf.where(threshold >= 1.0, inf, logit))
+        positions = tf.cumsum(ids * 0 + 1) - 1
+        if padding:
+            following, start = _next_positions(tf, ids, positions, length)
 
-        def cond(t, *rest):
-            return t < length
+            def advance(t):
+                return tf.gather(following, t)
+        else:
+            start = tf.constant(0)
 
-        def body(t, *loop):
-            state, mask = list(loop[:n_state]), loop[n_state]
-            if not emitter.skims:
-                new = emitter.read_step(state, tf.gather(read_rows, t), ())
-                return (t + 1, *new, mask)
-            gate, carry = emitter.pre_step(state, tf.gather(pre_rows, t))
-            # Gathered outside the IF: tensors captured by a branch are
-            # copied into it at every call, so only this row is passed in.
-            read_row = tf.gather(read_rows, t)
+            def advance(t):
+                return t + 1
 
-            read = gate >= cut
-            # The cheap skim update runs unconditionally in the body; the IF
-            # only holds the read step and returns the fixed-size state (ops
-            # inside an IF branch cost several times more than in the body).
-            skimmed = emitter.skim_step(state, carry)
-
-            def read_branch():
-                return tuple(emitter.read_step(state, read_row, carry))
-
-            def skim_branch():
-                return tuple(tf.identity(s) for s in skimmed)
-
-            out = tf.cond(read, read_branch, skim_branch)
-            # The decision is recorded outside the IF (EQUAL + SELECT_V2).
-            mask = tf.where(tf.equal(pos, t), read, mask)
-            return (t + 1, *out, mask)
-
-        loop = tf.while_loop(cond, body, (tf.constant(0), *init, mask0))
-        state, mask = list(loop[1 : 1 + n_state]), loop[1 + n_state]
         if not emitter.skims:
-            mask = tf.greater_equal(pos, 0)
+            def plain_body(t, *state):
+                new = emitter.read_step(list(state), tf.gather(read_rows, t), ())
+                return (advance(t), *new)
+
+            loop = tf.while_loop(lambda t, *_: t < length, plain_body, (start, *init))
+            state = list(loop[1:])
+            mask = tf.cast(tf.not_equal(ids, 0), tf.int32) if padding else positions * 0 + 1
+        else:
+            cut = threshold_cut(tf, threshold)
+
+            def token_body(t, *loop):
+                state, chunk, offset = list(loop[:n_state]), loop[n_state], loop[n_state + 1]
+                gate, carry = emitter.pre_step(state, tf.gather(pre_rows, t))
+                # Gathered outside the IF: tensors captured by a branch are
+                # copied into it at every call, so only this row is passed in.
+                read_row = tf.gather(read_rows, t)
+                read = gate >= cut
+                # The cheap skim update runs unconditionally in the body; the IF
+                # only holds the read step and returns the fixed-size state (ops
+                # inside an IF branch cost several times more than in the body).
+                skimmed = emitter.skim_step(state, carry)
+
+                def read_branch():
+                    return tuple(emitter.read_step(state, read_row, carry))
+
+                def skim_branch():
+                    return tuple(tf.identity(s) for s in skimmed)
+
+                out = tf.cond(read, read_branch, skim_branch)
+                chunk = xla.dynamic_update_slice(
+                    chunk, tf.reshape(tf.cast(read, tf.int32), [1]), tf.reshape(t - offset, [1])
+                )
+                return (advance(t), *out, chunk, offset)
+
+            def chunk_body(t, *loop):
+                state, mask = list(loop[:n_state]), loop[n_state]
+                offset = (t // CHUNK) * CHUNK
+                stop = tf.minimum(offset + CHUNK, length)
+                inner = tf.while_loop(
+                    lambda t, *_: t < stop, token_body, (t, *state, chunk_zeros, offset)
+                )
+                t, state, chunk = inner[0], list(inner[1 : 1 + n_state]), inner[1 + n_state]
+                mask = xla.dynamic_update_slice(mask, chunk, tf.reshape(offset, [1]))
+                return (t, *state, mask)
+
+            # [T + CHUNK]: every chunk, the last one too, fits without clamping.
+            mask0 = tf.concat([positions * 0, chunk_zeros], axis=0)
+            loop = tf.while_loop(lambda t, *_: t < length, chunk_body, (start, *init, mask0))
+            state, mask = list(loop[1 : 1 + n_state]), loop[1 + n_state][:length]
         logits = head(emitter.output(state))
-        read_mask = tf.cast(tf.reshape(mask, [1, -1]), tf.int32)
+        read_mask = tf.reshape(mask, [1, -1])
         return {
             "logits": logits,
             "read_mask": read_mask,

@@ -1,6 +1,6 @@
-"""The `metadata.json` written next to an exported `model.tflite`."""
-FORMAT = "keras_skim.export"
-VERSION = 1
+"""The `metadata.json` written next to an exported `model.tflite` (its keys
+and format version are the export folder's contract: `keras_skim.contracts`)."""
+from keras_skim import contracts
 
 
 def weights_bytes(model):
@@ -39,11 +39,12 @@ def flops_section(plan):
 
 
 def build_metadata(plan, *, max_length, default_threshold, keras_bytes, tflite_bytes,
-                   source_model, tokenizer_file, parity, ops, signature):
+                   source_model, tokenizer_file, parity, ops, backend, custom_ops):
     emitter = plan.emitter
+    mask_dtype = "float32" if custom_ops else "int32"
     return {
-        "format": FORMAT,
-        "version": VERSION,
+        "format": contracts.METADATA_FORMAT,
+        "version": contracts.METADATA_VERSION,
         "model_kind": emitter.model_kind,
         "units": emitter.units,
         "small_units": emitter.small_units,
@@ -53,31 +54,38 @@ def build_metadata(plan, *, max_length, default_threshold, keras_bytes, tflite_b
         "output_activation": plan.output_activation,
         "max_length": max_length,
         "default_threshold": default_threshold,
-        "signature": signature,
+        "padding_id": plan.padding_id,
+        "threshold_rule": contracts.THRESHOLD_RULE if emitter.skims else None,
+        "signature": contracts.SIGNATURE_KEY,
         "inputs": {
-            "token_ids": {
+            contracts.INPUT_TOKEN_IDS: {
                 "shape": [1, -1],
                 "dtype": "int32",
-                "note": "one text, no padding: id 0 is the padding id and must not appear",
+                "note": (contracts.PADDING_RULE if plan.padding_id is not None
+                         else "id 0 is an ordinary token (the model's embedding does not mask it)")
+                + f"; ids must be < vocabulary_size ({plan.vocabulary_size}); texts longer than "
+                "max_length are cut there, as in training",
             },
-            "threshold": {
+            contracts.INPUT_THRESHOLD: {
                 "shape": [],
                 "dtype": "float32",
                 "default": default_threshold,
-                "note": "read a token iff p_read >= threshold; 0 reads all, >= 1 skims all"
-                if emitter.skims
-                else "ignored by a model without a skim cell",
+                "note": contracts.THRESHOLD_RULE if emitter.skims else "ignored by a model without a skim cell",
             },
         },
         "outputs": {
-            "logits": {
+            contracts.OUTPUT_LOGITS: {
                 "shape": [1, plan.num_classes],
                 "dtype": "float32",
                 "activation": plan.output_activation,
                 "note": "pre-activation: apply `activation` to get the model's output",
             },
-            "read_mask": {"shape": [1, -1], "dtype": "int32", "note": "1 = read by the big cell, 0 = skimmed"},
-            "read_count": {"shape": [1], "dtype": "int32"},
+            contracts.OUTPUT_READ_MASK: {
+                "shape": [1, -1],
+                "dtype": mask_dtype,
+                "note": "1 = read by the big cell, 0 = skimmed (or padding)",
+            },
+            contracts.OUTPUT_READ_COUNT: {"shape": [1], "dtype": "int32"},
         },
         "flops": flops_section(plan),
         "keras_weights_bytes": keras_bytes,
@@ -86,4 +94,6 @@ def build_metadata(plan, *, max_length, default_threshold, keras_bytes, tflite_b
         "tokenizer": tokenizer_file,
         "parity": parity,
         "tflite_ops": ops,
+        "backend": backend,
+        "custom_ops": custom_ops,
     }

@@ -6,6 +6,7 @@ import dataclasses
 
 import numpy as np
 
+from keras_skim.contracts import PADDING_ID
 from keras_skim.export.emitter_registry import known_cells, emitter_for
 from keras_skim.export.errors import ExportError
 from keras_skim.export.weights import activation_name, to_numpy
@@ -29,6 +30,11 @@ class ModelPlan:
     rnn_layer_name: str
     head: list  # [(kernel, bias, activation)], the last activation not applied in the graph
     output_activation: str
+    # contracts.PADDING_ID when the Embedding masks it (mask_zero), else None:
+    # then id 0 is an ordinary token, as it is in Keras.
+    padding_id: int = None
+    embedding_layer: object = None
+    rnn_layer: object = None
 
     @property
     def vocabulary_size(self):
@@ -51,6 +57,7 @@ def plan_model(model):
     if len(model.inputs) != 1:
         raise ExportError(f"the model has {len(model.inputs)} inputs; the exporter takes one input of token ids")
     embedding = None
+    embedding_layer = None
     rnn = None
     head = []
     for layer in layers:
@@ -61,6 +68,7 @@ def plan_model(model):
             if embedding is not None or rnn is not None:
                 raise ExportError(f"unsupported layer {layer.name!r} (a second Embedding)")
             embedding = to_numpy(layer.embeddings)
+            embedding_layer = layer
             continue
         if isinstance(layer, keras.layers.Bidirectional):
             raise ExportError(
@@ -107,7 +115,9 @@ def plan_model(model):
     emitter.check()
     if emitter.input_dim != embedding.shape[1]:
         raise ExportError(f"layer {rnn.name!r} input size does not match the embedding")
-    return ModelPlan(embedding, emitter, rnn.name, head, output_activation)
+    padding_id = PADDING_ID if embedding_layer.mask_zero else None
+    return ModelPlan(embedding, emitter, rnn.name, head, output_activation, padding_id,
+                     embedding_layer, rnn)
 
 
 def _check_rnn(layer):

@@ -32,8 +32,10 @@ def apply_activation(logits, activation):
     return logits
 
 
-def sample_sequences(vocabulary_size, count, seed=0, token_lists=None):
-    """Token-id sequences: given ones first, then random ones of several lengths."""
+def sample_sequences(vocabulary_size, count, seed=0, token_lists=None, padding_id=None):
+    """Token-id sequences: given ones first, then random ones of several
+    lengths. With a padding id, some random sequences hold it too (inside
+    and at the end), so that parity covers padding."""
     sequences = [np.asarray(t, np.int32)[:PARITY_MAX_TOKENS] for t in (token_lists or [])]
     sequences = [s for s in sequences if len(s)][:count]
     rng = np.random.default_rng(seed)
@@ -41,53 +43,64 @@ def sample_sequences(vocabulary_size, count, seed=0, token_lists=None):
     k = 0
     while len(sequences) < count:
         n = lengths[k % len(lengths)]
+        ids = rng.integers(1, max(vocabulary_size, 2), size=n).astype(np.int32)
+        if padding_id is not None and n > 2 and k % 2 == 1:
+            ids[rng.choice(n - 1, size=max(1, n // 5), replace=False) + 1] = padding_id
+            ids[-1] = padding_id
+        sequences.append(ids)
         k += 1
-        sequences.append(rng.integers(1, max(vocabulary_size, 2), size=n).astype(np.int32))
     return sequences
 
 
 def parity_thresholds(default_threshold):
+    """The thresholds every parity check runs: the default, both ends (0
+    reads all, 1 and above skim all) and values near saturation, where
+    float32 p_read rounds to 1."""
     if default_threshold is None:
         return [None]
-    values = [default_threshold, 0.0, 0.3, 0.7, 1.5]
+    values = [default_threshold, 0.0, 0.3, 0.7, 0.9999999, 1.0, 1.5]
     out = []
     for v in values:
-        if v not in out:
+        if float(v) not in out:
             out.append(float(v))
     return out
 
 
-def keras_reference(model):
+def keras_reference(model, plan):
     """A compiled function ids [1, T] -> (model output, read decisions [T]).
 
     The decisions are those of the model's own first skim cell, recorded by
-    running that cell (training=False) over the embedded tokens, in one graph call per input instead of one Python call per token
-    (`keras_skim.training.skim_statistics.read_decisions` gives the same
-    decisions, more slowly). The threshold is the cells' variable, so
-    `set_threshold` applies without retracing.
+    running that cell (training=False) over the embedded tokens in one graph
+    call per input. Padding (`plan.padding_id`) is skipped the way Keras'
+    mask skips it: the state is kept and the decision is 0. The threshold is
+    the cells' variable, so `set_threshold` applies without retracing.
     """
-    import keras
     import tensorflow as tf
 
     from keras_skim.layers.skim_cell_base import STAT_PENDING
-    from keras_skim.training.skim_controls import skim_cells
+    from keras_skim.layers.skim_controls import skim_cells
 
     cells = skim_cells(model)
     recorder = None
+    padding_id = plan.padding_id
     if cells:
         cell = cells[0]
-        embedding = next(layer for layer in model.layers if isinstance(layer, keras.layers.Embedding))
+        embeddings = plan.embedding_layer.embeddings
 
         def recorder(ids):
             # Layers between the embedding and the RNN are inference identities
             # (checked by `plan_model`).
-            x = tf.gather(embedding.embeddings, ids)
+            x = tf.gather(embeddings, ids)
             length = tf.shape(x)[1]
             init = list(cell.get_initial_state(batch_size=1))
 
             def body(t, decisions, *states):
                 _, new_states = cell(x[:, t, :], list(states), training=False)
                 read = 1.0 - new_states[-1][0, STAT_PENDING]
+                if padding_id is not None:
+                    pad = tf.equal(ids[0, t], padding_id)
+                    new_states = [tf.where(pad, old, new) for old, new in zip(states, new_states)]
+                    read = tf.where(pad, 0.0, read)
                 return (t + 1, decisions.write(t, read), *new_states)
 
             out = tf.while_loop(
@@ -100,7 +113,12 @@ def keras_reference(model):
     @tf.function(input_signature=[tf.TensorSpec([1, None], tf.int32)], reduce_retracing=True)
     def reference(ids):
         output = model(ids, training=False)
-        decisions = recorder(ids) if recorder else tf.ones(tf.shape(ids)[1:], tf.float32)
+        if recorder is not None:
+            decisions = recorder(ids)
+        elif padding_id is not None:
+            decisions = tf.cast(tf.not_equal(ids[0], padding_id), tf.float32)
+        else:
+            decisions = tf.ones(tf.shape(ids)[1:], tf.float32)
         return output, decisions
 
     return reference
@@ -114,15 +132,15 @@ def check_parity(model, plan, runner, sequences, thresholds):
         plan: its `ModelPlan`.
         runner: callable(token_ids [1, T] int32, threshold float) -> dict of
             TFLite outputs (`logits`, `read_mask`, `read_count`).
-        sequences: list of int32 arrays [T] (no padding id 0).
+        sequences: list of int32 arrays [T] (padding ids allowed: `plan.padding_id`).
         thresholds: list of floats (None: a plain model, threshold unused).
     """
-    from keras_skim.training.skim_controls import set_threshold, skim_cells
+    from keras_skim.layers.skim_controls import set_threshold, skim_cells
 
     skims = plan.emitter.skims
     cells = skim_cells(model)
     saved = [cell.threshold for cell in cells]
-    reference = keras_reference(model)
+    reference = keras_reference(model, plan)
     worst = 0.0
     decisions = mismatched = 0
     first_problem = None
@@ -143,7 +161,7 @@ def check_parity(model, plan, runner, sequences, thresholds):
                 bad = int(np.sum(mask != want))
                 decisions += len(ids)
                 mismatched += bad
-                count_ok = int(np.asarray(got["read_count"]).reshape(-1)[0]) == int(mask.sum())
+                count_ok = int(np.asarray(got["read_count"]).reshape(-1)[0]) == int(want.sum())
                 if first_problem is None and (bad or diff > ATOL or not count_ok):
                     first_problem = (
                         f"threshold {threshold}, {len(ids)} tokens: {bad} read/skim decisions differ, "

@@ -183,6 +183,14 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
         )
         return zeros + [stats + _NEVER * never]
 
+    def _threshold_cut(self):
+        """float32 cut of the read rule: read iff l_read - l_skim >= cut,
+        log(t) - log(1 - t) for 0 < t < 1, -inf at t <= 0, +inf at t >= 1."""
+        t = ops.cast(self._threshold, "float32")
+        logit = ops.log(t) - ops.log(1.0 - t)
+        inf = ops.cast(float("inf"), "float32")
+        return ops.where(t <= 0.0, -inf, ops.where(t >= 1.0, inf, logit))
+
     def gate_logits(self, x, h_rec):
         return (
             ops.matmul(x, self.gate_kernel)
@@ -212,10 +220,12 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
             weights = self._gumbel_softmax(log_p)
             skimmed = ops.cast(weights[:, 1] > weights[:, 0], self.compute_dtype)
         else:
-            # p_read >= threshold, written on the logit difference so that
-            # threshold 0 always reads and a threshold above 1 always skims.
-            p_read = ops.sigmoid(logits[:, 0] - logits[:, 1])
-            read = ops.cast(p_read >= self._threshold, self.compute_dtype)
+            # p_read >= threshold, decided on the logit difference against
+            # logit(threshold) (contracts.THRESHOLD_RULE): float32 sigmoid
+            # rounds to 1.0 for logits above ~16.6, which would make
+            # threshold 1 read some tokens; every backend compares logits.
+            difference = ops.cast(logits[:, 0] - logits[:, 1], "float32")
+            read = ops.cast(difference >= self._threshold_cut(), self.compute_dtype)
             skimmed = 1.0 - read
             weights = ops.stack([read, skimmed], axis=-1)
 

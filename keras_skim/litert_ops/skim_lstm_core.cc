@@ -9,8 +9,6 @@
 namespace keras_skim {
 namespace {
 
-inline float sigmoidf(float x) { return 1.0f / (1.0f + expf(-x)); }
-
 // exp(x) for float, branch-free so that loops calling it auto-vectorise:
 // x = n ln2 + r, |r| <= ln2/2 (two-constant Cody-Waite split), exp(r) by a
 // degree-6 Taylor/Horner polynomial, 2^n built in the exponent bits.
@@ -76,7 +74,7 @@ __attribute__((target_clones("arch=x86-64-v3", "default")))
 #endif
 int skim_lstm_sequence(const float* proj, int T, int d, int ds,
                        const float* U, const float* Us, const float* ug_diff,
-                       float threshold, float* h, float* c, float* mask,
+                       float cut, float* h, float* c, float* mask,
                        float* z, const int32_t* tokens) {
   const int K = 4 * d + 4 * ds + 2;
   int reads = 0;
@@ -89,7 +87,7 @@ int skim_lstm_sequence(const float* proj, int T, int d, int ds,
     // Gate: l0 - l1 = (g0 - g1) + h . (Ug[:,0] - Ug[:,1]).
     float diff = p[4 * d + 4 * ds] - p[4 * d + 4 * ds + 1];
     for (int k = 0; k < d; ++k) diff += h[k] * ug_diff[k];
-    const bool read = sigmoidf(diff) >= threshold;
+    const bool read = diff >= cut;
     if (read) {
       memcpy(z, p, sizeof(float) * 4 * d);
       matvec_acc(h, d, U, 4 * d, z);
@@ -103,6 +101,12 @@ int skim_lstm_sequence(const float* proj, int T, int d, int ds,
     mask[t] = read ? 1.0f : 0.0f;
   }
   return reads;
+}
+
+float ThresholdCut(float t) {
+  if (t <= 0.0f) return -INFINITY;
+  if (t >= 1.0f) return INFINITY;
+  return logf(t) - logf(1.0f - t);
 }
 
 }  // namespace keras_skim

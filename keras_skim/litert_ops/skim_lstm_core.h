@@ -12,7 +12,8 @@ namespace keras_skim {
 //   U    : [d, 4d]   recurrent kernel of the big LSTM (Keras layout)
 //   Us   : [d, 4ds]  recurrent kernel of the small LSTM (reads the FULL h)
 //   ug_diff : [d] = U_g[:,0] - U_g[:,1] (gate logit difference read - skim)
-//   threshold: read iff sigmoid(l0 - l1) >= threshold
+//   cut  : read iff l0 - l1 >= cut, cut = log(t) - log(1 - t) of the
+//          threshold t (-inf at t <= 0, +inf at t >= 1): ThresholdCut()
 //   h, c : [d] state in/out (zeros for a fresh sequence)
 //   mask : [T] out, 1.0 read / 0.0 skim
 //   z    : scratch of 4*d floats
@@ -21,7 +22,10 @@ namespace keras_skim {
 // Returns the number of read steps.
 int skim_lstm_sequence(const float* proj, int T, int d, int ds,
                        const float* U, const float* Us, const float* ug_diff,
-                       float threshold, float* h, float* c, float* mask,
+                       float cut, float* h, float* c, float* mask,
                        float* z, const int32_t* tokens);
+
+// The read rule's cut for a threshold t, in float32 as Keras computes it.
+float ThresholdCut(float threshold);
 
 }  // namespace keras_skim

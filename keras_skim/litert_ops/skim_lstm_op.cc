@@ -81,7 +81,7 @@ class SkimLstmKernel : public OpKernel {
     const int reads = skim_lstm_sequence(
         static_cast<const float*>(in[0].data), T, d, ds,
         static_cast<const float*>(in[2].data), static_cast<const float*>(in[3].data),
-        ug_diff_.data(), threshold, h_.data(), c_.data(),
+        ug_diff_.data(), ThresholdCut(threshold), h_.data(), c_.data(),
         static_cast<float*>(out[1].data), z_.data(),
         num_inputs == 6 ? static_cast<const int32_t*>(in[5].data) : nullptr);
     memcpy(out[0].data, h_.data(), sizeof(float) * d);

@@ -1,29 +1,25 @@
 """`SkimRunner`: runs an exported keras-skim model with LiteRT, the way a
 phone app does. Imports neither TensorFlow nor Keras."""
-import json
 import os
 
 import numpy as np
 
+from keras_skim import contracts
 from keras_skim.runtime.interpreter_loader import make_interpreter
-
-SIGNATURE_KEY = "serving_default"
 
 
 class RuntimeModelError(ValueError):
-    """An export folder or file that cannot be run; the message is one line."""
+    """An export folder or file that cannot be run, or an input it cannot
+    take; the message is one line."""
 
 
 def resolve_export(path):
     """(model.tflite path, export folder) for a folder or a .tflite file."""
-    path = os.path.abspath(os.fspath(path))
-    if os.path.isdir(path):
-        folder, model = path, os.path.join(path, "model.tflite")
-    else:
-        folder, model = os.path.dirname(path), path
-    if not os.path.isfile(model):
-        raise RuntimeModelError(f"{model}: no such file (expected an exported model.tflite)")
-    return model, folder
+    try:
+        export = contracts.resolve_export(path)
+    except contracts.ContractError as err:
+        raise RuntimeModelError(str(err)) from None
+    return export.model, export.folder
 
 
 def probabilities_from_logits(logits, activation):
@@ -49,20 +45,19 @@ class SkimRunner:
 
     def __init__(self, path, num_threads=1):
         self.model_path, folder = resolve_export(path)
-        meta_path = os.path.join(folder, "metadata.json")
         try:
-            with open(meta_path, encoding="utf-8") as f:
-                self.metadata = json.load(f)
-        except (OSError, ValueError) as err:
-            raise RuntimeModelError(f"{meta_path}: cannot read the export metadata ({err})") from None
-        if self.metadata.get("format") != "keras_skim.export":
-            raise RuntimeModelError(f"{meta_path}: not a keras_skim.export metadata file")
+            self.metadata = contracts.read_metadata(os.path.join(folder, contracts.METADATA_FILE))
+        except contracts.ContractError as err:
+            raise RuntimeModelError(str(err)) from None
         self.tokenizer = None
-        tok_path = os.path.join(folder, "tokenizer.json")
+        tok_path = os.path.join(folder, contracts.TOKENIZER_FILE)
         if os.path.isfile(tok_path):
             from keras_skim.datasets.tokenizer import Tokenizer
 
-            self.tokenizer = Tokenizer.load(tok_path)
+            try:
+                self.tokenizer = Tokenizer.load(tok_path)
+            except ValueError as err:
+                raise RuntimeModelError(str(err).splitlines()[0]) from None
         try:
             self.interpreter = make_interpreter(model_path=self.model_path, num_threads=num_threads)
         except ValueError as err:
@@ -71,12 +66,13 @@ class SkimRunner:
             raise RuntimeModelError(f"{self.model_path}: {str(err).splitlines()[0]}") from None
         try:
             self._signature = self.interpreter.get_signature_runner(
-                self.metadata.get("signature", SIGNATURE_KEY)
+                self.metadata.get("signature", contracts.SIGNATURE_KEY)
             )
         except (ValueError, RuntimeError) as err:
             raise RuntimeModelError(f"{self.model_path}: cannot prepare the model ({str(err).splitlines()[0]})") from None
         self.default_threshold = self.metadata.get("default_threshold")
         self.max_length = self.metadata.get("max_length")
+        self.vocabulary_size = int(self.metadata["vocabulary_size"])
 
     @property
     def backend(self):
@@ -98,13 +94,44 @@ class SkimRunner:
         return ids[keep], [t for t, k in zip(tokens, keep) if k]
 
     def run_ids(self, token_ids, threshold=None):
-        """Raw outputs (`logits`, `read_mask`, `read_count`) for ids [T] or [1, T]."""
-        ids = np.asarray(token_ids, dtype=np.int32).reshape(1, -1)
+        """Raw outputs (`logits`, `read_mask`, `read_count`) for the ids of
+        one text, [T] or [1, T] (a batch of several texts is refused).
+
+        Ids must lie in [0, vocabulary_size); id 0 follows the export's
+        `padding_id` rule (metadata). An empty text reads as one unknown token.
+        """
+        return self.invoke(*self.prepare(token_ids, threshold))
+
+    def invoke(self, ids, threshold):
+        """Runs inputs that `prepare` checked (the timed call of the bench)."""
+        return self._signature(token_ids=ids, threshold=threshold)
+
+    def prepare(self, token_ids, threshold=None):
+        """(ids int32 [1, T], threshold float32) checked for `invoke`; raises
+        RuntimeModelError (one line) for inputs the model cannot take."""
+        ids = np.asarray(token_ids)
+        if ids.ndim > 2 or (ids.ndim == 2 and ids.shape[0] != 1):
+            raise RuntimeModelError(
+                f"token_ids must be one text, shape [T] or [1, T]; got shape {list(ids.shape)} "
+                "(run texts one at a time)"
+            )
+        if ids.size and not np.issubdtype(ids.dtype, np.integer):
+            raise RuntimeModelError(f"token_ids must be integers; got {ids.dtype}")
+        ids = ids.astype(np.int64).reshape(1, -1)
+        if ids.size and (ids.min() < 0 or ids.max() >= self.vocabulary_size):
+            bad = int(ids.max()) if ids.max() >= self.vocabulary_size else int(ids.min())
+            raise RuntimeModelError(
+                f"token id {bad} is outside the model's vocabulary [0, {self.vocabulary_size})"
+            )
         if ids.shape[1] == 0:
-            ids = np.ones((1, 1), np.int32)  # an empty text reads as one unknown token
+            ids = np.full((1, 1), contracts.UNKNOWN_ID, np.int64)
         if threshold is None:
             threshold = self.default_threshold if self.default_threshold is not None else 0.0
-        return self._signature(token_ids=ids, threshold=np.float32(threshold))
+        try:
+            threshold = contracts.check_threshold(threshold)
+        except contracts.ContractError as err:
+            raise RuntimeModelError(str(err)) from None
+        return ids.astype(np.int32), np.float32(threshold)
 
     def classify(self, text, threshold=None):
         """(probabilities, read_mask, tokens) of one text.

@@ -3,7 +3,7 @@ import math
 
 import keras
 
-from keras_skim.training.skim_controls import skim_cells
+from keras_skim.layers.skim_controls import skim_cells
 
 
 @keras.saving.register_keras_serializable(package="keras_skim")

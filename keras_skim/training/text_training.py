@@ -4,7 +4,6 @@ Writes a model folder: `model.keras`, `tokenizer.json` (the vocabulary the
 exporter and the Android app need) and `train_config.json` (arguments,
 history, test results).
 """
-import json
 import os
 import platform
 import time
@@ -12,7 +11,7 @@ import time
 import numpy as np
 
 from keras_skim.datasets import Tokenizer, glove_embedding_matrix, load_text_dataset
-from keras_skim.model_io import staged_output_dir
+from keras_skim import contracts
 
 DEFAULT_MAX_LENGTH = {"imdb": 400, "rotten_tomatoes": 50}
 
@@ -24,8 +23,8 @@ def load_encoded(dataset, tokenizer, split, max_length, limit=None, seed=0):
 
 def evaluate_model(model, ids, labels, threshold=None, batch_size=64):
     """Accuracy at the current (or given) threshold, and exact skim statistics."""
-    from keras_skim.training.skim_controls import skim_cells, thresholds_set_to
-    from keras_skim.training.skim_statistics import skim_statistics
+    from keras_skim.layers.skim_controls import skim_cells, thresholds_set_to
+    from keras_skim.layers.skim_statistics import skim_statistics
 
     cells = skim_cells(model)
     with thresholds_set_to(cells, threshold):
@@ -46,7 +45,7 @@ def flop_summary(model, skim_rate):
 
     from keras_skim.analysis.flops import flop_report
     from keras_skim.layers.skim_gru_cell import SkimGRUCell
-    from keras_skim.training.skim_controls import skim_cells
+    from keras_skim.layers.skim_controls import skim_cells
 
     cells = skim_cells(model)
     embedding = next(layer for layer in model.layers if isinstance(layer, keras.layers.Embedding))
@@ -95,8 +94,7 @@ def train_text_model(
     )
 
     arguments["output_dir"] = os.fspath(output_dir)
-    if os.path.exists(output_dir) and not force:
-        raise FileExistsError(f"{output_dir} already exists (use --force to overwrite it)")
+    contracts.check_output_folder(output_dir, force=force)
     max_length = max_length or DEFAULT_MAX_LENGTH.get(dataset, 200)
     arguments["max_length"] = max_length
     keras.utils.set_random_seed(seed)
@@ -157,23 +155,22 @@ def train_text_model(
     valid = evaluate_model(model, *validation)
     test = evaluate_model(model, x_test, y_test)
     flops = flop_summary(model, test["skim_rate"])
-    results = {
-        "arguments": arguments,
-        "history": {k: [float(v) for v in vs] for k, vs in history.history.items()},
-        "seconds_per_epoch": train_seconds / epochs,
-        "validation": {**valid, "examples": int(len(validation[1]))},
-        "test": {**test, "flop_r": flops["flop_r"], "examples": int(len(y_test))},
-        "flops": flops,
-        "train_examples": int(len(y_train)),
-        "vocabulary_size": tokenizer.vocabulary_size,
-        "versions": versions(),
-    }
+    results = contracts.train_config_record(
+        arguments,
+        history={k: [float(v) for v in vs] for k, vs in history.history.items()},
+        seconds_per_epoch=train_seconds / epochs,
+        validation={**valid, "examples": int(len(validation[1]))},
+        test={**test, "flop_r": flops["flop_r"], "examples": int(len(y_test))},
+        flops=flops,
+        train_examples=int(len(y_train)),
+        vocabulary_size=tokenizer.vocabulary_size,
+        versions=versions(),
+    )
     results["epochs_run"] = len(history.history["loss"])
-    with staged_output_dir(output_dir, force=force) as stage:
-        model.save(os.path.join(stage, "model.keras"))
-        tokenizer.save(os.path.join(stage, "tokenizer.json"))
-        with open(os.path.join(stage, "train_config.json"), "w") as f:
-            json.dump(results, f, indent=2)
+    with contracts.staged_output_dir(output_dir, force=force) as stage:
+        model.save(os.path.join(stage, contracts.MODEL_FILE))
+        tokenizer.save(os.path.join(stage, contracts.TOKENIZER_FILE))
+        contracts.write_json(os.path.join(stage, contracts.TRAIN_CONFIG_FILE), results)
     return results
 
 

@@ -5,7 +5,7 @@ import os
 import pytest
 
 from keras_skim.cli.main import main
-from tests.assertions import one_line
+from tests.assertions import check_bench_result, one_line
 
 TRAIN = ["train", "--data", "rotten_tomatoes", "--units", "8", "--small-units", "2",
          "--epochs", "1", "--no-glove", "--max-length", "12", "--quiet", "--gamma", "0.05"]
@@ -23,10 +23,21 @@ def trained(tmp_path, tiny_rotten_tomatoes):
 
 
 def test_train_writes_model_tokenizer_and_results(trained):
-    assert sorted(os.listdir(trained)) == ["model.keras", "tokenizer.json", "train_config.json"]
+    from keras_skim import contracts
+
+    assert sorted(os.listdir(trained)) == sorted(
+        [contracts.MARKER_FILE, "model.keras", "tokenizer.json", "train_config.json"])
+    from keras_skim import contracts
+    from keras_skim.analysis.flops import flop_report
+
     results = json.loads((trained / "train_config.json").read_text())
-    assert 0.0 <= results["test"]["skim_rate"] <= 1.0
-    assert results["test"]["flop_r"] >= 1.0
+    config = contracts.read_train_config(trained / "train_config.json")
+    assert config.dataset == "rotten_tomatoes" and config.max_length == 12
+    skim_rate = results["test"]["skim_rate"]
+    assert 0.0 <= skim_rate <= 1.0
+    # Flop-R is the FLOP count at the measured skim rate (below 1 when
+    # nothing is skimmed: the gate costs FLOPs too).
+    assert results["test"]["flop_r"] == flop_report("lstm", 8, 2, 50, skim_rate)["flop_r"]
     assert "skim_rate" in results["history"]
 
 
@@ -82,9 +93,11 @@ def test_demo_exports_both_models_and_benchmarks_them(tmp_path, tiny_rotten_toma
     has_compiler = shutil.which(os.environ.get("CXX", "g++")) is not None
     assert report["backend"] == ("custom" if has_compiler else "builtin")
     assert report["baseline_backend"] == "builtin"
-    assert report["results"][0]["speedup"] > 0
+    check_bench_result(report, report["results"][0])
     meta = json.loads((out / "skim_lstm_tflite" / "metadata.json").read_text())
     assert meta["source_model"] == str(out / "skim_lstm" / "model.keras")
+    # The export knows the length the model was trained on (train_config.json).
+    assert meta["max_length"] == 50 and meta["parity"]["real_texts"] > 0
 
 
 @pytest.mark.parametrize(
@@ -103,10 +116,8 @@ def test_bad_input_gives_one_line_errors(argv, message, capsys, tmp_path, monkey
 
 
 def test_bad_argument_values_are_rejected_by_the_parser(capsys):
-    with pytest.raises(SystemExit) as info:
-        main(["train", "--units", "-3", "-o", "x"])
-    assert info.value.code == 2
-    assert "positive integer" in capsys.readouterr().err
+    assert main(["train", "--units", "-3", "-o", "x"]) == 2
+    assert "positive integer" in _error_line(capsys)
 
 
 def test_corrupt_model_files_give_one_line_errors(tmp_path, capsys):

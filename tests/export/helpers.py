@@ -2,7 +2,6 @@
 CLI runner."""
 import contextlib
 import io
-import json
 import os
 
 import numpy as np
@@ -21,7 +20,10 @@ def write_tokenizer(folder):
 
 
 def train_tiny(folder, kind, small_units=DS, vocabulary=V, embedding=E, units=D, fit=True):
-    """Builds, fits two steps and saves OUT/model.keras, tokenizer.json, train_config.json."""
+    """A model built in plain Keras code (as a user's own would be): builds,
+    fits two steps and saves FOLDER/model.keras and a tokenizer.json; no
+    train_config.json (folders of `keras-skim train` come from the
+    `trained_folder` fixture)."""
     import keras
 
     from keras_skim import SkimGRUCell, SkimLSTMCell
@@ -46,8 +48,6 @@ def train_tiny(folder, kind, small_units=DS, vocabulary=V, embedding=E, units=D,
     path = os.path.join(folder, "model.keras")
     model.save(path)
     write_tokenizer(folder)
-    with open(os.path.join(folder, "train_config.json"), "w") as f:
-        json.dump({"max_length": 30}, f)
     return path, model
 
 

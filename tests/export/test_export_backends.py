@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from tests.assertions import one_line
+from tests.assertions import check_bench_result, one_line
 from tests.export.helpers import run_cli, train_tiny
 
 
@@ -38,9 +38,12 @@ def custom_export(op_cache, skim_model, tmp_path_factory):
 def test_custom_backend_export_writes_the_same_files_and_metadata(custom_export):
     from keras_skim.export.op_inventory import op_inventory
 
+    from keras_skim import contracts
+
     out, stdout = custom_export
-    assert sorted(os.listdir(out)) == ["metadata.json", "model.tflite", "tokenizer.json"]
-    assert "backend: custom" in stdout and "custom-op parity OK" in stdout
+    assert sorted(os.listdir(out)) == sorted(
+        [contracts.MARKER_FILE, "metadata.json", "model.tflite", "tokenizer.json"])
+    assert "backend: custom" in stdout and "parity OK" in stdout
     meta = json.load(open(os.path.join(out, "metadata.json")))
     assert meta["format"] == "keras_skim.export"
     assert meta["backend"] == "custom" and meta["custom_ops"] == ["KerasSkimLSTM"]
@@ -69,8 +72,7 @@ def test_bench_runs_the_custom_export_against_a_builtin_lstm(custom_export, expo
     assert "custom backend" in stdout
     report = json.load(open(report_dir / "report.json"))
     assert report["backend"] == "custom" and report["baseline_backend"] == "builtin"
-    result = report["results"][0]
-    assert result["speedup"] > 0 and 0.0 <= result["skim_rate"] <= 1.0 and result["flop_r"] >= 1.0
+    check_bench_result(report, report["results"][0])
 
 
 def test_runner_on_a_custom_export_imports_no_tensorflow(custom_export):
@@ -102,10 +104,16 @@ def test_unsupported_model_form_givesone_line(tmp_path, op_cache):
 
 
 def test_failed_custom_parity_refuses_and_writes_nothing(skim_model, op_cache, tmp_path, monkeypatch):
-    from keras_skim.export import custom_op_backend
-    from keras_skim.export.parity import ParityResult
+    """A real custom-op model with the wrong weights (another model's) fails
+    the one parity checker: the export is refused and nothing is written."""
+    import keras
 
-    monkeypatch.setattr(custom_op_backend, "custom_op_parity", lambda *a, **k: ParityResult(
-        False, 1, [0.5], 1.0, 3, 2, "custom-op parity FAILED (threshold 0.5, 3 tokens: 2 read/skim decisions differ)"))
+    from keras_skim.export import custom_op_backend
+
+    keras.utils.set_random_seed(99)
+    _, other = train_tiny(str(tmp_path / "other"), "skim_lstm", fit=False)
+    real = custom_op_backend.custom_op_flatbuffer
+    monkeypatch.setattr(custom_op_backend, "custom_op_flatbuffer",
+                        lambda model, **kwargs: real(other, **kwargs))
     stderr = _custom_export_refused(skim_model, tmp_path / "export")
     assert "parity FAILED" in one_line(stderr) and "nothing written" in stderr

@@ -31,20 +31,32 @@ def test_builtin_ops_only(exported, name):
         assert "IF" not in flat
 
 
-def test_metadata_and_files(exported):
+def test_metadata_and_files(exported, trained_folder):
+    """A folder written by the real `keras-skim train` exports with its
+    training length, and parity runs real texts of its data set."""
+    from keras_skim import contracts
+    from keras_skim.datasets.tokenizer import Tokenizer
+    from tests.export.conftest import MAX_LENGTH
+
     _, export_dir, result = exported("skim")
-    assert sorted(os.listdir(export_dir)) == ["metadata.json", "model.tflite", "tokenizer.json"]
+    assert sorted(os.listdir(export_dir)) == sorted(
+        [contracts.MARKER_FILE, "metadata.json", "model.tflite", "tokenizer.json"]
+    )
     meta = json.load(open(os.path.join(export_dir, "metadata.json")))
-    assert meta["format"] == "keras_skim.export" and meta["version"] == 1
+    assert meta["format"] == "keras_skim.export" and meta["version"] == 2
     assert meta["model_kind"] == "skim_lstm"
-    assert (meta["units"], meta["small_units"], meta["embedding_dim"], meta["vocabulary_size"]) == (16, 4, 8, 50)
-    assert meta["num_classes"] == 1 and meta["output_activation"] == "sigmoid"
-    assert meta["max_length"] == 30 and meta["default_threshold"] == pytest.approx(0.5)
+    vocabulary = Tokenizer.load(os.path.join(trained_folder("skim"), "tokenizer.json")).vocabulary_size
+    assert (meta["units"], meta["small_units"], meta["embedding_dim"], meta["vocabulary_size"]) == (
+        16, 4, 50, vocabulary)
+    assert meta["num_classes"] == 1 and meta["output_activation"] == "linear"
+    assert meta["max_length"] == MAX_LENGTH and meta["default_threshold"] == pytest.approx(0.5)
+    assert meta["padding_id"] == 0 and "p_read >= t" in meta["threshold_rule"]
     assert set(meta["inputs"]) == {"token_ids", "threshold"}
     assert set(meta["outputs"]) == {"logits", "read_mask", "read_count"}
     assert meta["flops"]["skim_flops_per_token"] < meta["flops"]["read_flops_per_token"]
     assert meta["tflite_bytes"] == os.path.getsize(os.path.join(export_dir, "model.tflite"))
     assert meta["parity"]["ok"] and result.parity.mismatched_decisions == 0
+    assert meta["parity"]["real_texts"] == 4
 
 
 @pytest.mark.parametrize("name", ["skim", "skip", "gru"])
@@ -54,20 +66,21 @@ def test_parity_against_read_decisions(exported, name):
 
     from keras_skim import set_threshold
     from keras_skim.runtime import SkimRunner
-    from keras_skim.training.skim_statistics import read_decisions
+    from keras_skim.layers.skim_statistics import read_decisions
 
     path, export_dir, result = exported(name)
     assert result.parity.ok and len(result.parity.thresholds) >= 4
     model = keras.saving.load_model(path)
     runner = SkimRunner(export_dir)
-    ids = np.random.default_rng(3).integers(1, 50, size=20).astype(np.int32)
+    ids = np.random.default_rng(3).integers(1, runner.vocabulary_size, size=20).astype(np.int32)
     for threshold in (0.0, 0.4, 0.5, 0.6, 2.0):
         out = runner.run_ids(ids, threshold)
         np.testing.assert_array_equal(out["read_mask"][0], read_decisions(model, ids, threshold))
         set_threshold(model, threshold)
-        expected = np.asarray(model(ids[None], training=False))
-        got = 1 / (1 + np.exp(-out["logits"]))
-        np.testing.assert_allclose(got, expected, atol=1e-4)
+        padded = np.zeros((1, 30), np.int32)
+        padded[0, :20] = ids
+        expected = np.asarray(model(padded, training=False))
+        np.testing.assert_allclose(out["logits"], expected, atol=1e-4)
 
 
 def test_threshold_is_a_runtime_input(exported):
@@ -75,8 +88,9 @@ def test_threshold_is_a_runtime_input(exported):
 
     _, export_dir, _ = exported("skim")
     runner = SkimRunner(export_dir)
-    ids = np.random.default_rng(1).integers(1, 50, size=40)
+    ids = np.random.default_rng(1).integers(1, runner.vocabulary_size, size=40)
     counts = [int(runner.run_ids(ids, t)["read_count"][0]) for t in (0.0, 0.3, 0.5, 0.7, 1.0, 1.5)]
+    # A lower threshold reads more (contracts.THRESHOLD_RULE): 0 reads all, >= 1 none.
     assert counts[0] == 40 and counts[-1] == 0 and counts[-2] == 0
     assert counts == sorted(counts, reverse=True)
 

@@ -1,1 +1,1 @@
-from tests.export.conftest import exported  # noqa: F401  (shared tiny exported models)
+from tests.export.conftest import exported, trained_folder  # noqa: F401  (shared trained and exported models)

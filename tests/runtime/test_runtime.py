@@ -5,6 +5,8 @@ import sys
 
 import numpy as np
 
+from tests.assertions import check_bench_result
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 _NO_TF_BENCH = r"""
@@ -34,13 +36,16 @@ def test_classify_and_bench_without_tensorflow(exported, tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     result = [line for line in proc.stdout.splitlines() if line.startswith("RESULT")][0]
     assert result == "RESULT 0 0 []", result
-    assert sorted(os.listdir(out)) == ["report.json", "report.md", "threshold_sweep.png"]
+    assert sorted(os.listdir(out)) == sorted(
+        [".keras-skim-output.json", "report.json", "report.md", "threshold_sweep.png"])
     report = json.load(open(out / "report.json"))
     assert report["baseline_kind"] == "lstm" and len(report["results"]) == 2
     first = report["results"][0]
     for key in ("skim_rate", "flop_r", "speedup", "speedup_over_flop_r", "accuracy"):
         assert key in first
-    assert first["model_latency"]["median_us"] > 0 and report["peak_rss_mb"] > 0
+    texts = ["the movie was good", "awful boring plot", "great story nice acting"]
+    for result in report["results"]:
+        check_bench_result(report, result, texts=texts)
     assert "| threshold |" in (out / "report.md").read_text()
 
 

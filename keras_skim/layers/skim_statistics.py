@@ -10,7 +10,7 @@ from keras_skim.layers.skim_cell_base import (
     STAT_TOKENS,
     SkimCellBase,
 )
-from keras_skim.training.skim_controls import skim_cells, thresholds_set_to
+from keras_skim.layers.skim_controls import skim_cells, thresholds_set_to
 
 
 def skim_statistics(model, token_ids, batch_size=64, threshold=None):

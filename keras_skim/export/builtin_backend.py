@@ -1,0 +1,31 @@
+"""The builtin backend: the inference graph of `graph_builder`, converted
+with TensorFlow's TFLite converter to builtin ops only, so that any LiteRT /
+TFLite interpreter runs it on any platform."""
+from keras_skim.export.errors import ExportError
+
+
+class BuiltinBackend:
+    """Exports every cell the emitter registry knows, with builtin ops only."""
+
+    name = "builtin"
+    custom_ops = ()
+
+    def check(self, model, plan):
+        """Nothing beyond the model plan: every planned model is supported."""
+
+    def flatbuffer(self, model, plan, *, threshold, length, fold=None):
+        from keras_skim.export.graph_builder import build_module, convert
+        from keras_skim.export.op_inventory import non_builtin_ops
+
+        try:
+            data = convert(build_module(plan, fold=fold))
+        except ExportError:
+            raise
+        except Exception as err:  # converter failures are long: keep the first line
+            raise ExportError(
+                f"TFLite conversion failed ({str(err).strip().splitlines()[0][:200]})"
+            ) from None
+        extra = non_builtin_ops(data)
+        if extra:
+            raise ExportError(f"the converted graph needs non-builtin ops: {', '.join(extra)}")
+        return data
