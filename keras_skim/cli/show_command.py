@@ -3,12 +3,14 @@ import html
 import os
 import sys
 
+from keras_skim.cli.data_args import add_data_argument, add_split_arguments, data_error
 from keras_skim.cli.errors import CliError
 from keras_skim.cli.model_args import (
     load_model_or_fail,
     load_tokenizer_or_fail,
     model_paths,
     non_negative_float,
+    non_negative_int,
 )
 
 _BOLD, _DIM, _RESET = "\033[1m", "\033[2;37m", "\033[0m"
@@ -19,6 +21,10 @@ def add_arguments(parser):
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--text", help="the text to read")
     source.add_argument("--file", help="a file holding the text")
+    add_data_argument(source)
+    add_split_arguments(parser, "seed of the held-out split (default: the one recorded at training)")
+    parser.add_argument("--index", type=non_negative_int, default=0, metavar="K",
+                        help="with --data: show the K-th text of the split (default 0)")
     parser.add_argument("--threshold", type=non_negative_float, default=None)
     parser.add_argument("--tokenizer", default=None, help="tokenizer.json (default: next to MODEL)")
     parser.add_argument("--html", default=None, help="also write an HTML page here")
@@ -48,10 +54,53 @@ def render_html(tokens, decisions, title, summary):
     )
 
 
+def _text_from_data(args, recorded):
+    """(text, its label's class name or None) of `--data` at `--split`/`--index`."""
+    from keras_skim.datasets import DatasetUnavailableError, DataSourceError
+    from keras_skim.datasets.registry import resolve_data
+
+    try:
+        source = resolve_data(args.data, split_seed=args.split_seed, recorded=recorded)
+        texts, labels = source.load(args.split)
+    except (DatasetUnavailableError, DataSourceError) as err:
+        raise data_error(err) from None
+    if args.index >= len(texts):
+        raise CliError(f"--index {args.index}: {source.describe(args.split)} has {len(texts)} texts")
+    label = None if labels is None else source.classes[int(labels[args.index])]
+    return texts[args.index], label
+
+
+def _prediction(logits, class_names):
+    """'name (p=0.83)' of the most likely class, from one logit or k logits."""
+    import numpy as np
+
+    logits = np.asarray(logits, np.float64).reshape(-1)
+    if logits.size == 1:
+        positive = 1.0 / (1.0 + np.exp(-logits[0]))
+        probabilities = np.array([1.0 - positive, positive])
+    else:
+        exp = np.exp(logits - logits.max())
+        probabilities = exp / exp.sum()
+    best = int(np.argmax(probabilities)) if logits.size > 1 else int(logits[0] >= 0)
+    names = list(class_names or [])
+    if len(names) != len(probabilities):
+        names = ["negative", "positive"] if logits.size == 1 else [f"class {i}" for i in range(logits.size)]
+    detail = f", logit {logits[0]:+.3f}" if logits.size == 1 else ""
+    return f"{names[best]} (p={probabilities[best]:.2f}{detail})"
+
+
 def run(args):
     if args.html and os.path.exists(args.html) and not args.force:
         raise CliError(f"{args.html} already exists (use --force to overwrite it)")
-    if args.file is not None:
+    from keras_skim.datasets.registry import recorded_data
+    from keras_skim.training.text_training import read_train_config
+
+    model_file, tokenizer_path, config_path = model_paths(args.model)
+    recorded = recorded_data(read_train_config(config_path))
+    label = None
+    if args.data is not None:
+        text, label = _text_from_data(args, recorded)
+    elif args.file is not None:
         try:
             with open(args.file, encoding="utf-8") as f:
                 text = f.read()
@@ -59,7 +108,6 @@ def run(args):
             raise CliError(f"{args.file}: cannot read ({err.strerror})") from None
     else:
         text = args.text
-    model_file, tokenizer_path, _ = model_paths(args.model)
     model = load_model_or_fail(model_file)
     tokenizer = load_tokenizer_or_fail(args.tokenizer or tokenizer_path, model_file)
     ids = tokenizer.encode_one(text)
@@ -79,10 +127,10 @@ def run(args):
     tokens = tokenizer.tokenize(text)[: len(ids)]
     padded = np.zeros((1, max_length or len(ids)), "int32")
     padded[0, : len(ids)] = ids
-    logit = float(model.predict(padded, verbose=0)[0, 0])
+    prediction = _prediction(model.predict(padded, verbose=0)[0], recorded.get("classes"))
     read = int(decisions.sum())
     summary = (
-        f"prediction: {'positive' if logit >= 0 else 'negative'} (logit {logit:+.3f}); "
+        f"prediction: {prediction}" + (f", label: {label}" if label is not None else "") + "; "
         f"read {read} of {len(ids)} tokens, skimmed {1 - read / len(ids):.0%}"
     )
     color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
