@@ -171,7 +171,7 @@ def read_jsonl(path):
     text = decode_utf8(data, path)
     if not text.strip():
         raise DataSourceError(f"{path}: empty file; {_EXPECTED_JSONL}")
-    table = TextTable(path, "jsonl", [], labels=[], splits=[], places=[], sha256=sha)
+    table = TextTable(path, "jsonl", [], places=[], sha256=sha)
     has_label = has_split = None
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
@@ -187,6 +187,8 @@ def read_jsonl(path):
             raise DataSourceError(f"{place}: no \"text\" string; {_EXPECTED_JSONL}")
         if has_label is None:
             has_label, has_split = LABEL in record, SPLIT in record
+            table.labels = [] if has_label else None
+            table.splits = [] if has_split else None
         for key, present in ((LABEL, has_label), (SPLIT, has_split)):
             if (key in record) != present:
                 raise DataSourceError(
@@ -194,10 +196,6 @@ def read_jsonl(path):
                     f"line; {_EXPECTED_JSONL}"
                 )
         _append(table, record[TEXT], place, record.get(LABEL), record.get(SPLIT))
-    if not has_label:
-        table.labels = None
-    if not has_split:
-        table.splits = None
     return _finished(table)
 
 
