@@ -55,13 +55,14 @@ def render_html(tokens, decisions, title, summary):
 
 
 def _text_from_data(args, recorded):
-    """(text, its label's class name or None) of `--data` at `--split`/`--index`."""
+    """(text, its label's class name or None) of `--data` at `--split`/`--index`
+    (unlabelled texts, which have no held-out split, are read whole)."""
     from keras_skim.datasets import DatasetUnavailableError, DataSourceError
     from keras_skim.datasets.registry import resolve_data
 
     try:
         source = resolve_data(args.data, split_seed=args.split_seed, recorded=recorded)
-        texts, labels = source.load(args.split)
+        texts, labels = source.load(args.split if source.labelled else "all")
     except (DatasetUnavailableError, DataSourceError) as err:
         raise data_error(err) from None
     if args.index >= len(texts):

@@ -65,8 +65,9 @@ MAX_LENGTH_HELP = "tokens per text (default: " + ", ".join(
     f"{entry.default_max_length} {name}" for name, entry in DATASETS.items()
 ) + f", {DEFAULT_MAX_LENGTH} other data)"
 SPLIT_HELP = (
-    "train, validation, test (default) or all; a file without its own split is split per class "
-    "(stratified): 10%% validation, 10%% test, seeded by --split-seed"
+    "train, validation, test (default) or all; labelled data without its own split is split per "
+    "class (stratified): 10%% validation, 10%% test, seeded by --split-seed; unlabelled texts are "
+    "read whole"
 )
 
 
@@ -114,6 +115,10 @@ def resolve_data(spec=None, *, split_seed=None, recorded=None, training=False, l
         spec = recorded.get("path") or recorded.get("source")
         if spec is None:
             raise DataSourceError("no --data given and no recorded training data to default to")
+        if recorded.get("path") and not os.path.exists(spec):
+            raise DataSourceError(
+                f"{spec}: no such file or folder (the data recorded in train_config.json); pass --data"
+            )
     spec = os.fspath(spec)
     same = bool(recorded) and _same_data(spec, recorded)
     if split_seed is None:

@@ -13,6 +13,7 @@ class RegistrySource:
 
     format = "registry"
     label_kind = "integers"
+    labelled = True
 
     def __init__(self, dataset):
         self.dataset = dataset

@@ -71,6 +71,11 @@ class TableSource:
             )
 
     @property
+    def labelled(self):
+        """Whether the rows have labels (else only the ``all`` split exists)."""
+        return self.labels is not None
+
+    @property
     def path(self):
         return self.table.path
 

@@ -29,8 +29,7 @@ def load_bench_texts(spec, samples, split="test", split_seed=DEFAULT_SPLIT_SEED,
     """
     try:
         source = resolve_data(spec, split_seed=split_seed)
-        unlabelled = getattr(source, "labels", True) is None
-        texts, labels = source.load("all" if unlabelled else split, limit=samples, seed=0)
+        texts, labels = source.load(split if source.labelled else "all", limit=samples, seed=0)
     except (DataSourceError, DatasetUnavailableError) as err:
         raise BenchDataError(" ".join(str(err).split())) from None
     if labels is None:
