@@ -91,14 +91,18 @@ def _same_data(spec, recorded):
 def resolve_data(spec=None, *, split_seed=None, recorded=None, training=False, labelled=None):
     """Turns a ``--data`` argument into a data source.
 
+    A registry name wins over a file or folder of the same name (write
+    ``./imdb`` for the folder).
+
     Args:
         spec: The argument; None means the data a model was trained on
             (``recorded``).
         split_seed: Seed of the held-out split of data without one; None
             means the recorded seed, else ``DEFAULT_SPLIT_SEED``.
         recorded: The ``data`` section of a model's train_config.json, if
-            any: its classes map labels to the model's class ids, and the same
-            data is checked to be unchanged before its held-out split is used.
+            any: its classes map labels to the model's class ids, its split
+            seed is the default, and the file it names is checked to be
+            unchanged (sha256) before its held-out split is used.
         training: Whether a model is to be trained on it (labels of at least
             two classes are then required).
         labelled: Whether labels are required; default ``training``.
@@ -122,7 +126,7 @@ def resolve_data(spec=None, *, split_seed=None, recorded=None, training=False, l
     spec = os.fspath(spec)
     same = bool(recorded) and _same_data(spec, recorded)
     if split_seed is None:
-        split_seed = recorded.get("split", {}).get("seed", DEFAULT_SPLIT_SEED) if same else DEFAULT_SPLIT_SEED
+        split_seed = (recorded.get("split") or {}).get("seed")
         split_seed = DEFAULT_SPLIT_SEED if split_seed is None else split_seed
     if spec in DATASETS:
         return RegistrySource(DATASETS[spec])
@@ -137,8 +141,11 @@ def resolve_data(spec=None, *, split_seed=None, recorded=None, training=False, l
         raise DataSourceError(f"{spec}: no such file or folder; expected {DATA_HELP}")
     else:
         raise DataSourceError(f"unknown dataset {spec!r}; expected {DATA_HELP}")
-    return TableSource(spec, table, split_seed=split_seed, classes=classes, training=training,
-                       labelled=training if labelled is None else labelled, expected_sha256=recorded.get("sha256") if same else None)
+    return TableSource(
+        spec, table, split_seed=split_seed, classes=classes, training=training,
+        labelled=training if labelled is None else labelled,
+        expected_sha256=recorded.get("sha256") if same else None,
+    )
 
 
 def recorded_data(train_config):

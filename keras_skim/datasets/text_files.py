@@ -126,6 +126,7 @@ def read_table(path, delimiter):
     text = decode_utf8(data, path)
     if not text.strip():
         raise DataSourceError(f"{path}: empty file; {_EXPECTED_TABLE}")
+    kind = "tsv" if delimiter == "\t" else "csv"
     rows, places = [], []
     with _unlimited_csv_fields():
         reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
@@ -137,17 +138,16 @@ def read_table(path, delimiter):
                     places.append(f"{path} line {start}")
                 start = reader.line_num + 1
         except csv.Error as err:
-            raise DataSourceError(f"{path} line {start}: not valid {'TSV' if delimiter == chr(9) else 'CSV'} "
-                                  f"({err})") from None
+            raise DataSourceError(f"{path} line {start}: not valid {kind.upper()} ({err})") from None
     header = [name.strip().lower() for name in rows[0]]
     if TEXT not in header:
-        found = ", ".join(repr(name) for name in rows[0][:8]) or "nothing"
+        found = ", ".join(repr(name[:40]) for name in rows[0][:8]) or "nothing"
         raise DataSourceError(f"{path}: no 'text' column in the header row (found {found}); {_EXPECTED_TABLE}")
     columns = {name: header.index(name) for name in (TEXT, LABEL, SPLIT) if name in header}
     rows, places = rows[1:], places[1:]
     if not rows:
         raise DataSourceError(f"{path}: no rows after the header; {_EXPECTED_TABLE}")
-    table = TextTable(path, "tsv" if delimiter == "\t" else "csv", [], sha256=sha, places=[])
+    table = TextTable(path, kind, [], sha256=sha, places=[])
     table.labels = [] if LABEL in columns else None
     table.splits = [] if SPLIT in columns else None
     width = max(columns.values()) + 1
