@@ -31,7 +31,11 @@ setup(
         "tqdm",
         "matplotlib",
     ],
-    extras_require={"test": ["pytest>=8", "pytest-timeout"]},
+    extras_require={
+        "test": ["pytest>=8", "pytest-timeout"],
+        # `--data tfds:NAME`; it downloads each dataset on first use.
+        "tfds": ["tensorflow-datasets>=4.9,<5"],
+    },
     entry_points={"console_scripts": ["keras-skim=keras_skim.cli.main:main"]},
     classifiers=[
         "Programming Language :: Python :: 3",

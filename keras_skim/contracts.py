@@ -212,6 +212,10 @@ class TrainConfig:
         """The training data's own record (source, classes, split), if any."""
         return self.results.get("data") or {}
 
+    def as_dict(self):
+        """The whole record, as the file holds it."""
+        return train_config_record(self.arguments, **self.results)
+
 
 def read_train_config(path):
     """Reads a model folder's `train_config.json` -> `TrainConfig`."""

@@ -4,14 +4,16 @@ import json
 import os
 
 from keras_skim.cli.model_args import THRESHOLD_HELP, threshold_list
+from keras_skim.cli.data_args import add_data_argument, add_split_arguments
 
 
 def add_arguments(parser):
     parser.add_argument("model", metavar="MODEL", help="exported model.tflite or its export folder")
     parser.add_argument("--baseline", metavar="BASE", help="exported baseline model to compare with")
-    parser.add_argument("--data", default=None, metavar="DATA",
-                        help="imdb, rotten_tomatoes or a text file (one per line) / CSV / TSV "
-                             "with text,label (default: random token ids of max_length)")
+    add_data_argument(parser, default_help="random token ids of max_length; a .txt file of one text "
+                                           "per line is read unlabelled")
+    add_split_arguments(parser, "seed of the held-out split of data without its own split (default 0, "
+                                "as in train)")
     parser.add_argument("--threads", type=int, default=1, help="interpreter threads (default 1)")
     parser.add_argument("--samples", type=int, default=50, metavar="N", help="texts to run (default 50)")
     parser.add_argument("--repeats", type=int, default=5, metavar="R", help="timed runs per text (default 5)")
@@ -46,7 +48,9 @@ def run(args):
             vocab = min(vocab, SkimRunner(args.baseline, num_threads=args.threads).vocabulary_size)
         texts = labels = token_ids = None
         if args.data:
-            texts, labels, description = load_bench_texts(args.data, args.samples)
+            texts, labels, description = load_bench_texts(
+                args.data, args.samples, split=args.split, split_seed=args.split_seed or 0,
+                num_classes=probe.metadata.get("num_classes"))
             if probe.tokenizer is None:
                 raise CliError(f"{args.model}: the export has no tokenizer.json, so it cannot read texts")
         else:

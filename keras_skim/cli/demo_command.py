@@ -10,6 +10,7 @@ on test texts: per-token latency, speed-up, skim rate and Flop-R.
 import json
 import os
 
+from keras_skim.cli.data_args import add_data_argument, data_error
 from keras_skim.cli.errors import CliError
 from keras_skim.cli.model_args import non_negative_float, non_negative_int, positive_int
 
@@ -18,7 +19,7 @@ def add_arguments(parser):
     parser.add_argument("-o", "--output", default="keras-skim-demo", help="folder to write")
     parser.add_argument("--force", action="store_true",
                         help="replace the output folder if keras-skim wrote it (never a folder with other files)")
-    parser.add_argument("--data", choices=["rotten_tomatoes", "imdb"], default="rotten_tomatoes")
+    add_data_argument(parser, default="rotten_tomatoes")
     parser.add_argument("--epochs", type=positive_int, default=3)
     parser.add_argument("--units", type=positive_int, default=100)
     parser.add_argument("--small-units", type=non_negative_int, default=10)
@@ -111,7 +112,7 @@ def run(args):
     contracts.check_output_folder(args.output, force=args.force)
     if args.small_units >= args.units:
         raise CliError(f"--small-units ({args.small_units}) must be smaller than --units ({args.units})")
-    from keras_skim.datasets import DatasetUnavailableError
+    from keras_skim.datasets import DatasetUnavailableError, DataSourceError
     from keras_skim.training.text_training import train_text_model
 
     rows = []
@@ -132,8 +133,8 @@ def run(args):
                     limit=args.limit,
                     verbose=0 if args.quiet else 1,
                 )
-            except DatasetUnavailableError as err:
-                raise CliError(str(err)) from None
+            except (DatasetUnavailableError, DataSourceError) as err:
+                raise data_error(err) from None
             rows.append((name, result))
         table = comparison_table(rows)
         with open(os.path.join(stage, "comparison.md"), "w", encoding="utf-8") as f:

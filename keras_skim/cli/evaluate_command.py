@@ -1,6 +1,7 @@
 """`keras-skim evaluate`: accuracy, skim rate and Flop-R at a threshold."""
 import json
 
+from keras_skim.cli.data_args import add_data_argument, add_split_arguments, data_error
 from keras_skim.cli.errors import CliError
 from keras_skim.cli.model_args import (
     THRESHOLD_HELP,
@@ -15,9 +16,8 @@ from keras_skim.cli.model_args import (
 
 def add_arguments(parser):
     parser.add_argument("model", metavar="MODEL", help="model folder or .keras/.h5 file")
-    parser.add_argument("--data", choices=["rotten_tomatoes", "imdb"], default=None,
-                        help="dataset (default: the one it was trained on)")
-    parser.add_argument("--split", default="test")
+    add_data_argument(parser, default_help="the data it was trained on")
+    add_split_arguments(parser, "seed of the held-out split (default: the one recorded at training)")
     parser.add_argument("--threshold", type=non_negative_float, default=None,
                         help=THRESHOLD_HELP + " (default: the model's)")
     parser.add_argument("--limit", type=positive_int, default=None)
@@ -28,28 +28,40 @@ def add_arguments(parser):
 def run(args):
     folder = model_folder(args.model)
     config = train_config_of(folder)
-    dataset = args.data or (config.dataset if config else None)
-    if dataset is None:
+    from keras_skim.datasets import DatasetUnavailableError, DataSourceError
+    from keras_skim.datasets.registry import recorded_data, resolve_data
+    from keras_skim.training.text_training import evaluate_model, flop_summary, load_encoded
+
+    recorded = recorded_data(config.as_dict() if config else None)
+    if args.data is None and not recorded:
         raise CliError(f"{args.model}: no train_config.json to tell the dataset (pass --data)")
+    try:
+        source = resolve_data(args.data, split_seed=args.split_seed, recorded=recorded, labelled=True)
+    except (DatasetUnavailableError, DataSourceError) as err:
+        raise data_error(err) from None
+    dataset = source.spec
     model_file = folder.model
     model = load_model_or_fail(model_file)
     tokenizer = load_tokenizer_or_fail(args.tokenizer, folder)
-    from keras_skim.datasets import DatasetUnavailableError
-    from keras_skim.training.text_training import evaluate_model, flop_summary, load_encoded
-
+    outputs = model.outputs[0].shape[-1]
+    if max(outputs, 2) != len(source.classes):
+        raise CliError(f"{model_file}: {max(outputs, 2)} classes, but {dataset} has "
+                       f"{len(source.classes)} ({', '.join(source.classes)})")
     max_length = model.inputs[0].shape[1] or (config.max_length if config else None) or tokenizer.max_length or 400
     try:
-        ids, labels, _ = load_encoded(dataset, tokenizer, args.split, max_length, args.limit)
+        ids, labels, _ = load_encoded(source, tokenizer, args.split, max_length, args.limit)
     except (DatasetUnavailableError, ValueError) as err:
-        raise CliError(str(err)) from None
+        raise data_error(err) from None
     result = evaluate_model(model, ids, labels, threshold=args.threshold)
     result["flop_r"] = flop_summary(model, result["skim_rate"])["flop_r"]
-    result.update({"dataset": dataset, "split": args.split, "examples": int(len(labels))})
+    result.update({"dataset": dataset, "split": args.split, "examples": int(len(labels)),
+                   "classes": list(source.classes)})
     if args.json:
         print(json.dumps(result, indent=2))
     else:
         threshold = result.get("threshold")
-        print(f"{model_file} on {dataset}/{args.split} ({len(labels)} texts)"
+        print(f"{model_file} on {source.describe(args.split)} ({len(labels)} texts, "
+              f"{len(source.classes)} classes)"
               + (f", threshold {threshold:g}" if threshold is not None else ""))
         print(f"  accuracy  {result['accuracy']:.4f}")
         print(f"  skim rate {result['skim_rate']:.4f}")

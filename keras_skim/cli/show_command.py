@@ -3,6 +3,7 @@ import html
 import sys
 
 from keras_skim import contracts
+from keras_skim.cli.data_args import add_data_argument, add_split_arguments, data_error
 from keras_skim.cli.errors import CliError
 from keras_skim.contracts import HTML_MARKER
 from keras_skim.cli.model_args import (
@@ -12,6 +13,7 @@ from keras_skim.cli.model_args import (
     model_folder,
     non_negative_float,
     train_config_of,
+    non_negative_int,
 )
 
 _BOLD, _DIM, _RESET = "\033[1m", "\033[2;37m", "\033[0m"
@@ -22,6 +24,10 @@ def add_arguments(parser):
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--text", help="the text to read")
     source.add_argument("--file", help="a file holding the text")
+    add_data_argument(source)
+    add_split_arguments(parser, "seed of the held-out split (default: the one recorded at training)")
+    parser.add_argument("--index", type=non_negative_int, default=0, metavar="K",
+                        help="with --data: show the K-th text of the split (default 0)")
     parser.add_argument("--threshold", type=non_negative_float, default=None, help=THRESHOLD_HELP)
     parser.add_argument("--tokenizer", default=None, help="tokenizer.json (default: next to MODEL)")
     parser.add_argument("--html", default=None, help="also write an HTML page here")
@@ -70,12 +76,57 @@ def read_text_file(path):
         raise CliError(f"{path}: line {line} is not UTF-8 text (expected a UTF-8 text file)") from None
 
 
+def _text_from_data(args, recorded):
+    """(text, its label's class name or None) of `--data` at `--split`/`--index`
+    (unlabelled texts, which have no held-out split, are read whole)."""
+    from keras_skim.datasets import DatasetUnavailableError, DataSourceError
+    from keras_skim.datasets.registry import resolve_data
+
+    try:
+        source = resolve_data(args.data, split_seed=args.split_seed, recorded=recorded)
+        texts, labels = source.load(args.split if source.labelled else "all")
+    except (DatasetUnavailableError, DataSourceError) as err:
+        raise data_error(err) from None
+    if args.index >= len(texts):
+        raise CliError(f"--index {args.index}: {source.describe(args.split)} has {len(texts)} texts")
+    label = None if labels is None else source.classes[int(labels[args.index])]
+    return texts[args.index], label
+
+
+def _prediction(logits, class_names):
+    """'name (p=0.83)' of the most likely class, from one logit or k logits."""
+    import numpy as np
+
+    logits = np.asarray(logits, np.float64).reshape(-1)
+    if logits.size == 1:
+        positive = 1.0 / (1.0 + np.exp(-logits[0]))
+        probabilities = np.array([1.0 - positive, positive])
+    else:
+        exp = np.exp(logits - logits.max())
+        probabilities = exp / exp.sum()
+    best = int(np.argmax(probabilities)) if logits.size > 1 else int(logits[0] >= 0)
+    names = list(class_names or [])
+    if len(names) != len(probabilities):
+        names = ["negative", "positive"] if logits.size == 1 else [f"class {i}" for i in range(logits.size)]
+    detail = f", logit {logits[0]:+.3f}" if logits.size == 1 else ""
+    return f"{names[best]} (p={probabilities[best]:.2f}{detail})"
+
+
 def run(args):
     if args.html:
         contracts.check_output_file(args.html, force=args.force, marker=HTML_MARKER)
-    text = read_text_file(args.file) if args.file is not None else args.text
+    from keras_skim.datasets.registry import recorded_data
+
     folder = model_folder(args.model)
     config = train_config_of(folder)
+    recorded = recorded_data(config.as_dict() if config else None)
+    label = None
+    if args.data is not None:
+        text, label = _text_from_data(args, recorded)
+    elif args.file is not None:
+        text = read_text_file(args.file)
+    else:
+        text = args.text
     model_file = folder.model
     model = load_model_or_fail(model_file)
     tokenizer = load_tokenizer_or_fail(args.tokenizer, folder)
@@ -97,10 +148,10 @@ def run(args):
     padded = np.zeros((1, max_length or len(ids)), "int32")
     padded[0, : len(ids)] = ids
     with thresholds_set_to(skim_cells(model), args.threshold):
-        logit = float(model.predict(padded, verbose=0)[0, 0])
+        prediction = _prediction(model.predict(padded, verbose=0)[0], recorded.get("classes"))
     read = int(decisions.sum())
     summary = (
-        f"prediction: {'positive' if logit >= 0 else 'negative'} (logit {logit:+.3f}); "
+        f"prediction: {prediction}" + (f", label: {label}" if label is not None else "") + "; "
         f"read {read} of {len(ids)} tokens, skimmed {1 - read / len(ids):.0%}"
     )
     color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())

@@ -1,10 +1,14 @@
 """`keras-skim train`: train a skim model or an LSTM baseline on text."""
+from keras_skim.cli.data_args import add_data_argument, add_split_seed_argument, data_error
 from keras_skim.cli.errors import CliError
 from keras_skim.cli.model_args import THRESHOLD_HELP, non_negative_float, non_negative_int, positive_int
+from keras_skim.datasets.registry import MAX_LENGTH_HELP
 
 
 def add_arguments(parser):
-    parser.add_argument("--data", choices=["rotten_tomatoes", "imdb"], default="rotten_tomatoes")
+    add_data_argument(parser, default="rotten_tomatoes")
+    add_split_seed_argument(parser, "seed of the stratified validation/test hold-out of data without "
+                                    "its own split (default 0; recorded for evaluate/show)")
     parser.add_argument(
         "--cell", choices=["skim-lstm", "skim-gru", "lstm", "gru"], default="skim-lstm",
         help="skim cell, or an lstm/gru baseline",
@@ -19,7 +23,7 @@ def add_arguments(parser):
     parser.add_argument("--batch-size", type=positive_int, default=64)
     parser.add_argument("--learning-rate", type=non_negative_float, default=1e-3)
     parser.add_argument("--max-length", type=positive_int, default=None,
-                        help="tokens per text (default: 400 IMDB, 50 Rotten Tomatoes)")
+                        help=MAX_LENGTH_HELP)
     parser.add_argument("--max-tokens", type=positive_int, default=20000, help="vocabulary size")
     parser.add_argument("--glove", dest="glove", action="store_true", default=True,
                         help="initialise the embedding with GloVe 6B 50d (default)")
@@ -45,7 +49,7 @@ def run(args):
         raise CliError(
             f"--small-units ({args.small_units}) must be smaller than --units ({args.units})"
         )
-    from keras_skim.datasets import DatasetUnavailableError
+    from keras_skim.datasets import DatasetUnavailableError, DataSourceError
     from keras_skim.training.text_training import train_text_model
 
     try:
@@ -65,13 +69,14 @@ def run(args):
             glove=args.glove,
             limit=args.limit,
             seed=args.seed,
+            split_seed=args.split_seed or 0,
             force=args.force,
             verbose=0 if args.quiet else 1,
             train_embedding=not args.freeze_embedding,
             early_stopping=args.early_stopping,
         )
-    except DatasetUnavailableError as err:
-        raise CliError(str(err)) from None
+    except (DatasetUnavailableError, DataSourceError) as err:
+        raise data_error(err) from None
     test = results["test"]
     print(
         f"wrote {args.output}: test accuracy {test['accuracy']:.4f}, "

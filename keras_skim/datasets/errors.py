@@ -44,3 +44,11 @@ def describe_failure(err):
     """
     text = str(err) or repr(err)
     return _one_line(f"{type(err).__name__}: {text}")
+
+
+class DataSourceError(ValueError):
+    """A ``--data`` argument or data file that cannot be used as given.
+
+    The message is one line naming the file (and line, where there is one)
+    and what was expected, so that the CLI can print it as is and exit 2.
+    """

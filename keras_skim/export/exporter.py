@@ -53,13 +53,14 @@ def default_output_dir(model_path):
 
 
 def _parity_texts(tokenizer, train_config, count):
-    """A few real test texts when the training data set is at hand."""
+    """A few real test texts when the training data is at hand."""
     if tokenizer is None or train_config is None or not train_config.dataset:
         return []
     try:
-        from keras_skim.datasets import load_text_dataset
+        from keras_skim.datasets.registry import recorded_data, resolve_data
 
-        texts, _ = load_text_dataset(train_config.dataset, "test", limit=count)
+        source = resolve_data(recorded=recorded_data(train_config.as_dict()))
+        texts, _ = source.load("test", limit=count)
     except Exception:  # no data offline: random sequences are used instead
         return []
     return [tokenizer.encode_one(t, max_length=train_config.max_length) for t in list(texts)[:count]]

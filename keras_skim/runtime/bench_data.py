@@ -1,56 +1,43 @@
 """Texts (and labels when known) for `keras-skim bench`; no TensorFlow."""
-import csv
-import os
+from keras_skim.datasets.errors import DatasetUnavailableError, DataSourceError
+from keras_skim.datasets.registry import DEFAULT_SPLIT_SEED, resolve_data
 
 
 class BenchDataError(ValueError):
     """Unreadable benchmark data; the message is one line."""
 
 
-def load_bench_texts(spec, samples):
-    """(texts, labels or None, description) from a dataset name or a file.
+def load_bench_texts(spec, samples, split="test", split_seed=DEFAULT_SPLIT_SEED, num_classes=None):
+    """(texts, class ids or None, description) from any `--data` argument.
 
-    A file is one text per line, or a .csv/.tsv with `text,label` columns
-    (a header row naming them is optional).
+    Labelled data gives a seeded class-balanced sample of `samples` texts
+    from `split` (for a file without its own split, the stratified hold-out
+    that `keras-skim train` made with the same `split_seed`); an unlabelled
+    file (a `.txt` of one text per line, a table without a label column)
+    gives its first `samples` texts.
+
+    Args:
+        spec: A `--data` argument (see `keras_skim.datasets.registry`).
+        samples: How many texts.
+        split: `train`, `validation`, `test` or `all`.
+        split_seed: Seed of the held-out split.
+        num_classes: The model's class count (its logits; 1 = binary); the
+            data's labels must have as many classes.
+
+    Raises:
+        BenchDataError: One line naming the data and what is wrong.
     """
-    if spec in ("imdb", "rotten_tomatoes"):
-        from keras_skim.datasets import load_text_dataset
-
-        try:
-            # A seeded class-balanced sample: the IMDB file lists all
-            # negative reviews first, so "the first N" would be one class.
-            texts, labels = load_text_dataset(spec, "test", limit=samples, seed=0)
-        except Exception as err:
-            raise BenchDataError(f"cannot load the {spec} test split ({str(err).splitlines()[0]})") from None
-        texts, labels = list(texts), [int(v) for v in labels]
-        return texts, labels, f"{spec} test split, seeded class-balanced sample of {len(texts)}"
-    if not os.path.isfile(spec):
-        raise BenchDataError(f"{spec}: no such file (expected imdb, rotten_tomatoes or a text/CSV/TSV file)")
-    ext = os.path.splitext(spec)[1].lower()
     try:
-        with open(spec, encoding="utf-8", newline="") as f:
-            if ext in (".csv", ".tsv"):
-                rows = [r for r in csv.reader(f, delimiter="\t" if ext == ".tsv" else ",") if r]
-            else:
-                rows = [[line.rstrip("\n")] for line in f if line.strip()]
-    except (OSError, UnicodeDecodeError, csv.Error) as err:
-        raise BenchDataError(f"{spec}: cannot read ({err})") from None
-    text_col, label_col = 0, 1
-    if rows and ext in (".csv", ".tsv"):
-        header = [c.strip().lower() for c in rows[0]]
-        if "text" in header:
-            text_col = header.index("text")
-            label_col = header.index("label") if "label" in header else None
-            rows = rows[1:]
-    texts, labels = [], []
-    for row in rows[:samples]:
-        texts.append(row[text_col])
-        if label_col is not None and len(row) > label_col:
-            try:
-                labels.append(int(float(row[label_col])))
-            except ValueError:
-                label_col = None
-    if not texts:
-        raise BenchDataError(f"{spec}: no texts found")
-    has_labels = label_col is not None and len(labels) == len(texts)
-    return texts, labels if has_labels else None, f"{spec}, first {len(texts)}"
+        source = resolve_data(spec, split_seed=split_seed)
+        texts, labels = source.load(split if source.labelled else "all", limit=samples, seed=0)
+    except (DataSourceError, DatasetUnavailableError) as err:
+        raise BenchDataError(" ".join(str(err).split())) from None
+    if labels is None:
+        return list(texts), None, f"{spec} (no labels), first {len(texts)} texts"
+    if num_classes is not None and max(int(num_classes), 2) != len(source.classes):
+        raise BenchDataError(
+            f"{spec}: {len(source.classes)} classes ({', '.join(source.classes)}), but the model has "
+            f"{max(int(num_classes), 2)}"
+        )
+    description = f"{source.describe(split)}, seeded class-balanced sample of {len(texts)}"
+    return list(texts), [int(v) for v in labels], description

@@ -1,4 +1,9 @@
-"""The text classifier the CLI trains: embedding, one recurrent layer, logit."""
+"""The text classifier the CLI trains: embedding, one recurrent layer, logits.
+
+Two classes keep one logit (sigmoid, binary cross-entropy), the form of every
+model and export written before several classes were supported; k > 2
+classes get k logits (softmax, sparse categorical cross-entropy).
+"""
 import keras
 
 from keras_skim.layers.skim_gru_cell import SkimGRUCell
@@ -20,8 +25,10 @@ def build_text_classifier(
     train_embedding=False,
     dropout=0.0,
     seed=None,
+    num_classes=2,
 ):
-    """Embedding(mask_zero) -> RNN -> Dense(1) logit for binary sentiment.
+    """Embedding(mask_zero) -> RNN -> Dense(1) logit (two classes) or
+    Dense(num_classes) logits.
 
     Args:
         cell: one of `CELL_KINDS`; "lstm" and "gru" are the baselines.
@@ -34,10 +41,13 @@ def build_text_classifier(
         train_embedding: whether the embedding is trained.
         dropout: dropout on the RNN's output.
         seed: seed of the skim cell's Gumbel noise.
+        num_classes: number of classes, at least 2.
 
     Returns:
         An uncompiled `keras.Model`.
     """
+    if num_classes < 2:
+        raise ValueError(f"num_classes must be at least 2; got {num_classes}")
     if cell not in CELL_KINDS:
         raise ValueError(f"cell must be one of {', '.join(CELL_KINDS)}; got {cell!r}")
     inputs = keras.Input((max_length,), dtype="int32", name="token_ids")
@@ -71,14 +81,21 @@ def build_text_classifier(
     x = rnn(x)
     if dropout:
         x = keras.layers.Dropout(dropout, name="dropout")(x)
-    logits = keras.layers.Dense(1, name="logit")(x)
+    if num_classes == 2:
+        logits = keras.layers.Dense(1, name="logit")(x)
+    else:
+        logits = keras.layers.Dense(num_classes, name="logits")(x)
     return keras.Model(inputs, logits, name=f"{cell.replace('-', '_')}_classifier")
 
 
 def compile_text_classifier(model, learning_rate=1e-3):
-    model.compile(
-        optimizer=keras.optimizers.Adam(learning_rate),
-        loss=keras.losses.BinaryCrossentropy(from_logits=True),
-        metrics=[keras.metrics.BinaryAccuracy(threshold=0.0, name="accuracy")],
-    )
+    """Adam with the loss and accuracy metric the model's head calls for:
+    binary on one logit (labels 0/1), sparse categorical on k logits."""
+    if model.outputs[0].shape[-1] == 1:
+        loss = keras.losses.BinaryCrossentropy(from_logits=True)
+        metric = keras.metrics.BinaryAccuracy(threshold=0.0, name="accuracy")
+    else:
+        loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+        metric = keras.metrics.SparseCategoricalAccuracy(name="accuracy")
+    model.compile(optimizer=keras.optimizers.Adam(learning_rate), loss=loss, metrics=[metric])
     return model

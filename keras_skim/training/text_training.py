@@ -2,7 +2,8 @@
 
 Writes a model folder: `model.keras`, `tokenizer.json` (the vocabulary the
 exporter and the Android app need) and `train_config.json` (arguments,
-history, test results).
+history, test results, and a `data` section: the source, its classes and
+how it was split, so that `evaluate` and `show` can rebuild the same split).
 """
 import os
 import platform
@@ -10,15 +11,28 @@ import time
 
 import numpy as np
 
-from keras_skim.datasets import Tokenizer, glove_embedding_matrix, load_text_dataset
 from keras_skim import contracts
+from keras_skim.datasets import Tokenizer, glove_embedding_matrix
+from keras_skim.datasets.registry import DEFAULT_SPLIT_SEED, resolve_data
 
-DEFAULT_MAX_LENGTH = {"imdb": 400, "rotten_tomatoes": 50}
+def load_encoded(data, tokenizer, split, max_length, limit=None, seed=0):
+    """(token ids, int labels, texts) of one split.
+
+    `data` is a `--data` argument (a name, file, folder or `tfds:NAME`) or a
+    source from `keras_skim.datasets.registry.resolve_data`; `limit` takes a
+    seeded class-balanced subset.
+    """
+    source = resolve_data(data) if isinstance(data, (str, os.PathLike)) else data
+    texts, labels = source.load(split, limit=limit, seed=seed)
+    return tokenizer.encode(texts, max_length=max_length), np.asarray(labels, "int32"), texts
 
 
-def load_encoded(dataset, tokenizer, split, max_length, limit=None, seed=0):
-    texts, labels = load_text_dataset(dataset, split, limit=limit, seed=seed)
-    return tokenizer.encode(texts, max_length=max_length), np.asarray(labels, "float32"), texts
+def predicted_classes(logits):
+    """Class ids from a `[N, 1]` logit (class 1 iff >= 0) or `[N, k]` logits."""
+    logits = np.asarray(logits)
+    if logits.shape[-1] == 1:
+        return (logits[:, 0] >= 0).astype(np.int32)
+    return np.argmax(logits, axis=-1).astype(np.int32)
 
 
 def evaluate_model(model, ids, labels, threshold=None, batch_size=64):
@@ -28,8 +42,9 @@ def evaluate_model(model, ids, labels, threshold=None, batch_size=64):
 
     cells = skim_cells(model)
     with thresholds_set_to(cells, threshold):
-        logits = model.predict(ids, batch_size=batch_size, verbose=0)[:, 0]
-    result = {"accuracy": float(np.mean((logits >= 0) == (labels >= 0.5)))}
+        logits = model.predict(ids, batch_size=batch_size, verbose=0)
+    truth = np.rint(np.asarray(labels, np.float64)).astype(np.int32)
+    result = {"accuracy": float(np.mean(predicted_classes(logits) == truth)) if len(truth) else 0.0}
     if cells:
         stats = skim_statistics(model, ids, batch_size=batch_size, threshold=threshold)
         result["skim_rate"] = stats["skim_rate"]
@@ -77,13 +92,24 @@ def train_text_model(
     glove=True,
     limit=None,
     seed=0,
+    split_seed=DEFAULT_SPLIT_SEED,
     force=False,
     verbose=1,
     temperature_rate=1e-4,
     train_embedding=True,
     early_stopping=True,
 ):
-    """Trains a model and writes its folder; returns the results dict."""
+    """Trains a model and writes its folder; returns the results dict.
+
+    `dataset` is a `--data` argument (see `keras_skim.datasets.registry`) or
+    a source from `resolve_data`. Two classes train one logit, more train
+    one logit per class. `split_seed` seeds the stratified held-out split of
+    data that has none.
+
+    Raises:
+        FileExistsError: `output_dir` exists and not `force`.
+        DataSourceError, DatasetUnavailableError: unusable data (one line).
+    """
     arguments = {k: v for k, v in locals().items() if k not in ("force", "verbose")}
     import keras
 
@@ -95,27 +121,27 @@ def train_text_model(
 
     arguments["output_dir"] = os.fspath(output_dir)
     contracts.check_output_folder(output_dir, force=force)
-    max_length = max_length or DEFAULT_MAX_LENGTH.get(dataset, 200)
+    source = (
+        resolve_data(dataset, split_seed=split_seed, training=True)
+        if isinstance(dataset, (str, os.PathLike)) else dataset
+    )
+    arguments["dataset"] = source.spec
+    max_length = max_length or source.default_max_length
     arguments["max_length"] = max_length
+    num_classes = len(source.classes)
     keras.utils.set_random_seed(seed)
 
-    train_texts, train_labels = load_text_dataset(dataset, "train", limit=limit, seed=seed)
-    y_train = np.asarray(train_labels, "float32")
     eval_limit = None if limit is None else max(limit // 4, 100)
-    if dataset == "rotten_tomatoes":
-        val_texts, y_val = load_text_dataset(dataset, "validation", limit=eval_limit, seed=seed)
-    else:
-        # IMDB has no validation split: hold out a seeded 10% of train, so
-        # the official test set is only used for the final numbers.
-        order = np.random.RandomState(seed).permutation(len(train_texts))
-        held = order[: max(len(order) // 10, 1)]
-        kept = order[len(held) :]
-        val_texts, y_val = [train_texts[i] for i in held], y_train[held]
-        train_texts, y_train = [train_texts[i] for i in kept], y_train[kept]
+    splits = source.training_splits(limit=limit, eval_limit=eval_limit, seed=seed)
+    # One logit takes float 0/1 targets; k logits take integer class ids.
+    label_type = "float32" if num_classes == 2 else "int32"
+    train_texts, y_train = splits["train"][0], np.asarray(splits["train"][1], label_type)
+    val_texts, y_val = splits["validation"][0], np.asarray(splits["validation"][1], label_type)
     tokenizer = Tokenizer(max_length=max_length).fit(train_texts, max_tokens=max_tokens)
     x_train = tokenizer.encode(train_texts, max_length=max_length)
-    validation = (tokenizer.encode(val_texts, max_length=max_length), np.asarray(y_val, "float32"))
-    x_test, y_test, _ = load_encoded(dataset, tokenizer, "test", max_length, eval_limit, seed)
+    validation = (tokenizer.encode(val_texts, max_length=max_length), y_val)
+    x_test = tokenizer.encode(splits["test"][0], max_length=max_length)
+    y_test = np.asarray(splits["test"][1], "int32")
 
     embedding_matrix = (
         glove_embedding_matrix(tokenizer.vocabulary, dim=50, seed=seed) if glove else None
@@ -132,6 +158,7 @@ def train_text_model(
         embedding_matrix=embedding_matrix,
         train_embedding=train_embedding,
         seed=seed,
+        num_classes=num_classes,
     )
     compile_text_classifier(model, learning_rate)
     callbacks = [GumbelTemperatureSchedule(rate=temperature_rate)] if cell.startswith("skim") else []
@@ -157,6 +184,7 @@ def train_text_model(
     flops = flop_summary(model, test["skim_rate"])
     results = contracts.train_config_record(
         arguments,
+        data=source.to_config(),
         history={k: [float(v) for v in vs] for k, vs in history.history.items()},
         seconds_per_epoch=train_seconds / epochs,
         validation={**valid, "examples": int(len(validation[1]))},

@@ -16,7 +16,7 @@ from tests.export.helpers import _direct
 from keras_skim.runtime import SkimRunner
 probs, mask, tokens = SkimRunner({model!r}).classify("the movie was good and fun", threshold=0.5)
 assert abs(sum(probs) - 1) < 1e-6 and len(mask) == len(tokens) == 6, (probs, mask, tokens)
-code = _direct(["bench", {model!r}, "--baseline", {base!r}, "--data", {data!r}, "--samples", "3",
+code = _direct(["bench", {model!r}, "--baseline", {base!r}, "--data", {data!r}, "--split", "all", "--samples", "3",
                 "--repeats", "2", "--thresholds", "0.3,0.6", "-o", {out!r}])
 code2 = _direct(["bench", {model!r}, "--samples", "2", "--repeats", "1"])
 loaded = sorted(m for m in sys.modules if m.split(".")[0] in ("tensorflow", "keras", "tf_keras"))
