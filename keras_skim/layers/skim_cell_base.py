@@ -159,7 +159,8 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
     # ---------------------------------------------------------------- threshold
     @property
     def threshold(self):
-        """Inference threshold: read iff p(read) >= threshold."""
+        """Inference threshold: read iff p(read) >= threshold (a higher
+        threshold skims more; 0 reads all, >= 1 skims all)."""
         if self.built:
             return float(ops.convert_to_numpy(self._threshold))
         return self._threshold_value

@@ -23,7 +23,8 @@ class SkimGRUCell(SkimCellBase):
         units: int, size d of the state and of the big GRU.
         small_units: int, size d' of the small GRU, 0 <= d' < d.
         gamma: float, weight of the skim loss. Defaults to 0.01.
-        threshold: float, read iff p_read >= threshold at inference.
+        threshold: float >= 0, read iff p_read >= threshold at inference
+            (higher skims more; 1 - the paper's threshold).
         activation, recurrent_activation, use_bias, kernel_initializer,
         recurrent_initializer, bias_initializer, kernel_regularizer,
         recurrent_regularizer, bias_regularizer, kernel_constraint,

@@ -21,10 +21,13 @@ class SkimLSTMCell(SkimCellBase):
     and the new state is the sample-weighted mix of the two candidates
     (paper eq. 5-7); `gamma` adds gamma * mean over real tokens of
     -log p_skim to the loss (eq. 8), with plain `model.fit`. At inference the
-    choice is hard: read iff p_read >= `threshold`. Threshold 0 gives a plain
-    LSTM with the big cell's weights; a threshold above 1 always skims. The
-    threshold can be changed after training (`cell.threshold = 0.3` or
-    `keras_skim.set_threshold(model, 0.3)`) without retracing.
+    choice is hard: read iff p_read >= `threshold`, decided on the logits as
+    l_read - l_skim >= log(t / (1 - t)). A higher threshold skims more:
+    threshold 0 gives a plain LSTM with the big cell's weights, 1 and above
+    always skims. The paper's threshold is on p_skim (its Figures 5 and 10),
+    so ours is 1 minus the paper's. The threshold can be changed after
+    training (`cell.threshold = 0.3` or `keras_skim.set_threshold(model, 0.3)`)
+    without retracing.
 
     The cell carries a fifth state of size 4 next to (h, c): bookkeeping for
     the skim loss and the `skim_rate` metric, which the cell reports in
@@ -34,8 +37,8 @@ class SkimLSTMCell(SkimCellBase):
         units: int, size d of the shared state and of the big LSTM.
         small_units: int, size d' of the small LSTM, 0 <= d' < d.
         gamma: float, weight of the skim loss. Defaults to 0.01.
-        threshold: float, read iff p_read >= threshold at inference.
-            Defaults to 0.5.
+        threshold: float >= 0, read iff p_read >= threshold at inference
+            (higher skims more; 1 - the paper's threshold). Defaults to 0.5.
         activation: activation of the cell candidate and output.
         recurrent_activation: activation of the input/forget/output gates.
         use_bias: whether the LSTMs use a bias vector.

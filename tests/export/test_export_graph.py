@@ -36,7 +36,7 @@ def test_metadata_and_files(exported, trained_folder):
     training length, and parity runs real texts of its data set."""
     from keras_skim import contracts
     from keras_skim.datasets.tokenizer import Tokenizer
-    from tests.export.conftest import MAX_LENGTH
+    from tests.conftest import MAX_LENGTH
 
     _, export_dir, result = exported("skim")
     assert sorted(os.listdir(export_dir)) == sorted(

@@ -84,3 +84,27 @@ def test_runner_probabilities(exported):
     probs, mask, tokens = runner.classify("great acting and a nice story", threshold=0.0)
     assert tokens == ["great", "acting", "and", "a", "nice", "story"]
     assert mask.tolist() == [1] * 6 and np.isclose(probs.sum(), 1.0)
+
+
+def test_runner_refuses_inputs_it_cannot_take(exported):
+    import pytest
+
+    from keras_skim.runtime import RuntimeModelError, SkimRunner
+
+    _, model_dir, _ = exported("skim")
+    runner = SkimRunner(model_dir)
+    vocabulary = runner.vocabulary_size
+    for ids, threshold, message in (
+        ([[3, 4], [5, 6]], 0.5, "one text"),            # a batch of two texts
+        ([3, vocabulary], 0.5, f"token id {vocabulary} is outside"),
+        ([3, -1], 0.5, "token id -1 is outside"),
+        ([3, 4], float("nan"), "threshold"),
+        ([3, 4], -0.1, "threshold"),
+        ([0.5, 2.0], 0.5, "integers"),
+    ):
+        with pytest.raises(RuntimeModelError, match=message) as info:
+            runner.run_ids(np.asarray(ids), threshold)
+        assert "\n" not in str(info.value)
+    # The largest id and an empty text (read as one unknown token) are fine.
+    assert runner.run_ids([vocabulary - 1], 0.5)["read_mask"].shape == (1, 1)
+    assert runner.run_ids([], 0.5)["read_mask"].shape == (1, 1)
