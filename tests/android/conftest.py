@@ -49,9 +49,9 @@ def java_classes(tmp_path_factory):
 class Probe:
     """One JVM running org.kerasskim.demo.host.CoreProbe; `call(op, **request)` -> its JSON answer."""
 
-    def __init__(self, classes):
+    def __init__(self, classes, env=None):
         self.process = subprocess.Popen(
-            ["java", "-Xshare:auto", "-cp", classes, "org.kerasskim.demo.host.CoreProbe"],
+            ["java", "-cp", classes, "org.kerasskim.demo.host.CoreProbe"], env=env,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8")
 
     def call(self, op, **request):

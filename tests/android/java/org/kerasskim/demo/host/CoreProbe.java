@@ -82,6 +82,7 @@ public final class CoreProbe {
             case "golden_tokens": return goldenTokens(r);
             case "golden_replay": return goldenReplay(r);
             case "native_golden": return nativeGolden(r);
+            case "native_bench": return nativeBench(r);
             case "highlight": return highlight(r);
             case "format": return format(r);
             case "percentile": return percentile(r);
@@ -290,6 +291,31 @@ public final class CoreProbe {
             out.put(entry.id, GoldenCheck.check(model.value(), golden, ((Number) r.get("tolerance")).doubleValue()));
             model.value().close();
         }
+        return out;
+    }
+
+    /** The Benchmark button with the real JNI shim: the catalog's default model against its baseline. */
+    private static Object nativeBench(Map<String, Object> r) throws Exception {
+        NativeLibrary.loadFromPath(Json.string(r, "library"));
+        ModelRepository repo = new ModelRepository(new DirectoryAssets(new File(Json.string(r, "assets"))));
+        ModelCatalog catalog = repo.catalog().value();
+        Outcome<DemoModel> model = repo.open(catalog.entry(Json.string(r, "model")), 1);
+        Outcome<DemoModel> baseline = repo.open(catalog.baseline(), 1);
+        if (!model.isOk() || !baseline.isOk()) {
+            return problem(model.isOk() ? baseline : model);
+        }
+        Map<String, String> versions = new LinkedHashMap<>();
+        versions.put("litert", "wheel");
+        MachineInfo machine = new MachineInfo(System.getProperty("os.name"), System.getProperty("os.arch"),
+                Runtime.getRuntime().availableProcessors(), "Java " + System.getProperty("java.version"),
+                versions, "CoreProbe native_bench");
+        BenchReport report = BenchRunner.run(model.value(), baseline.value(), repo.benchTexts(catalog).value(),
+                Json.numbers(r.get("thresholds"), "thresholds"), Json.integer(r, "repeats"), 1, machine, null);
+        model.value().close();
+        baseline.value().close();
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("report", report.toJson());
+        out.put("markdown", report.markdown());
         return out;
     }
 
