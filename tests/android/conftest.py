@@ -21,6 +21,13 @@ STAND_INS = os.path.join(HERE, "java_standin", "org", "kerasskim", "demo", "core
 NATIVE_API = ("NativeLibrary.java", "NativeModel.java", "RunResult.java", "ModelException.java")
 
 
+@pytest.fixture(autouse=True)
+def _seeded():
+    """Overrides the suite's per-test Keras seeding and clear_session (about a second per test on
+    a loaded machine): only the session fixture `tiny_exports` uses Keras, and it seeds itself."""
+    yield
+
+
 def _java_sources():
     core = sorted(os.path.join(CORE_SOURCES, f) for f in os.listdir(CORE_SOURCES) if f.endswith(".java"))
     present = {os.path.basename(p) for p in core}
@@ -81,9 +88,12 @@ def probe(java_classes):
 def tiny_exports(tmp_path_factory):
     """Export folders of tiny trained models (tests/export/helpers.py): the Skim-LSTM with the
     custom-op backend (where a C++ compiler builds the op) and the builtin one, and an LSTM."""
+    import keras
+
     from keras_skim.export.exporter import export_model
     from tests.export.helpers import train_tiny
 
+    keras.utils.set_random_seed(1234)
     root = tmp_path_factory.mktemp("tiny_exports")
     skim, _ = train_tiny(str(root / "skim"), "skim_lstm")
     lstm, _ = train_tiny(str(root / "lstm"), "lstm", small_units=0)
