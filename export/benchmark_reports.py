@@ -51,7 +51,7 @@ REPORTS = (
            "trains five models"),
     Report("app_models_speed", "app",
            ("keras-skim", "bench", "<assets>/<default model>", "--baseline", "<assets>/<baseline>",
-            "--data", APP_TEXTS, "--repeats", "5",
+            "--data", APP_TEXTS, "--samples", "<all texts>", "--repeats", "5",
             "-o", "benchmarks/results/app_models_speed", "--force"),
            ("benchmarks/results/app_models_speed/",), "needs `build_release.py assets` first"),
 )
@@ -96,6 +96,8 @@ def _app_command(report, assets, texts_file):
             part = os.path.join(assets, folder[catalog["baseline"]])
         elif part == APP_TEXTS:
             part = texts_file
+        elif part == "<all texts>":
+            part = str(len(texts["texts"]))
         filled.append(part)
     return tuple(filled)
 

@@ -172,6 +172,7 @@ def test_app_benchmark_command_uses_the_assets(release, tmp_path):
     assert argv[1:4] == ["-m", "keras_skim", "bench"]
     assert argv[4] == os.path.join(release["output"], default)
     assert argv[argv.index("--baseline") + 1] == os.path.join(release["output"], "lstm_builtin")
+    assert argv[argv.index("--samples") + 1] == "4"  # every benchmark text, as on the phone
     tsv = argv[argv.index("--data") + 1]
     assert tsv == str(tmp_path / "t.tsv")
     from keras_skim.runtime.bench_data import load_bench_texts
