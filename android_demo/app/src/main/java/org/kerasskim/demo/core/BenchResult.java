@@ -1,0 +1,80 @@
+package org.kerasskim.demo.core;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** One threshold of a benchmark: the fields of a {@code keras_skim.runtime.bench.bench_threshold} result. */
+public final class BenchResult {
+    public final double threshold;
+    /** Tokens of the texts (an empty text counts as one). */
+    public final long tokens;
+    public final double skimRate;
+    public final double medianUs;
+    public final double p90Us;
+    public final long runs;
+    public final Double flopR;
+    /** Null without labels. */
+    public final Double accuracy;
+    /** The baseline's, null without a baseline. */
+    public final Double baselineMedianUs;
+    public final Double baselineP90Us;
+    public final Long baselineRuns;
+    /** Per repeat: baseline time / model time over all texts; null without a baseline. */
+    public final List<Double> speedupRuns;
+    /** The median of {@link #speedupRuns}; null without a baseline. */
+    public final Double speedup;
+    public final Double speedupPerTokenMedian;
+    public final Double speedupOverFlopR;
+
+    BenchResult(double threshold, long tokens, double skimRate, Map<String, Object> model, Double flopR,
+                Double accuracy, Map<String, Object> baseline, List<Double> speedupRuns) {
+        this.threshold = threshold;
+        this.tokens = tokens;
+        this.skimRate = skimRate;
+        this.medianUs = (Double) model.get("median_us");
+        this.p90Us = (Double) model.get("p90_us");
+        this.runs = (Long) model.get("runs");
+        this.flopR = flopR;
+        this.accuracy = accuracy;
+        this.baselineMedianUs = baseline == null ? null : (Double) baseline.get("median_us");
+        this.baselineP90Us = baseline == null ? null : (Double) baseline.get("p90_us");
+        this.baselineRuns = baseline == null ? null : (Long) baseline.get("runs");
+        this.speedupRuns = speedupRuns == null ? null : new ArrayList<>(speedupRuns);
+        this.speedup = speedupRuns == null ? null : BenchStatistics.median(BenchStatistics.toArray(speedupRuns));
+        this.speedupPerTokenMedian = baseline == null ? null : baselineMedianUs / medianUs;
+        this.speedupOverFlopR = speedup != null && flopR != null && flopR != 0 ? speedup / flopR : null;
+    }
+
+    /** The result as {@code keras-skim bench}'s report.json writes it (same keys). */
+    public Map<String, Object> toJson() {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("threshold", threshold);
+        out.put("tokens", tokens);
+        out.put("skim_rate", skimRate);
+        out.put("model_latency", latency(medianUs, p90Us, runs));
+        out.put("flop_r", flopR);
+        if (accuracy != null) {
+            out.put("accuracy", accuracy);
+        }
+        if (baselineMedianUs != null) {
+            out.put("baseline_latency", latency(baselineMedianUs, baselineP90Us, baselineRuns));
+            out.put("speedup_runs", speedupRuns);
+            out.put("speedup", speedup);
+            out.put("speedup_per_token_median", speedupPerTokenMedian);
+            if (speedupOverFlopR != null) {
+                out.put("speedup_over_flop_r", speedupOverFlopR);
+            }
+        }
+        return out;
+    }
+
+    private static Map<String, Object> latency(double median, double p90, long runs) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("median_us", median);
+        out.put("p90_us", p90);
+        out.put("runs", runs);
+        return out;
+    }
+}

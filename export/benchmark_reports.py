@@ -1,0 +1,127 @@
+"""The committed benchmark reports and the scripts under benchmarks/ that write them (the
+commands of the README's "Reproduce" line), plus the desktop run of the app's own models.
+
+Groups: "speed" (LiteRT latency of exports of random-weight models: no data set, no training),
+"trained" (trains on IMDB or Rotten Tomatoes first, so it needs the data and takes long),
+"app" (`keras-skim bench` on the assets that `build_release.py assets` wrote: the same models
+and texts as the app's Benchmark button, timed on this machine).
+"""
+import csv
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+
+from export.release_assets import DEFAULT_OUTPUT, ROOT, ReleaseError, _python_env
+
+
+@dataclasses.dataclass(frozen=True)
+class Report:
+    name: str
+    group: str
+    command: tuple
+    writes: tuple
+    note: str = ""
+
+
+APP_TEXTS = os.path.join("export", "build", "app_bench_texts.tsv")
+
+
+def _py(script, *args):
+    return ("python", f"benchmarks/{script}", *args)
+
+
+REPORTS = (
+    Report("custom_op_speed", "speed", _py("custom_op_speed.py", "--runs", "30"),
+           ("benchmarks/results/custom_op_speed.json", "benchmarks/results/custom_op_speed.md")),
+    Report("export_speed", "speed", _py("export_speed.py"),
+           ("benchmarks/results/export_speed.json", "benchmarks/results/export_speed.md")),
+    Report("scornn_export_speed", "speed", _py("scornn_export_speed.py"),
+           ("benchmarks/results/scornn_export_speed.json", "benchmarks/results/scornn_export_speed.md")),
+    Report("imdb_trained_speed", "trained", ("bash", "benchmarks/imdb_trained_speed.sh"),
+           ("benchmarks/results/imdb_trained_speed/",), "trains a Skim-LSTM and an LSTM on IMDB first"),
+    Report("skim_reproduction_rotten_tomatoes", "trained",
+           _py("skim_reproduction.py", "--data", "rotten_tomatoes", "--epochs", "6"),
+           ("benchmarks/results/skim_reproduction_rotten_tomatoes.json",
+            "benchmarks/results/skim_reproduction_rotten_tomatoes.md"), "trains five models"),
+    Report("skim_reproduction_imdb", "trained",
+           _py("skim_reproduction.py", "--data", "imdb", "--epochs", "4", "--limit", "6000", "--max-length", "200"),
+           ("benchmarks/results/skim_reproduction_imdb.json", "benchmarks/results/skim_reproduction_imdb.md"),
+           "trains five models"),
+    Report("app_models_speed", "app",
+           ("keras-skim", "bench", "<assets>/<default model>", "--baseline", "<assets>/<baseline>",
+            "--data", APP_TEXTS, "--split", "all", "--samples", "<all texts>", "--repeats", "5",
+            "-o", "benchmarks/results/app_models_speed", "--force"),
+           ("benchmarks/results/app_models_speed/",), "needs `build_release.py assets` first"),
+)
+GROUPS = ("speed", "trained", "app")
+
+
+def select(names=(), groups=("speed",)):
+    """The reports named, else those of the groups, in REPORTS order."""
+    known = {r.name for r in REPORTS}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise ReleaseError(f"unknown report {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+    if names:
+        return [r for r in REPORTS if r.name in names]
+    return [r for r in REPORTS if r.group in groups]
+
+
+def _app_command(report, assets, texts_file):
+    """The app_models_speed command with the assets' paths filled in; writes its TSV of texts."""
+    catalog_path = os.path.join(assets, "catalog.json")
+    if not os.path.isfile(catalog_path):
+        raise ReleaseError(f"{catalog_path}: no app assets (run `python export/build_release.py assets` first)")
+    with open(catalog_path, encoding="utf-8") as f:
+        catalog = json.load(f)
+    with open(os.path.join(assets, catalog["bench_texts"]), encoding="utf-8") as f:
+        texts = json.load(f)
+    if catalog.get("baseline") is None:
+        raise ReleaseError(f"{catalog_path}: the assets have no LSTM baseline to compare with")
+    tsv = os.path.join(ROOT, texts_file)
+    os.makedirs(os.path.dirname(tsv), exist_ok=True)
+    with open(tsv, "w", encoding="utf-8", newline="") as f:
+        writer = csv.writer(f, delimiter="\t")
+        writer.writerow(["text", "label"] if texts["labels"] is not None else ["text"])
+        for i, text in enumerate(texts["texts"]):
+            writer.writerow([text, texts["labels"][i]] if texts["labels"] is not None else [text])
+    folder = {m["id"]: os.path.dirname(m["model"]) for m in catalog["models"]}
+    filled = []
+    for part in report.command:
+        if part == "<assets>/<default model>":
+            part = os.path.join(assets, folder[catalog["default_model"]])
+        elif part == "<assets>/<baseline>":
+            part = os.path.join(assets, folder[catalog["baseline"]])
+        elif part == APP_TEXTS:
+            part = texts_file
+        elif part == "<all texts>":
+            part = str(len(texts["texts"]))
+        filled.append(part)
+    return tuple(filled)
+
+
+def command_line(report, assets=DEFAULT_OUTPUT, texts_file=APP_TEXTS):
+    """The argv that regenerates a report, run from the checkout's root (`texts_file`: where the
+    app report's TSV of benchmark texts goes, relative to it or absolute)."""
+    command = _app_command(report, assets, texts_file) if report.group == "app" else report.command
+    if command[0] == "python":
+        return [sys.executable, *command[1:]]
+    if command[0] == "keras-skim":
+        return [sys.executable, "-m", "keras_skim", *command[1:]]
+    return list(command)
+
+
+def run(reports, *, assets=DEFAULT_OUTPUT, dry_run=False, log=print):
+    """Runs each report's script from the checkout's root, one after the other; stops at the first failure."""
+    for report in reports:
+        log(f"== {report.name} ({report.group}{'; ' + report.note if report.note else ''}) -> {', '.join(report.writes)}")
+        if dry_run:
+            log("$ " + " ".join(report.command))
+            continue
+        argv = command_line(report, assets)
+        log("$ " + " ".join(argv))
+        done = subprocess.run(argv, cwd=ROOT, env=_python_env())
+        if done.returncode != 0:
+            raise ReleaseError(f"{report.name} failed (exit {done.returncode}): {' '.join(argv)}")

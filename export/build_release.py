@@ -1,0 +1,108 @@
+"""The release pipeline in one command.
+
+    python export/build_release.py assets [--from-exports DIR ...] [--force]
+        Builds the Android app's assets (android_demo/app/src/main/assets/keras_skim/) and the
+        golden files (android_demo/golden/). Without --from-exports it first trains the demo's
+        models as `keras-skim demo` does (Skim-LSTM d=100, d'=10 and LSTM d=100 on Rotten
+        Tomatoes, 3 epochs) and exports the Skim-LSTM with the custom-op and the builtin backend
+        and the LSTM with the builtin backend, under export/build/demo/.
+
+    python export/build_release.py benchmarks [--only NAME ...] [--group speed|trained|app ...] [--list]
+        Regenerates the committed benchmark reports under benchmarks/results/ by running the
+        scripts under benchmarks/ that write them (see export/benchmark_reports.py).
+
+Errors are one line on stderr and exit code 2; nothing is left half-written.
+"""
+import argparse
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:  # run as a script: the checkout's `export` and `keras_skim` packages
+    sys.path.insert(0, ROOT)
+
+from export import benchmark_reports, release_assets  # noqa: E402
+from export.release_assets import ReleaseError  # noqa: E402
+
+
+def _relative(path):
+    return os.path.relpath(path, os.getcwd())
+
+
+def assets_command(args):
+    if args.from_exports:
+        folders = args.from_exports
+    else:
+        folders = release_assets.train_demo_exports(
+            args.work, data=args.data, epochs=args.epochs, limit=args.limit, reuse=args.reuse_trained)
+    labels = [s.strip() for s in args.labels.split(",")] if args.labels else None
+    catalog = release_assets.build_assets(
+        folders, output=args.output, golden_dir=args.golden, bench_data=args.bench_data or args.data,
+        bench_samples=args.bench_samples, bench_split=args.bench_split, labels=labels, force=args.force)
+    print(f"wrote {_relative(args.output)}/: catalog.json, bench_texts.json, "
+          + ", ".join(m["id"] for m in catalog["models"]))
+    print(f"wrote {_relative(args.golden)}/: one golden file per model")
+    print("next: open android_demo/ in Android Studio and run the app (android_demo/README.md)")
+    return 0
+
+
+def benchmarks_command(args):
+    reports = benchmark_reports.select(args.only or (), args.group or ("speed",))
+    if args.list:
+        for r in benchmark_reports.REPORTS:
+            print(f"{r.name:36s} {r.group:8s} {' '.join(r.command)}")
+            print(f"{'':36s} {'':8s} writes {', '.join(r.writes)}" + (f"; {r.note}" if r.note else ""))
+        return 0
+    benchmark_reports.run(reports, assets=args.assets, dry_run=args.dry_run)
+    return 0
+
+
+def parser():
+    top = argparse.ArgumentParser(prog="build_release.py", description=__doc__.split("\n\n")[0])
+    sub = top.add_subparsers(dest="command", required=True)
+    a = sub.add_parser("assets", help="the app's assets and golden files")
+    a.add_argument("--from-exports", nargs="+", metavar="DIR",
+                   help="export folders (of `keras-skim export`) to bundle instead of training the demo's models")
+    a.add_argument("-o", "--output", default=release_assets.DEFAULT_OUTPUT,
+                   help="assets folder to write (default: android_demo/app/src/main/assets/keras_skim)")
+    a.add_argument("--golden", default=release_assets.DEFAULT_GOLDEN,
+                   help="golden files folder to write (default: android_demo/golden)")
+    a.add_argument("--work", default=release_assets.DEFAULT_WORK, help="where the demo's models are trained")
+    a.add_argument("--reuse-trained", action="store_true", help="keep models already trained under --work")
+    a.add_argument("--data", choices=["rotten_tomatoes", "imdb"], default="rotten_tomatoes")
+    a.add_argument("--epochs", type=int, default=3)
+    a.add_argument("--limit", type=int, default=None, help="train on a subset (quick look)")
+    a.add_argument("--bench-data", default=None, metavar="DATA",
+                   help="the Benchmark button's texts: imdb, rotten_tomatoes or a text/CSV/TSV file "
+                        "(as `keras-skim bench --data`; default: --data)")
+    a.add_argument("--bench-samples", type=int, default=100, metavar="N")
+    a.add_argument("--bench-split", default="test", choices=["train", "validation", "test", "all"],
+                   help="which split of --bench-data to take the texts from (default test, as keras-skim bench)")
+    a.add_argument("--labels", default=None, help="class names, comma-separated (default: negative,positive)")
+    a.add_argument("--force", action="store_true", help="replace the assets and golden folders")
+    a.set_defaults(run=assets_command)
+    b = sub.add_parser("benchmarks", help="regenerate the committed benchmark reports")
+    b.add_argument("--only", nargs="+", metavar="NAME", help="these reports (see --list)")
+    b.add_argument("--group", nargs="+", choices=benchmark_reports.GROUPS,
+                   help="these groups (default: speed)")
+    b.add_argument("--list", action="store_true", help="list the reports, their commands and files")
+    b.add_argument("--dry-run", action="store_true", help="print the commands only")
+    b.add_argument("--assets", default=release_assets.DEFAULT_OUTPUT, help="the app assets (group app)")
+    b.set_defaults(run=benchmarks_command)
+    return top
+
+
+def main(argv=None):
+    args = parser().parse_args(argv)
+    if getattr(args, "bench_samples", 1) < 1 or getattr(args, "epochs", 1) < 1:
+        print("build_release.py: error: --bench-samples and --epochs must be at least 1", file=sys.stderr)
+        return 2
+    try:
+        return args.run(args)
+    except ReleaseError as err:
+        print(f"build_release.py {args.command}: error: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,267 @@
+"""Builds the Android app's assets from export folders: per model `model.tflite`,
+`tokenizer.json`, `metadata.json` (byte-identical copies of what `keras-skim export` wrote),
+`catalog.json`, `bench_texts.json`, and one golden file per model.
+
+Layout (the app reads it under `assets/keras_skim/`, `ModelRepository.ASSET_ROOT`):
+
+    <output>/catalog.json            which models, the default one, the LSTM baseline
+    <output>/bench_texts.json        the Benchmark button's texts (and labels)
+    <output>/<id>/model.tflite       <id> = <model_kind>_<backend>, e.g. skim_lstm_custom
+    <output>/<id>/tokenizer.json
+    <output>/<id>/metadata.json
+    <golden>/<id>.json               fixture texts -> tokens, ids, logits, read masks, read counts
+
+The golden values come from `keras_skim.runtime.SkimRunner` (LiteRT, no TensorFlow), the
+runner that `keras-skim bench` uses.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from export.fixtures import FIXTURES, GOLDEN_THRESHOLDS
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+APP_ASSETS = os.path.join(ROOT, "android_demo", "app", "src", "main", "assets")
+ASSET_ROOT = "keras_skim"  # ModelRepository.ASSET_ROOT in the app
+DEFAULT_OUTPUT = os.path.join(APP_ASSETS, ASSET_ROOT)
+DEFAULT_GOLDEN = os.path.join(ROOT, "android_demo", "golden")
+SAMPLE_REVIEWS = os.path.join(APP_ASSETS, "sample_reviews.json")
+DEFAULT_WORK = os.path.join(ROOT, "export", "build", "demo")
+
+CATALOG_FORMAT = "keras_skim.app_catalog"
+BENCH_TEXTS_FORMAT = "keras_skim.bench_texts"
+GOLDEN_FORMAT = "keras_skim.golden"
+EXPORT_FILES = ("model.tflite", "tokenizer.json", "metadata.json")
+KIND_TITLES = {"skim_lstm": "Skim-LSTM", "skim_gru": "Skim-GRU", "lstm": "LSTM", "gru": "GRU", "scornn": "scoRNN"}
+BACKEND_TITLES = {"custom": "custom op", "builtin": "builtin ops"}
+BASELINE_KIND = "lstm"
+
+
+class ReleaseError(ValueError):
+    """A pipeline step that cannot go on; the message is one line."""
+
+
+def _python_env():
+    """The environment of the `keras-skim` subprocesses: this checkout's package first."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([ROOT] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    return env
+
+
+def _keras_skim(args, log):
+    command = [sys.executable, "-m", "keras_skim", *args]
+    log("$ keras-skim " + " ".join(args))
+    done = subprocess.run(command, env=_python_env(), stdout=None, stderr=subprocess.PIPE, text=True)
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["(no message)"])[-1]
+        raise ReleaseError(f"keras-skim {args[0]} failed (exit {done.returncode}): {last}")
+
+
+def train_demo_exports(work, *, data="rotten_tomatoes", epochs=3, limit=None, units=100, small_units=10,
+                       gamma=0.02, reuse=False, log=print):
+    """Trains the demo's Skim-LSTM and LSTM as `keras-skim demo` does (its own code, via the CLI)
+    and exports them: the Skim-LSTM with the custom-op and the builtin backend, the LSTM with
+    the builtin one. Returns the three export folders."""
+    trained = os.path.join(work, "trained")
+    if not (reuse and os.path.isfile(os.path.join(trained, "skim_lstm", "model.keras"))
+            and os.path.isfile(os.path.join(trained, "lstm", "model.keras"))):
+        args = ["demo", "--no-export", "--quiet", "--force", "-o", trained, "--data", data, "--epochs", str(epochs),
+                "--units", str(units), "--small-units", str(small_units), "--gamma", str(gamma)]
+        if limit:
+            args += ["--limit", str(limit)]
+        _keras_skim(args, log)
+    exports = [
+        (os.path.join(trained, "skim_lstm"), "custom", "skim_lstm_custom"),
+        (os.path.join(trained, "skim_lstm"), "builtin", "skim_lstm_builtin"),
+        (os.path.join(trained, "lstm"), "builtin", "lstm_builtin"),
+    ]
+    folders = []
+    for model, backend, name in exports:
+        out = os.path.join(work, "exports", name)
+        _keras_skim(["export", model, "-o", out, "--backend", backend, "--force"], log)
+        folders.append(out)
+    return folders
+
+
+def read_export(folder):
+    """(folder, metadata) of an export folder that has all three files the app needs."""
+    folder = os.path.abspath(folder)
+    for name in EXPORT_FILES:
+        if not os.path.isfile(os.path.join(folder, name)):
+            raise ReleaseError(f"{folder}: no {name} (expected a folder written by `keras-skim export`, "
+                               "with the model's tokenizer)")
+    try:
+        with open(os.path.join(folder, "metadata.json"), encoding="utf-8") as f:
+            metadata = json.load(f)
+    except (OSError, ValueError) as err:
+        raise ReleaseError(f"{folder}/metadata.json: cannot read ({err})") from None
+    if not isinstance(metadata, dict) or metadata.get("format") != "keras_skim.export":
+        raise ReleaseError(f"{folder}/metadata.json: not a keras_skim.export metadata file")
+    return folder, metadata
+
+
+def model_id(metadata):
+    return f"{metadata['model_kind']}_{metadata.get('backend', 'builtin')}"
+
+
+def default_labels(metadata):
+    classes = metadata.get("num_classes", 1)
+    return ["negative", "positive"] if classes <= 2 else [f"class {i}" for i in range(classes)]
+
+
+def catalog(exports, labels=None):
+    """The catalog.json dict for [(folder, metadata), ...] in the given order."""
+    models, seen = [], {}
+    for folder, metadata in exports:
+        mid = model_id(metadata)
+        if mid in seen:
+            raise ReleaseError(f"{seen[mid]} and {folder} are both {mid}: give one export per model kind and backend")
+        seen[mid] = folder
+        kind, backend = metadata["model_kind"], metadata.get("backend", "builtin")
+        title = KIND_TITLES.get(kind, kind)
+        title += " (baseline)" if kind == BASELINE_KIND else f" ({BACKEND_TITLES.get(backend, backend)})"
+        models.append({
+            "id": mid,
+            "title": title,
+            "model_kind": kind,
+            "backend": backend,
+            "model": f"{mid}/model.tflite",
+            "tokenizer": f"{mid}/tokenizer.json",
+            "metadata": f"{mid}/metadata.json",
+            "labels": list(labels) if labels else default_labels(metadata),
+        })
+    if not models:
+        raise ReleaseError("no models to bundle")
+    baselines = [m["id"] for m in models if m["model_kind"] == BASELINE_KIND]
+    skims = [m for m in models if m["model_kind"].startswith("skim")]
+    custom = [m for m in skims if m["backend"] == "custom"]
+    default = (custom or skims or models)[0]["id"]
+    return {
+        "format": CATALOG_FORMAT,
+        "version": 1,
+        "models": models,
+        "default_model": default,
+        "baseline": baselines[0] if baselines else None,
+        "bench_texts": "bench_texts.json",
+    }
+
+
+def bench_texts(spec, samples, split="test"):
+    """The bench_texts.json dict: the texts `keras-skim bench --data SPEC --split SPLIT
+    --samples N` times."""
+    from keras_skim.runtime.bench_data import BenchDataError, load_bench_texts
+
+    try:
+        texts, labels, description = load_bench_texts(spec, samples, split=split)
+    except BenchDataError as err:
+        raise ReleaseError(f"benchmark texts: {err}") from None
+    return {"format": BENCH_TEXTS_FORMAT, "version": 1, "description": description,
+            "texts": list(texts), "labels": None if labels is None else [int(v) for v in labels]}
+
+
+def fixture_cases(sample_reviews=SAMPLE_REVIEWS):
+    """(name, text) of the golden files: the Unicode traps, then the app's sample reviews."""
+    cases = list(FIXTURES)
+    if sample_reviews and os.path.isfile(sample_reviews):
+        with open(sample_reviews, encoding="utf-8") as f:
+            for i, review in enumerate(json.load(f)["reviews"]):
+                cases.append((f"sample_review_{i}", review["text"]))
+    return cases
+
+
+def golden(folder, mid, cases, thresholds=GOLDEN_THRESHOLDS):
+    """The golden file dict of one export folder, from the Python LiteRT runner."""
+    import numpy as np
+
+    from keras_skim.runtime import RuntimeModelError, SkimRunner
+
+    try:
+        runner = SkimRunner(folder, num_threads=1)
+    except RuntimeModelError as err:
+        raise ReleaseError(f"golden values of {mid}: {err}") from None
+    out = []
+    for name, text in cases:
+        ids, tokens = runner.encode(text)
+        runs = []
+        for threshold in thresholds:
+            result = runner.run_ids(ids, threshold)
+            runs.append({
+                "threshold": float(threshold),
+                "logits": [float(v) for v in np.asarray(result["logits"], np.float32).reshape(-1)],
+                "read_mask": [int(round(float(v))) for v in np.asarray(result["read_mask"]).reshape(-1)],
+                "read_count": int(np.asarray(result["read_count"]).reshape(-1)[0]),
+            })
+        out.append({"name": name, "text": text, "tokens": list(tokens),
+                    "token_ids": [int(i) for i in ids], "runs": runs})
+    return {"format": GOLDEN_FORMAT, "version": 1, "model": mid, "thresholds": [float(t) for t in thresholds],
+            "cases": out}
+
+
+def _write_json(path, value):
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(value, f, ensure_ascii=False, indent=1)
+        f.write("\n")
+
+
+class _Staged:
+    """Writes a folder next to its destination and moves it into place only when complete."""
+
+    def __init__(self, target, force):
+        self.target = os.path.abspath(target)
+        if os.path.exists(self.target) and not force:
+            raise ReleaseError(f"{self.target} already exists (use --force to replace it)")
+        parent = os.path.dirname(self.target)
+        os.makedirs(parent, exist_ok=True)
+        self.stage = tempfile.mkdtemp(prefix="." + os.path.basename(self.target) + ".", dir=parent)
+
+    def commit(self):
+        if os.path.exists(self.target):
+            shutil.rmtree(self.target)
+        os.replace(self.stage, self.target)
+
+    def discard(self):
+        shutil.rmtree(self.stage, ignore_errors=True)
+
+
+def build_assets(export_folders, *, output=DEFAULT_OUTPUT, golden_dir=DEFAULT_GOLDEN, bench_data="rotten_tomatoes",
+                 bench_samples=100, bench_split="test", labels=None, force=False, sample_reviews=SAMPLE_REVIEWS,
+                 log=print):
+    """Writes the app's assets and the golden files; nothing is left half-written on failure.
+    Returns the catalog dict."""
+    for target in (output, golden_dir):
+        if os.path.exists(target) and not force:  # before the slow part
+            raise ReleaseError(f"{os.path.abspath(target)} already exists (use --force to replace it)")
+    exports = [read_export(folder) for folder in export_folders]
+    cat = catalog(exports, labels)
+    if cat["baseline"] is None:
+        log("note: no LSTM export given, so the app's Benchmark button has no baseline to compare with")
+    texts = bench_texts(bench_data, bench_samples, bench_split)
+    cases = fixture_cases(sample_reviews)
+    goldens = {}
+    for (folder, _), entry in zip(exports, cat["models"]):
+        log(f"golden values of {entry['id']} ({len(cases)} texts x {len(GOLDEN_THRESHOLDS)} thresholds)")
+        goldens[entry["id"]] = golden(folder, entry["id"], cases)
+    assets = _Staged(output, force)
+    try:
+        gold = _Staged(golden_dir, force)
+    except ReleaseError:
+        assets.discard()
+        raise
+    try:
+        for (folder, _), entry in zip(exports, cat["models"]):
+            os.makedirs(os.path.join(assets.stage, entry["id"]))
+            for name in EXPORT_FILES:
+                shutil.copyfile(os.path.join(folder, name), os.path.join(assets.stage, entry["id"], name))
+            _write_json(os.path.join(gold.stage, entry["id"] + ".json"), goldens[entry["id"]])
+        _write_json(os.path.join(assets.stage, "catalog.json"), cat)
+        _write_json(os.path.join(assets.stage, "bench_texts.json"), texts)
+    except BaseException:
+        assets.discard()
+        gold.discard()
+        raise
+    assets.commit()
+    gold.commit()
+    return cat

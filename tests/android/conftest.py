@@ -1,0 +1,131 @@
+"""Fixtures of the Android app's desktop checks: the app's plain-Java core compiled once per
+session with javac and driven through a small JSON-lines probe (tests/android/java/), tiny
+exported models, and the release pipeline's assets built from them."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ANDROID = os.path.join(ROOT, "android_demo")
+APP_MAIN = os.path.join(ANDROID, "app", "src", "main")
+CORE_SOURCES = os.path.join(APP_MAIN, "java", "org", "kerasskim", "demo", "core")
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROBE_SOURCES = os.path.join(HERE, "java", "org", "kerasskim", "demo", "host")
+# The native API's classes come from the capi branch; until it is merged, test-only stand-ins
+# with the same public API let the core compile (never used when the real ones are there).
+STAND_INS = os.path.join(HERE, "java_standin", "org", "kerasskim", "demo", "core")
+NATIVE_API = ("NativeLibrary.java", "NativeModel.java", "RunResult.java", "ModelException.java")
+
+
+@pytest.fixture(autouse=True)
+def _seeded():
+    """Overrides the suite's per-test Keras seeding and clear_session (about a second per test on
+    a loaded machine): only the session fixture `tiny_exports` uses Keras, and it seeds itself."""
+    yield
+
+
+def _java_sources():
+    core = sorted(os.path.join(CORE_SOURCES, f) for f in os.listdir(CORE_SOURCES) if f.endswith(".java"))
+    present = {os.path.basename(p) for p in core}
+    stand_ins = [os.path.join(STAND_INS, f) for f in NATIVE_API if f not in present]
+    probe = sorted(os.path.join(PROBE_SOURCES, f) for f in os.listdir(PROBE_SOURCES) if f.endswith(".java"))
+    return core, stand_ins, probe
+
+
+@pytest.fixture(scope="session")
+def java_classes(tmp_path_factory):
+    """The core (+ stand-ins where needed) and the probe, compiled once. `--release 8` keeps the
+    core to the Java 8 library, which Android API 26 carries without desugaring."""
+    for tool in ("javac", "java"):
+        if shutil.which(tool) is None:
+            pytest.skip(f"{tool} not found: the app's Java core needs a JDK (javac 17) to be checked")
+    out = str(tmp_path_factory.mktemp("java_classes"))
+    core, stand_ins, probe = _java_sources()
+    done = subprocess.run(
+        ["javac", "--release", "8", "-Xlint:all", "-Xlint:-options", "-Xlint:-serial", "-Werror",
+         "-encoding", "UTF-8", "-d", out, *core, *stand_ins, *probe],
+        capture_output=True, text=True)
+    assert done.returncode == 0, f"javac failed:\n{done.stdout}\n{done.stderr}"
+    return out
+
+
+class Probe:
+    """One JVM running org.kerasskim.demo.host.CoreProbe; `call(op, **request)` -> its JSON answer."""
+
+    def __init__(self, classes, env=None):
+        self.process = subprocess.Popen(
+            ["java", "-cp", classes, "org.kerasskim.demo.host.CoreProbe"], env=env,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8")
+
+    def call(self, op, **request):
+        self.process.stdin.write(json.dumps(dict(request, op=op)) + "\n")
+        self.process.stdin.flush()
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the probe exited: {self.process.stderr.read()}")
+        answer = json.loads(line)
+        if isinstance(answer, dict) and "exception" in answer:
+            raise AssertionError(f"Java threw {answer['exception']}\n{answer['trace']}")
+        return answer
+
+    def close(self):
+        self.process.stdin.close()
+        self.process.wait(timeout=30)
+
+
+@pytest.fixture(scope="session")
+def probe(java_classes):
+    p = Probe(java_classes)
+    yield p
+    p.close()
+
+
+@pytest.fixture(scope="session")
+def tiny_exports(tmp_path_factory, trained_folder):
+    """Export folders of tiny models trained by the real `keras-skim train` (max length 30): the
+    Skim-LSTM with the custom-op backend (where a C++ compiler builds the op) and the builtin
+    one, and an LSTM."""
+    from keras_skim.export.exporter import export_model
+
+    root = tmp_path_factory.mktemp("tiny_exports")
+    skim, lstm = trained_folder("skim"), trained_folder("lstm")
+    folders = {}
+    if shutil.which(os.environ.get("CXX", "g++")) is not None:
+        folders["skim_lstm_custom"] = export_model(skim, str(root / "skim_custom"), backend="custom").output_dir
+    folders["skim_lstm_builtin"] = export_model(skim, str(root / "skim_builtin")).output_dir
+    folders["lstm_builtin"] = export_model(lstm, str(root / "lstm_builtin")).output_dir
+    return folders
+
+
+BENCH_ROWS = [("the movie was good and fun", 1), ("bad film awful plot boring", 0),
+              ("great acting nice story", 1), ("boring, bad and awful!", 0)]
+
+
+def run_pipeline(*args):
+    """`python export/build_release.py ARGS` from the checkout: (exit code, stdout, stderr)."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT, os.environ.get("PYTHONPATH", "")]))
+    done = subprocess.run([sys.executable, os.path.join(ROOT, "export", "build_release.py"), *args],
+                          capture_output=True, text=True, env=env, cwd=ROOT)
+    return done.returncode, done.stdout, done.stderr
+
+
+@pytest.fixture(scope="session")
+def release(tmp_path_factory, tiny_exports):
+    """The pipeline's `assets` command on the tiny exports: an assets folder laid out as the
+    APK's (with the committed sample reviews) and the golden files."""
+    root = tmp_path_factory.mktemp("release")
+    bench = root / "bench.tsv"
+    bench.write_text("text\tlabel\n" + "".join(f"{t}\t{y}\n" for t, y in BENCH_ROWS), encoding="utf-8")
+    assets = root / "assets"
+    assets.mkdir()
+    shutil.copyfile(os.path.join(APP_MAIN, "assets", "sample_reviews.json"), assets / "sample_reviews.json")
+    code, out, err = run_pipeline("assets", "--from-exports", *tiny_exports.values(),
+                                  "-o", str(assets / "keras_skim"), "--golden", str(root / "golden"),
+                                  "--bench-data", str(bench), "--bench-split", "all", "--bench-samples", "10")
+    assert code == 0, f"build_release.py assets failed:\n{out}\n{err}"
+    return {"assets": str(assets), "output": str(assets / "keras_skim"), "golden": str(root / "golden"),
+            "exports": tiny_exports, "stdout": out}

@@ -1,0 +1,90 @@
+"""The app's core end to end on the desktop JVM with the real JNI shim: the pipeline's assets
+opened through ModelRepository / DemoModel / NativeModel, every golden file checked with
+GoldenCheck (tokens, ids, read masks, read counts, logits within 1e-5 of the Python runner),
+and the Benchmark button's report on real runs.
+
+The shim (app/src/main/cpp, built here with CMake against the JDK's JNI headers) and its Java
+API (NativeModel & co.) come from the capi branch; the LiteRT C library is the ai-edge-litert
+wheel's libLiteRt.so."""
+import json
+import os
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+from tests.android.conftest import APP_MAIN, CORE_SOURCES, NATIVE_API, Probe
+
+CMAKE_DIR = os.path.join(APP_MAIN, "cpp")
+
+
+@pytest.fixture(scope="module")
+def shim(tmp_path_factory):
+    """(libkeras_skim_jni.so, libLiteRt.so)."""
+    missing = [f for f in NATIVE_API if not os.path.isfile(os.path.join(CORE_SOURCES, f))]
+    if missing or not os.path.isfile(os.path.join(CMAKE_DIR, "CMakeLists.txt")):
+        pytest.skip("the JNI shim and its Java API (app/src/main/cpp, NativeModel.java: capi branch) "
+                    "are not in this checkout")
+    for tool in ("cmake", os.environ.get("CXX", "g++"), "javac"):
+        if shutil.which(tool) is None:
+            pytest.skip(f"{tool} not found: needed to build the JNI shim")
+    import ai_edge_litert
+
+    litert = os.path.join(os.path.dirname(ai_edge_litert.__file__), "libLiteRt.so")
+    if not os.path.isfile(litert):
+        pytest.skip(f"{litert} not found: this ai-edge-litert wheel has no LiteRT C library")
+    build = str(tmp_path_factory.mktemp("jni_build"))
+    env = dict(os.environ)
+    env.setdefault("JAVA_HOME", os.path.dirname(os.path.dirname(os.path.realpath(shutil.which("javac")))))
+    for command in (["cmake", "-S", CMAKE_DIR, "-B", build, "-DCMAKE_BUILD_TYPE=Release"],
+                    ["cmake", "--build", build, "-j2"]):
+        done = subprocess.run(command, capture_output=True, text=True, env=env)
+        assert done.returncode == 0, f"{' '.join(command)}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    return os.path.join(build, "libkeras_skim_jni.so"), litert
+
+
+@pytest.fixture(scope="module")
+def native_probe(java_classes, shim):
+    p = Probe(java_classes, env=dict(os.environ, KERAS_SKIM_LITERT_LIB=shim[1]))
+    yield p
+    p.close()
+
+
+def test_every_golden_file_through_the_shim(native_probe, shim, release):
+    answer = native_probe.call("native_golden", library=shim[0], assets=release["assets"],
+                               golden=release["golden"], tolerance=1e-5)
+    assert sorted(answer) == sorted(release["exports"])
+    for model_id, problems in answer.items():
+        assert problems == [], (model_id, problems[:5])
+
+
+def test_benchmark_button_on_real_runs(native_probe, shim, release):
+    """BenchRunner on the shim: skim rate, Flop-R and accuracy are those of the Python runner."""
+    from keras_skim.runtime import SkimRunner
+    from keras_skim.runtime.bench import flop_r
+    from keras_skim.runtime.runner import probabilities_from_logits
+
+    model_id = "skim_lstm_custom" if "skim_lstm_custom" in release["exports"] else "skim_lstm_builtin"
+    thresholds = [0.0, 0.5, 1.5]
+    answer = native_probe.call("native_bench", library=shim[0], assets=release["assets"], model=model_id,
+                               thresholds=thresholds, repeats=2)
+    with open(os.path.join(release["output"], "bench_texts.json"), encoding="utf-8") as f:
+        texts = json.load(f)
+    runner = SkimRunner(os.path.join(release["output"], model_id))
+    for threshold, result in zip(thresholds, answer["report"]["results"]):
+        reads = tokens = correct = 0
+        for text, label in zip(texts["texts"], texts["labels"]):
+            ids, _ = runner.encode(text)
+            out = runner.run_ids(ids, threshold)
+            reads += int(np.asarray(out["read_count"]).reshape(-1)[0])
+            tokens += max(len(ids), 1)
+            p = probabilities_from_logits(out["logits"], runner.metadata.get("output_activation"))
+            correct += int(np.argmax(p)) == label
+        assert result["tokens"] == tokens
+        assert result["skim_rate"] == pytest.approx(1 - reads / tokens)
+        assert result["flop_r"] == pytest.approx(flop_r(runner.metadata, 1 - reads / tokens))
+        assert result["accuracy"] == pytest.approx(correct / len(texts["texts"]))
+        assert result["model_latency"]["runs"] == result["baseline_latency"]["runs"] == 2 * len(texts["texts"])
+        assert result["model_latency"]["median_us"] > 0 and result["speedup"] > 0
+    assert answer["markdown"].startswith("# keras-skim bench\n")
