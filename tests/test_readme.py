@@ -44,6 +44,7 @@ def test_shell_block_runs(index, tmp_path):
         KERAS_SKIM_CACHE=str(tmp_path / "cache"),
         PYTHONPATH=os.pathsep.join([ROOT] + [p for p in [os.environ.get("PYTHONPATH")] if p]),
     )
+    _write_reviews_csv(tmp_path / "reviews.csv")
     for line in SHELL_BLOCKS[index].splitlines():
         line = line.split("#", 1)[0].strip()
         if not line:
@@ -53,3 +54,20 @@ def test_shell_block_runs(index, tmp_path):
         done = subprocess.run([sys.executable, "-m", "keras_skim", *argv[1:]], cwd=tmp_path, env=env,
                               capture_output=True, text=True, timeout=600)
         assert done.returncode == 0, f"{line}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+
+
+def _write_reviews_csv(path):
+    """The README's `reviews.csv`: three classes, learnable words, a quoted comma."""
+    import csv
+    import random
+
+    rng = random.Random(0)
+    words = {"praise": "great moving funny warm brilliant".split(),
+             "complaint": "dull tedious boring flat awful".split(),
+             "question": "why how when where what".split()}
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(["text", "label"])
+        for i in range(90):
+            label = list(words)[i % 3]
+            writer.writerow([", ".join(rng.sample(words[label], 3)) + f" take {i}", label])
