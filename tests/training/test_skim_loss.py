@@ -1,4 +1,9 @@
-"""The skim loss (paper eq. 8) enters training through plain `model.fit`."""
+"""The skim loss (paper eq. 8) enters training through plain `model.fit`.
+
+The settings (loss scaling, sample weights, uses of the outputs, stacking,
+mixed precision) are in test_skim_loss_settings.py; MirroredStrategy in
+test_distributed_training.py.
+"""
 import keras
 import numpy as np
 import pytest
@@ -29,7 +34,7 @@ def _explicit_skim_loss(cell, gamma, x, mask, outputs):
 
 
 @pytest.mark.parametrize("cell_class", [SkimLSTMCell, SkimGRUCell])
-def test_injected_gradient_equals_gradient_of_explicit_skim_loss(cell_class):
+def test_added_loss_equals_explicit_skim_loss_and_has_its_gradient(cell_class):
     rs = np.random.RandomState(0)
     x, mask, _ = _padded_batch(rs)
     probe = rs.normal(size=(6,)).astype("float32")
@@ -45,16 +50,21 @@ def test_injected_gradient_equals_gradient_of_explicit_skim_loss(cell_class):
             out = layer(x, mask=tf.constant(mask), training=True)
             # Only real steps count in the task loss too.
             task = tf.reduce_sum(out * probe * tf.cast(mask, tf.float32)[..., None])
-            loss = task + _explicit_skim_loss(cell, explicit_gamma, x, mask, out)
-        return [np.asarray(g) for g in tape.gradient(loss, cell.trainable_weights)]
+            explicit = _explicit_skim_loss(cell, explicit_gamma, x, mask, out)
+            # A custom loop adds the layers' losses, as for any Keras add_loss.
+            added = tf.add_n(layer.losses) if layer.losses else tf.constant(0.0)
+            loss = task + explicit + added
+        grads = [np.asarray(g) for g in tape.gradient(loss, cell.trainable_weights)]
+        return grads, float(added), float(_explicit_skim_loss(cell, 0.5, x, mask, out))
 
-    injected = gradients(gamma=0.5, explicit_gamma=0.0)
-    reference = gradients(gamma=0.0, explicit_gamma=0.5)
-    plain = gradients(gamma=0.0, explicit_gamma=0.0)
-    for got, want in zip(injected, reference):
+    added, added_value, explicit_value = gradients(gamma=0.5, explicit_gamma=0.0)
+    reference, _, _ = gradients(gamma=0.0, explicit_gamma=0.5)
+    plain, _, _ = gradients(gamma=0.0, explicit_gamma=0.0)
+    assert added_value == pytest.approx(explicit_value, rel=1e-5)
+    for got, want in zip(added, reference):
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-6)
     # And the term really changes the gate's gradients.
-    assert not np.allclose(injected[-3], plain[-3])
+    assert not np.allclose(added[-3], plain[-3])
 
 
 def test_gradients_reach_the_gate_in_training():
