@@ -374,19 +374,29 @@ def _account_after_the_loop(cell):
     """Makes every `keras.layers.RNN` that runs `cell` call `cell._account`
     after its loop; returns whether one was found.
 
-    The RNN layer drops its final state unless `return_state=True`, and the
-    cell cannot see the padding mask, so the cell alone cannot tell after the
-    last time step which tokens were real. The RNN layers that hold the cell
-    (found among the sublayers of the layer being called: the model in
-    `fit`) get their `inner_loop` wrapped, on the instance only, by
-    `_inner_loop_with_skim_accounting`.
+    Why not inside the loop: the cell sees neither the padding mask nor the
+    final state, so at the last time step it cannot tell whether that step
+    was a real token, and a gradient injected inside the loop cannot know
+    the loss scale or the replica count. After the loop, the final
+    bookkeeping state knows all of it, and `add_loss` hands the term to Keras
+    like any other loss.
+
+    How: called from the cell's `get_dropout_mask`, which `keras.layers.RNN`
+    calls once before its loop, inside the layer call context of the
+    outermost layer being called (the model in `fit`). The RNN layers among
+    that layer's tracked sublayers whose cell is, or stacks, `cell` get their
+    `inner_loop` replaced, on the instance only, by
+    `_inner_loop_with_skim_accounting`; `keras.layers.RNN.call` looks
+    `self.inner_loop` up after the hook. An RNN created inside another
+    layer's `call` and not kept as an attribute is not found (the caller
+    raises in training).
     """
     context = global_state.get_global_attribute("current_call_ctx")
     if context is None:
         return False
     found = False
     for layer in context.entry_layer._flatten_layers(include_self=True, recursive=True):
-        if not isinstance(layer, keras.layers.RNN):
+        if not isinstance(layer, keras.layers.RNN) or not hasattr(type(layer), "inner_loop"):
             continue
         if not any(c is cell for c, _ in _skim_cells_in(layer.cell)):
             continue
@@ -443,7 +453,9 @@ def _skim_cells_and_width(cell, offset):
 
 def _training_call():
     context = global_state.get_global_attribute("current_call_ctx")
-    return bool(context is not None and context.get_value("training", False))
+    training = None if context is None else context.get_value("training")
+    # A symbolic training flag cannot be read here: only a Python True counts.
+    return training is True
 
 
 def _check_int(name, value, minimum):

@@ -37,11 +37,11 @@ class GradientRecorder(keras.optimizers.SGD):
         variable.assign(ops.cast(gradient, variable.dtype))
 
 
-def toy_batch(batch=8, seed=0):
+def toy_batch(batch=8, seed=0, empty_row=False):
     """Token ids with right padding, left padding and a hole, labels (B, 1).
 
     Rows 0 and 3 are full length, so the last time step is real for some
-    sequences and padding for others.
+    sequences and padding for others. `empty_row` makes row 4 all padding.
     """
     rs = np.random.RandomState(seed)
     ids = rs.randint(1, VOCAB, (batch, STEPS)).astype("int32")
@@ -50,6 +50,8 @@ def toy_batch(batch=8, seed=0):
         ids[i, lengths[i % len(lengths)] :] = 0
     ids[1, :3] = 0  # left padding: [0 0 0 a b 0 0 0]
     ids[5, 2] = 0  # a hole: [a b 0 c d e 0 0]
+    if empty_row:
+        ids[4] = 0
     labels = rs.randint(0, 2, (batch, 1)).astype("float32")
     return ids, labels
 
