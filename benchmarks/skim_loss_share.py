@@ -143,6 +143,8 @@ def _run_one(name):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--label", default="after", help="result file suffix, e.g. before / after")
+    parser.add_argument("--source", help="which keras_skim is measured (default: its path "
+                        "and this checkout's commit)")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
@@ -164,6 +166,7 @@ def main():
 
     report = {
         "label": args.label,
+        "keras_skim": args.source or _source(),
         "machine": litert_report.machine(),
         "versions": _versions(),
         "command": litert_report.command(),
@@ -191,13 +194,23 @@ def main():
             f"{_fmt(r['logged_loss'])} | {r['explicit_loss']:.5f} | {_fmt(r['logged_skim_loss'])} | "
             f"{r['explicit_skim_loss']:.5f} |"
         )
-    lines += ["", f"Machine: {report['machine']}", f"Versions: {report['versions']}",
+    lines += ["", f"keras_skim measured: {report['keras_skim']}",
+              f"Machine: {report['machine']}", f"Versions: {report['versions']}",
               f"Command: `{report['command']}`"]
     path = pathlib.Path(litert_report.RESULTS)
     path.mkdir(parents=True, exist_ok=True)
     (path / f"skim_loss_share_{args.label}.json").write_text(json.dumps(report, indent=2) + "\n")
     (path / f"skim_loss_share_{args.label}.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
+
+
+def _source():
+    import keras_skim
+
+    path = os.path.dirname(os.path.abspath(keras_skim.__file__))
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip()
+    return f"{path} (checkout at {commit}, with its uncommitted changes if any)"
 
 
 def _versions():
