@@ -78,8 +78,10 @@ def measure(architecture, loss_scale=None, half_weights=False, mask_zero=True, m
                         model, parts, architecture, ids, labels, GAMMA, weights
                     )
                 else:
-                    explicit, task, skim = _replica_reference(ref, model, parts, ids, labels, saved,
-                                                              strategy.num_replicas_in_sync)
+                    explicit, task, skim = _replica_reference(
+                        ref, model, parts, architecture, ids, labels, saved,
+                        strategy.num_replicas_in_sync,
+                    )
                 gates = ref.gate_bias_indices(model)
         skim_part = [grads[GAMMA][i] - grads[0.0][i] for i in gates]
         task_part = [grads[0.0][i] for i in gates]
@@ -97,7 +99,7 @@ def measure(architecture, loss_scale=None, half_weights=False, mask_zero=True, m
             keras.mixed_precision.set_global_policy("float32")
 
 
-def _replica_reference(ref, model, parts, ids, labels, saved, replicas):
+def _replica_reference(ref, model, parts, architecture, ids, labels, saved, replicas):
     """Each replica runs its shard of the batch with the same noise state:
     the explicit loss is the mean of the shards' losses."""
     import numpy as np
@@ -107,7 +109,9 @@ def _replica_reference(ref, model, parts, ids, labels, saved, replicas):
     for r in range(replicas):
         ref.restore(model, parts, saved)
         part = slice(r * shard, (r + 1) * shard)
-        g, t, s = ref.reference_gradients(model, parts, "last", ids[part], labels[part], GAMMA)
+        g, t, s = ref.reference_gradients(
+            model, parts, architecture, ids[part], labels[part], GAMMA
+        )
         total = g if total is None else [a + b for a, b in zip(total, g)]
         task += t / replicas
         skim += s / replicas

@@ -6,8 +6,7 @@ import math
 import types
 
 import keras
-from keras import ops
-from keras import tree
+from keras import ops, tree
 from keras.src.backend.common import global_state
 from keras.src.layers.rnn.dropout_rnn_cell import DropoutRNNCell
 

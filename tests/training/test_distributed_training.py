@@ -5,12 +5,12 @@ initialises, which the rest of the test session has already done.
 """
 import json
 import os
-
-import numpy as np
-import pytest
 import subprocess
 import sys
 import textwrap
+
+import numpy as np
+import pytest
 
 SCRIPT = textwrap.dedent(
     """
