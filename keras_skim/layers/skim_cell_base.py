@@ -3,21 +3,23 @@ Gumbel-softmax relaxation, the hard inference decision, the skim loss and the
 skim-rate bookkeeping. Subclasses only say how their big and small cells step.
 """
 import math
+import types
 
 import keras
-import tensorflow as tf
-from keras import ops
+from keras import ops, tree
+from keras.src.backend.common import global_state
 from keras.src.layers.rnn.dropout_rnn_cell import DropoutRNNCell
 
 from keras_skim.metrics.skim_rate import SkimRate
 
 # Index of each entry of the bookkeeping state carried next to the RNN state.
-STAT_TOKENS = 0  # real tokens read so far: feeds the skim-loss normaliser
+# Keras reverts the whole state at padded steps, so after the loop each entry
+# sums over the real tokens only.
+STAT_TOKENS = 0  # real tokens so far
 STAT_SKIMS = 1  # real tokens skimmed so far
-STAT_LAST_STEP = 2  # clock value of the last real step (see SkimRate)
-STAT_PENDING = 3  # the skim decision of that step, not yet in the metric
+STAT_SKIM_LOSS = 2  # sum of -log p_skim over the real tokens so far (keeps its gradient)
+STAT_PENDING = 3  # this step's decision: 1 = skimmed
 NUM_STATS = 4
-_NEVER = -1.0e9  # "no real step yet": never equal to a clock value
 
 
 class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
@@ -97,8 +99,16 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
         self.seed = seed
         self.seed_generator = keras.random.SeedGenerator(seed=seed)
         self.skim_rate = SkimRate(name="skim_rate")
+        self.skim_loss = keras.metrics.Mean(name="skim_loss")
         self.state_size = [units] * self.rnn_state_count + [NUM_STATS]
         self.output_size = units
+        # `call` casts its inputs itself: the bookkeeping state stays float32
+        # when the layer computes in float16 (see
+        # `_inner_loop_with_skim_accounting`).
+        self._convert_input_args = False
+        self._allow_non_tensor_positional_args = True
+        # Set by the pre-loop hook when an RNN layer will add the skim loss.
+        self._rnn_will_account = False
 
     # ------------------------------------------------------------------ weights
     def _weight(self, name, shape, kind):
@@ -131,18 +141,21 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
         )
         self.gate_bias = self._weight("gate_bias", (2,), "gate_bias")
         # Non-trainable so that they are saved with the model and can be
-        # changed after training without retracing the graph.
+        # changed after training without retracing the graph; read in float32
+        # under mixed precision too.
         self.temperature = self.add_weight(
             shape=(),
             name="temperature",
             initializer=keras.initializers.Constant(self.initial_temperature),
             trainable=False,
+            autocast=False,
         )
         self._threshold = self.add_weight(
             shape=(),
             name="threshold",
             initializer=keras.initializers.Constant(self._threshold_value),
             trainable=False,
+            autocast=False,
         )
 
     def build_cells(self, input_dim):
@@ -178,11 +191,7 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
             ops.zeros((batch_size, self.units), dtype=self.compute_dtype)
             for _ in range(self.rnn_state_count)
         ]
-        stats = ops.zeros((batch_size, NUM_STATS), dtype=self.compute_dtype)
-        never = ops.one_hot(
-            ops.full((batch_size,), STAT_LAST_STEP), NUM_STATS, dtype=self.compute_dtype
-        )
-        return zeros + [stats + _NEVER * never]
+        return zeros + [ops.zeros((batch_size, NUM_STATS), dtype=self.compute_dtype)]
 
     def _threshold_cut(self):
         """float32 cut of the read rule: read iff l_read - l_skim >= cut,
@@ -199,16 +208,41 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
             + self.gate_bias
         )
 
+    # ------------------------------------------------------------- RNN hooks
+    def get_dropout_mask(self, step_input):
+        # `keras.layers.RNN` calls this once before its loop (to make the
+        # dropout mask the loop will reuse): the moment to make sure that the
+        # layer accounts for the skim loss after the loop.
+        self._rnn_will_account = _account_after_the_loop(self)
+        if not self._rnn_will_account and self.gamma > 0.0 and _training_call():
+            raise ValueError(
+                f"{type(self).__name__} {self.name!r} has gamma={self.gamma} but the "
+                "keras.layers.RNN that runs it is not a tracked sublayer of the layer being "
+                "called, so the skim loss could not be added. Keep the RNN layer as an "
+                "attribute or in the model's layers."
+            )
+        return super().get_dropout_mask(step_input)
+
     # --------------------------------------------------------------------- call
     def call(self, inputs, states, training=False):
-        rnn_states = list(states[: self.rnn_state_count])
-        stats = states[self.rnn_state_count]
+        if training and self.gamma > 0.0 and not self._rnn_will_account:
+            raise ValueError(
+                f"{type(self).__name__} {self.name!r} has gamma={self.gamma} and is called "
+                "in training outside keras.layers.RNN: its skim loss is added only by the "
+                "RNN layer that runs it. Wrap the cell in keras.layers.RNN, or use gamma=0 "
+                "and add the skim loss yourself."
+            )
+        inputs = self._in_compute_dtype(inputs)
+        rnn_states = [self._in_compute_dtype(s) for s in states[: self.rnn_state_count]]
+        stats = ops.convert_to_tensor(states[self.rnn_state_count])
+        if not keras.backend.is_float_dtype(stats.dtype):
+            stats = ops.cast(stats, self.compute_dtype)
         h_prev = rnn_states[0]
 
         x = inputs
         h_rec = h_prev
         if training and self.dropout > 0.0:
-            x = x * self.get_dropout_mask(inputs)
+            x = x * DropoutRNNCell.get_dropout_mask(self, inputs)
         if training and self.recurrent_dropout > 0.0:
             h_rec = h_prev * self.get_recurrent_dropout_mask(h_prev)
 
@@ -216,32 +250,39 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
         skim_states = self._skim_states(x, h_rec, rnn_states)
 
         logits = self.gate_logits(x, h_rec)
-        log_p = ops.log_softmax(logits, axis=-1)
+        # In float32 under mixed precision too: the skim loss sums these.
+        log_p = ops.log_softmax(ops.cast(logits, "float32"), axis=-1)
         if training:
             weights = self._gumbel_softmax(log_p)
-            skimmed = ops.cast(weights[:, 1] > weights[:, 0], self.compute_dtype)
+            skimmed = weights[:, 1] > weights[:, 0]
         else:
             # p_read >= threshold, decided on the logit difference against
             # logit(threshold) (contracts.THRESHOLD_RULE): float32 sigmoid
             # rounds to 1.0 for logits above ~16.6, which would make
             # threshold 1 read some tokens; every backend compares logits.
             difference = ops.cast(logits[:, 0] - logits[:, 1], "float32")
-            read = ops.cast(difference >= self._threshold_cut(), self.compute_dtype)
-            skimmed = 1.0 - read
-            weights = ops.stack([read, skimmed], axis=-1)
+            read = difference >= self._threshold_cut()
+            skimmed = ops.logical_not(read)
+            weights = ops.stack(
+                [ops.cast(read, self.compute_dtype), ops.cast(skimmed, self.compute_dtype)],
+                axis=-1,
+            )
 
         new_states = [
             weights[:, :1] * r + weights[:, 1:] * s
             for r, s in zip(read_states, skim_states)
         ]
-        new_stats, tokens = self._update_stats(stats, skimmed)
-        if training and self.gamma > 0.0:
-            new_states, tokens = _attach_skim_loss(
-                new_states, tokens, -log_p[:, 1], self.gamma
-            )
-            new_stats = ops.concatenate([tokens[:, None], new_stats[:, 1:]], axis=-1)
-        h = new_states[0]
-        return h, new_states + [new_stats]
+        neg_log_p_skim = -log_p[:, 1]
+        if self.gamma == 0.0:
+            neg_log_p_skim = ops.stop_gradient(neg_log_p_skim)
+        new_stats = self._update_stats(stats, skimmed, neg_log_p_skim)
+        return new_states[0], new_states + [new_stats]
+
+    def _in_compute_dtype(self, x):
+        x = ops.convert_to_tensor(x)
+        if keras.backend.standardize_dtype(x.dtype) != self.compute_dtype:
+            x = ops.cast(x, self.compute_dtype)
+        return x
 
     def _skim_states(self, x, h_rec, rnn_states):
         if self.small_units == 0:
@@ -254,41 +295,62 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
         ]
 
     def _gumbel_softmax(self, log_p):
+        """Relaxed sample of (read, skim), computed in float32, returned in the
+        compute dtype."""
         uniform = keras.random.uniform(
-            ops.shape(log_p), minval=1e-6, maxval=1.0 - 1e-6, seed=self.seed_generator
+            ops.shape(log_p),
+            minval=1e-6,
+            maxval=1.0 - 1e-6,
+            dtype="float32",
+            seed=self.seed_generator,
         )
         gumbel = -ops.log(-ops.log(uniform))
-        return ops.softmax((log_p + gumbel) / self.temperature, axis=-1)
+        weights = ops.softmax((log_p + gumbel) / self.temperature, axis=-1)
+        return ops.cast(weights, self.compute_dtype)
 
-    def _update_stats(self, stats, skimmed):
-        """Commits the previous step to the metric and records this one.
+    def _update_stats(self, stats, skimmed, neg_log_p_skim):
+        """The bookkeeping state after this step, in the dtype of `stats`.
 
-        Keras reverts the whole state at padded steps, so an entry written
-        here survives only if this step is a real token.
+        Only the skim-loss sum keeps a gradient path; the counts do not.
         """
-        # The token count keeps its gradient path: the skim loss sends each
-        # sequence's length backwards through it (see _attach_skim_loss).
-        tokens = stats[:, STAT_TOKENS] + 1.0
-        stats = ops.stop_gradient(stats)
-        now = self.skim_rate.tick()
-        previous_was_real = ops.cast(
-            ops.equal(stats[:, STAT_LAST_STEP], now - 1.0), self.compute_dtype
-        )
-        self.skim_rate.update_counts(
-            ops.sum(previous_was_real * stats[:, STAT_PENDING]),
-            ops.sum(previous_was_real),
-        )
-        skimmed = ops.stop_gradient(skimmed)
-        new_stats = ops.stack(
+        dtype = stats.dtype
+        counts = ops.stop_gradient(stats)
+        skimmed = ops.cast(ops.stop_gradient(skimmed), dtype)
+        return ops.stack(
             [
-                tokens,
-                stats[:, STAT_SKIMS] + skimmed,
-                ops.broadcast_to(now, ops.shape(tokens)),
+                counts[:, STAT_TOKENS] + 1.0,
+                counts[:, STAT_SKIMS] + skimmed,
+                stats[:, STAT_SKIM_LOSS] + ops.cast(neg_log_p_skim, dtype),
                 skimmed,
             ],
             axis=-1,
         )
-        return new_stats, tokens
+
+    def _account(self, initial_stats, final_stats):
+        """Adds this RNN call's skim loss and updates the cell's metrics.
+
+        Called by `keras.layers.RNN` after its loop (see
+        `_account_after_the_loop`) with the bookkeeping state before and
+        after the sequence; their difference covers this call's real tokens
+        only. Adds gamma * (batch mean of each sequence's mean over its real
+        tokens of -log p_skim) with `add_loss` (Seo et al. 2018, eq. 8; a
+        sequence without real tokens adds 0), and updates `skim_rate` and
+        `skim_loss`.
+        """
+        self._rnn_will_account = False
+        initial_stats = ops.cast(initial_stats, "float32")
+        final_stats = ops.cast(final_stats, "float32")
+        tokens = ops.stop_gradient(final_stats[:, STAT_TOKENS] - initial_stats[:, STAT_TOKENS])
+        skimmed = ops.stop_gradient(final_stats[:, STAT_SKIMS] - initial_stats[:, STAT_SKIMS])
+        total = final_stats[:, STAT_SKIM_LOSS] - initial_stats[:, STAT_SKIM_LOSS]
+        loss = self.gamma * ops.mean(ops.divide_no_nan(total, tokens))
+        self.skim_rate.update_counts(ops.sum(skimmed), ops.sum(tokens))
+        self.skim_loss.update_state(
+            ops.stop_gradient(loss), sample_weight=ops.cast(ops.shape(tokens)[0], "float32")
+        )
+        if self.gamma > 0.0:
+            self.add_loss(loss)
+        return loss
 
     # ------------------------------------------------------------------- config
     def get_config(self):
@@ -318,48 +380,92 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
         return {**super().get_config(), **config}
 
 
-def _attach_skim_loss(new_states, tokens, neg_log_p_skim, gamma):
-    """Adds gamma * mean over real tokens of -log p_skim to the training loss.
+def _account_after_the_loop(cell):
+    """Makes every `keras.layers.RNN` that runs `cell` call `cell._account`
+    after its loop; returns whether one was found.
 
-    `add_loss` cannot be used: the cell runs inside a while loop. Instead the
-    term enters through the gradient, by an identity whose backward pass
-    hands `neg_log_p_skim` the gradient the extra loss would give it.
+    Why not inside the loop: the cell sees neither the padding mask nor the
+    final state, so at the last time step it cannot tell whether that step
+    was a real token, and a gradient injected inside the loop cannot know
+    the loss scale or the replica count. After the loop, the final
+    bookkeeping state knows all of it, and `add_loss` hands the term to Keras
+    like any other loss.
 
-    Two facts are recovered in the backward pass. (1) Whether this step was a
-    real token: Keras selects the old state at padded steps, so the gradient
-    reaching a padded step's new state is exactly zero. (2) The length of
-    each sequence: `tokens` counts the real tokens up to this one, and its
-    gradient is made to carry, backwards, the number of real tokens after it.
-    The loss is the mean over each sequence's real tokens, averaged over the
-    batch (Keras' default reduction), divided by the replicas in sync.
+    How: called from the cell's `get_dropout_mask`, which `keras.layers.RNN`
+    calls once before its loop, inside the layer call context of the
+    outermost layer being called (the model in `fit`). The RNN layers among
+    that layer's tracked sublayers whose cell is, or stacks, `cell` get their
+    `inner_loop` replaced, on the instance only, by
+    `_inner_loop_with_skim_accounting`; `keras.layers.RNN.call` looks
+    `self.inner_loop` up after the hook. An RNN created inside another
+    layer's `call` and not kept as an attribute is not found (the caller
+    raises in training).
     """
-    count = len(new_states)
-
-    @tf.custom_gradient
-    def identity(*args):
-        states, tokens_in, aux = list(args[:count]), args[count], args[count + 1]
-
-        def grad(*upstream):
-            g_states, g_tokens = list(upstream[:count]), upstream[count]
-            real = tf.zeros_like(tokens_in, dtype=tf.bool)
-            for g in g_states:
-                real = tf.logical_or(real, tf.reduce_any(tf.not_equal(g, 0.0), axis=-1))
-            real = tf.cast(real, aux.dtype)
-            length = tf.maximum(tokens_in + g_tokens, 1.0)
-            batch = tf.cast(tf.shape(aux)[0], aux.dtype)
-            replicas = tf.cast(
-                tf.distribute.get_replica_context().num_replicas_in_sync
-                if tf.distribute.get_replica_context() is not None
-                else 1,
-                aux.dtype,
+    context = global_state.get_global_attribute("current_call_ctx")
+    if context is None:
+        return False
+    found = False
+    for layer in context.entry_layer._flatten_layers(include_self=True, recursive=True):
+        if not isinstance(layer, keras.layers.RNN) or not hasattr(type(layer), "inner_loop"):
+            continue
+        if not any(c is cell for c, _ in _skim_cells_in(layer.cell)):
+            continue
+        found = True
+        current = layer.__dict__.get("inner_loop")
+        if getattr(current, "__func__", None) is not _inner_loop_with_skim_accounting:
+            # A bound method (not a closure), so that copying the layer binds
+            # the copy; `object.__setattr__` keeps it out of Keras' tracking.
+            object.__setattr__(
+                layer, "inner_loop", types.MethodType(_inner_loop_with_skim_accounting, layer)
             )
-            g_aux = gamma * real / (length * batch * replicas)
-            return (*g_states, g_tokens + real, g_aux)
+    return found
 
-        return (*states, tokens_in), grad
 
-    outputs = identity(*new_states, tokens, neg_log_p_skim)
-    return list(outputs[:count]), outputs[count]
+def _inner_loop_with_skim_accounting(rnn, sequences, initial_state, mask, training=False):
+    """`keras.layers.RNN.inner_loop`, plus the skim cells' accounting.
+
+    The skim cells' bookkeeping states run the loop in float32 (Keras casts
+    every state to the compute dtype, float16 under mixed precision, where
+    counts stop being exact at 2048 and sums lose digits); the RNN layer casts
+    the final states back to the compute dtype for `return_state`.
+    """
+    positions = _skim_cells_in(rnn.cell)
+    flat = list(tree.flatten(initial_state))
+    for _, index in positions:
+        flat[index] = ops.cast(flat[index], "float32")
+    initial_state = tree.pack_sequence_as(initial_state, flat)
+    last_output, outputs, states = type(rnn).inner_loop(
+        rnn, sequences=sequences, initial_state=initial_state, mask=mask, training=training
+    )
+    final = tree.flatten(states)
+    for cell, index in positions:
+        cell._account(flat[index], final[index])
+    return last_output, outputs, states
+
+
+def _skim_cells_in(cell, offset=0):
+    """[(skim cell, index of its bookkeeping state in the flat RNN state)]."""
+    return _skim_cells_and_width(cell, offset)[0]
+
+
+def _skim_cells_and_width(cell, offset):
+    if isinstance(cell, SkimCellBase):
+        return [(cell, offset + cell.rnn_state_count)], cell.rnn_state_count + 1
+    if isinstance(cell, keras.layers.StackedRNNCells):
+        found, width = [], 0
+        for inner in cell.cells:
+            inner_found, inner_width = _skim_cells_and_width(inner, offset + width)
+            found += inner_found
+            width += inner_width
+        return found, width
+    return [], len(tree.flatten(cell.state_size))
+
+
+def _training_call():
+    context = global_state.get_global_attribute("current_call_ctx")
+    training = None if context is None else context.get_value("training")
+    # A symbolic training flag cannot be read here: only a Python True counts.
+    return training is True
 
 
 def _check_int(name, value, minimum):

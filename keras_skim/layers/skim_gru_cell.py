@@ -16,8 +16,9 @@ class SkimGRUCell(SkimCellBase):
     only h[:d']. Both GRUs follow `keras.layers.GRUCell` with
     `reset_after=True`, so with threshold 0 the layer equals a
     `keras.layers.GRU` holding the big cell's weights. Training, the skim
-    loss, the threshold and the `skim_rate` metric work as in
-    `SkimLSTMCell`.
+    loss (how it is added, and where it does not apply), the threshold and
+    the `skim_rate` and `skim_loss` metrics work as in `SkimLSTMCell`; the
+    bookkeeping state comes after h.
 
     Args:
         units: int, size d of the state and of the big GRU.

@@ -19,9 +19,8 @@ class SkimLSTMCell(SkimCellBase):
     In training the choice is a Gumbel-softmax sample at the cell's
     `temperature` (schedule it with `keras_skim.GumbelTemperatureSchedule`)
     and the new state is the sample-weighted mix of the two candidates
-    (paper eq. 5-7); `gamma` adds gamma * mean over real tokens of
-    -log p_skim to the loss (eq. 8), with plain `model.fit`. At inference the
-    choice is hard: read iff p_read >= `threshold`, decided on the logits as
+    (paper eq. 5-7). At inference the choice is hard: read iff
+    p_read >= `threshold`, decided on the logits as
     l_read - l_skim >= log(t / (1 - t)). A higher threshold skims more:
     threshold 0 gives a plain LSTM with the big cell's weights, 1 and above
     always skims. The paper's threshold is on p_skim (its Figures 5 and 10),
@@ -29,9 +28,33 @@ class SkimLSTMCell(SkimCellBase):
     training (`cell.threshold = 0.3` or `keras_skim.set_threshold(model, 0.3)`)
     without retracing.
 
-    The cell carries a fifth state of size 4 next to (h, c): bookkeeping for
-    the skim loss and the `skim_rate` metric, which the cell reports in
-    `fit` and `evaluate` logs (see `keras_skim.metrics.skim_rate.SkimRate`).
+    The skim loss (paper eq. 8): `gamma` times the batch mean of each
+    sequence's mean, over its real tokens, of -log p_skim. It is an ordinary
+    Keras loss of the cell (`add_loss`), added by plain `model.fit`, so it is
+    in `model.losses` and in the logged `loss` (and `val_loss`), scaled with
+    the rest of the loss by `keras.optimizers.LossScaleOptimizer` (mixed
+    precision) and across `tf.distribute` replicas, and independent of sample
+    weights and of how the layer's outputs are used; the logs also show it
+    alone as `skim_loss`. How: the cell carries a fifth state of size 4 next
+    to (h, c) (real tokens, skimmed tokens, sum of -log p_skim with its
+    gradient, this step's decision), which Keras leaves unchanged at padded
+    steps, so after the loop it covers exactly the real tokens of any mask.
+    The `keras.layers.RNN` drops that final state, so when the RNN layer
+    calls the cell's `get_dropout_mask` before its loop, the cell wraps that
+    layer's `inner_loop` (on the instance) to read the final state, call
+    `add_loss` and update the `skim_rate` and `skim_loss` metrics. The
+    bookkeeping runs in float32 under mixed precision.
+
+    Where it does not apply: the cell must run inside a `keras.layers.RNN`
+    (also inside `Bidirectional` or a `StackedRNNCells`) that is a tracked
+    sublayer of the layer being called; training with gamma > 0 otherwise
+    raises a `ValueError`, as does calling the cell directly in training. A
+    custom training loop must add `model.losses` to its loss, as for any
+    `add_loss`. The hook uses Keras 3 internals (the pre-loop
+    `get_dropout_mask` call, `RNN.inner_loop`, the layer call context;
+    checked with Keras 3.15). With several skim cells in one model the logs
+    show one cell's `skim_rate` and `skim_loss` (Keras keys them by name);
+    `loss` includes every cell's term.
 
     Args:
         units: int, size d of the shared state and of the big LSTM.

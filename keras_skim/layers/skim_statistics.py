@@ -19,9 +19,8 @@ def skim_statistics(model, token_ids, batch_size=64, threshold=None):
     Each skim layer is re-run on the inputs that reach it with
     `return_state=True` (sharing the trained cell), and the counts are read
     from the cell's bookkeeping state, which Keras' mask keeps exact: only
-    real tokens count. The `skim_rate` metric of the fit logs sees a step's
-    mask one step late and so misses each batch's last time step; this
-    function does not.
+    real tokens count (the `skim_rate` metric of the fit logs counts the same
+    way, over the batches it saw).
 
     Args:
         model: a functional or Sequential Keras model with skim cells whose

@@ -7,14 +7,13 @@ from keras import ops
 class SkimRate(keras.metrics.Metric):
     """Fraction of real (unmasked) tokens that a skim cell skimmed.
 
-    A skim cell owns one `SkimRate` and updates it from inside the recurrent
-    loop, so it appears in `model.fit` logs and `model.evaluate` results
-    without being compiled. Keras applies the padding mask to the states
-    after the cell has run, so the cell learns whether step `t` was a real
-    token only at step `t + 1`: each step commits the decision of the step
-    before it. The last time step of a batch is therefore never counted;
-    pad every batch with one trailing padding token (as
-    `keras_skim.skim_statistics` and the CLI do) and the rate is exact.
+    A skim cell owns one `SkimRate`, so it appears in `model.fit` logs and
+    `model.evaluate` results without being compiled. After each run of its
+    `keras.layers.RNN`, the cell adds the counts of that batch's real tokens
+    and skimmed tokens, read from its bookkeeping state (which Keras' mask
+    keeps exact: padded steps leave it unchanged). In training a token counts
+    as skimmed when its Gumbel-softmax sample favours skimming; at inference
+    when p(read) < threshold.
 
     Args:
         name: metric name, `"skim_rate"` by default.
@@ -36,11 +35,6 @@ class SkimRate(keras.metrics.Metric):
         self.tokens = self.add_variable(
             shape=(), initializer="zeros", dtype=self.dtype, name="tokens"
         )
-        # A step counter that Keras' masking cannot touch: it tells the cell
-        # which state entries were written by the immediately previous step.
-        self.clock = self.add_variable(
-            shape=(), initializer="zeros", dtype=self.dtype, name="clock"
-        )
 
     def update_counts(self, skimmed, tokens):
         self.skimmed.assign_add(ops.cast(skimmed, self.dtype))
@@ -50,19 +44,12 @@ class SkimRate(keras.metrics.Metric):
         del sample_weight
         self.update_counts(ops.sum(skimmed), ops.sum(tokens))
 
-    def tick(self):
-        """Advances the step clock and returns its value before the tick."""
-        now = ops.convert_to_tensor(self.clock)
-        self.clock.assign_add(ops.cast(1.0, self.dtype))
-        return now
-
     def result(self):
         return ops.divide_no_nan(self.skimmed, self.tokens)
 
     def reset_state(self):
         self.skimmed.assign(0.0)
         self.tokens.assign(0.0)
-        self.clock.assign(0.0)
 
     def get_config(self):
         return {"name": self.name, "dtype": self.dtype}

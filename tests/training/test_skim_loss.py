@@ -1,4 +1,9 @@
-"""The skim loss (paper eq. 8) enters training through plain `model.fit`."""
+"""The skim loss (paper eq. 8) enters training through plain `model.fit`.
+
+The settings (loss scaling, sample weights, uses of the outputs, stacking,
+mixed precision) are in test_skim_loss_settings.py; MirroredStrategy in
+test_distributed_training.py.
+"""
 import keras
 import numpy as np
 import pytest
@@ -29,7 +34,7 @@ def _explicit_skim_loss(cell, gamma, x, mask, outputs):
 
 
 @pytest.mark.parametrize("cell_class", [SkimLSTMCell, SkimGRUCell])
-def test_injected_gradient_equals_gradient_of_explicit_skim_loss(cell_class):
+def test_added_loss_equals_explicit_skim_loss_and_has_its_gradient(cell_class):
     rs = np.random.RandomState(0)
     x, mask, _ = _padded_batch(rs)
     probe = rs.normal(size=(6,)).astype("float32")
@@ -45,16 +50,21 @@ def test_injected_gradient_equals_gradient_of_explicit_skim_loss(cell_class):
             out = layer(x, mask=tf.constant(mask), training=True)
             # Only real steps count in the task loss too.
             task = tf.reduce_sum(out * probe * tf.cast(mask, tf.float32)[..., None])
-            loss = task + _explicit_skim_loss(cell, explicit_gamma, x, mask, out)
-        return [np.asarray(g) for g in tape.gradient(loss, cell.trainable_weights)]
+            explicit = _explicit_skim_loss(cell, explicit_gamma, x, mask, out)
+            # A custom loop adds the layers' losses, as for any Keras add_loss.
+            added = tf.add_n(layer.losses) if layer.losses else tf.constant(0.0)
+            loss = task + explicit + added
+        grads = [np.asarray(g) for g in tape.gradient(loss, cell.trainable_weights)]
+        return grads, float(added), float(_explicit_skim_loss(cell, 0.5, x, mask, out))
 
-    injected = gradients(gamma=0.5, explicit_gamma=0.0)
-    reference = gradients(gamma=0.0, explicit_gamma=0.5)
-    plain = gradients(gamma=0.0, explicit_gamma=0.0)
-    for got, want in zip(injected, reference):
+    added, added_value, explicit_value = gradients(gamma=0.5, explicit_gamma=0.0)
+    reference, _, _ = gradients(gamma=0.0, explicit_gamma=0.5)
+    plain, _, _ = gradients(gamma=0.0, explicit_gamma=0.0)
+    assert added_value == pytest.approx(explicit_value, rel=1e-5)
+    for got, want in zip(added, reference):
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-6)
     # And the term really changes the gate's gradients.
-    assert not np.allclose(injected[-3], plain[-3])
+    assert not np.allclose(added[-3], plain[-3])
 
 
 def test_gradients_reach_the_gate_in_training():
@@ -160,3 +170,61 @@ def test_bidirectional_and_stacked_layers_train():
     stats = skim_statistics(model, ids)
     assert len(stats["layers"]) == 3
     assert stats["tokens"] == 3 * float((ids != 0).sum())
+
+
+def test_logged_skim_rate_counts_every_real_token():
+    # Counted from the final bookkeeping state: the last time step too.
+    from keras_skim import skim_statistics
+
+    ids, labels = _toy_text_task(n=40)
+    ids[:5] = np.where(ids[:5] == 0, 7, ids[:5])  # some full-length texts
+    model = _skim_model(0.0)
+    logs = model.evaluate(ids, labels, batch_size=16, verbose=0, return_dict=True)
+    assert float(model.layers[1].cell.skim_rate.tokens) == float((ids != 0).sum())
+    assert logs["skim_rate"] == pytest.approx(skim_statistics(model, ids)["skim_rate"], abs=1e-6)
+
+
+def test_training_without_an_rnn_layer_that_adds_the_loss_is_refused():
+    class Untracked(keras.layers.Layer):
+        def call(self, x, training=False):
+            # An RNN layer made inside call() is no sublayer of the model.
+            return keras.layers.RNN(SkimLSTMCell(4, 1, gamma=0.1))(x, training=training)
+
+    inputs = keras.Input((5, 3))
+    model = keras.Model(inputs, keras.layers.Dense(1)(Untracked()(inputs)))
+    model.compile("sgd", "mse")
+    with pytest.raises(ValueError, match="not a tracked sublayer"):
+        model.fit(np.zeros((2, 5, 3), "float32"), np.zeros((2, 1)), verbose=0)
+
+    cell = SkimLSTMCell(4, 1, gamma=0.1)
+    keras.layers.RNN(cell)(np.zeros((2, 5, 3), "float32"))
+    with pytest.raises(ValueError, match="outside keras.layers.RNN"):
+        cell(np.zeros((2, 3), "float32"), cell.get_initial_state(2), training=True)
+    # Inference, or gamma = 0, needs no RNN layer.
+    cell(np.zeros((2, 3), "float32"), cell.get_initial_state(2))
+
+
+def test_bookkeeping_is_exact_past_float16_range_under_mixed_precision():
+    steps = 2200  # float16 counts stop at 2048; float16 sums of ~0.7 drift
+    x = np.random.RandomState(0).normal(size=(1, steps, 3)).astype("float32")
+    keras.mixed_precision.set_global_policy("mixed_float16")
+    try:
+        cell = SkimLSTMCell(4, 1, gamma=0.5, threshold=0.0)
+        layer = keras.layers.RNN(cell)
+        run = tf.function(lambda x: (layer(x), layer.losses[0]))
+        _, added = run(x)
+    finally:
+        keras.mixed_precision.set_global_policy("float32")
+    assert cell.compute_dtype == "float16"
+    assert float(cell.skim_rate.tokens) == steps
+    assert float(cell.skim_rate.result()) == 0.0  # threshold 0 reads all
+    assert float(cell.skim_loss.result()) == pytest.approx(float(added))
+    # The same weights in float32, eq. 8 written out.
+    twin = SkimLSTMCell(4, 1, gamma=0.5, threshold=0.0, dtype="float32")
+    sequence = keras.layers.RNN(twin, return_sequences=True)
+    sequence(x[:, :2])
+    for a, b in zip(twin.weights, cell.weights):
+        a.assign(b)
+    out = tf.function(sequence)(x)
+    mask = np.ones((1, steps), bool)
+    assert float(added) == pytest.approx(float(_explicit_skim_loss(twin, 0.5, x, mask, out)), rel=1e-2)
