@@ -1,11 +1,13 @@
 // keras-skim: a command-line runner over keras_skim::ModelRunner (the code
-// the Python runtime and the JNI shim use), for the aarch64 check under qemu.
+// the Python runtime and the JNI shim use), for the aarch64 check under qemu
+// (aarch64_check.py).
 //
-//   run_model LIBLITERT MODEL.tflite NUM_THREADS THRESHOLD ID [ID ...]
+//   run_model LIBLITERT MODEL.tflite NUM_THREADS < requests
 //
-// Prints one JSON object: {"outputs": {name: {"dtype", "shape", "values"}}}
-// for the "serving_default" signature, values with 9 significant digits.
-// Exit 1 with one line on stderr on any failure.
+// Each request line is "THRESHOLD ID ID ..."; each answer is one JSON line
+// {"logits": [...], "read_mask": [...], "read_count": [...]} of the
+// "serving_default" signature (floats with 9 significant digits), or
+// {"error": "..."}. Failing to open the model: one line on stderr, exit 1.
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -28,7 +30,7 @@ int Fail(const std::string& message) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 6) return Fail("usage: run_model LIBLITERT MODEL NUM_THREADS THRESHOLD ID...");
+  if (argc != 4) return Fail("usage: run_model LIBLITERT MODEL NUM_THREADS < requests");
   std::string error;
   const keras_skim::LiteRtApi* api = keras_skim::LoadLiteRt(argv[1], &error);
   if (!api) return Fail(error);
@@ -42,42 +44,50 @@ int main(int argc, char** argv) {
   auto runner = keras_skim::ModelRunner::Create(api, bytes.data(), bytes.size(), atoi(argv[3]), &error);
   if (!runner) return Fail(std::string(argv[2]) + ": " + error);
   const int sig = runner->SignatureIndex("serving_default");
-  if (sig < 0) return Fail("no serving_default signature");
-  std::vector<int32_t> ids;
-  for (int i = 5; i < argc; ++i) ids.push_back(atoi(argv[i]));
-  const float threshold = strtof(argv[4], nullptr);
-  TensorShape ids_shape;
-  ids_shape.rank = 2;
-  ids_shape.dims[0] = 1;
-  ids_shape.dims[1] = (int)ids.size();
-  const int tok = runner->InputIndex(sig, "token_ids");
-  const int thr = runner->InputIndex(sig, "threshold");
-  if (tok < 0) return Fail("no token_ids input");
-  if (!runner->SetInput(sig, tok, DType::kInt32, ids_shape, ids.data(), ids.size() * 4, &error))
-    return Fail(error);
-  if (thr >= 0) {
-    TensorShape scalar;  // rank 0
-    if (!runner->SetInput(sig, thr, DType::kFloat32, scalar, &threshold, 4, &error)) return Fail(error);
-  }
-  if (!runner->Invoke(sig, &error)) return Fail(error);
-  printf("{\"outputs\": {");
+  const int tok = sig < 0 ? -1 : runner->InputIndex(sig, "token_ids");
+  const int thr = sig < 0 ? -1 : runner->InputIndex(sig, "threshold");
+  if (tok < 0) return Fail("no serving_default signature with a token_ids input");
   const auto& outputs = runner->signatures()[sig].outputs;
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    TensorView v;
-    if (!runner->Output(sig, (int)i, &v, &error)) return Fail(error);
-    printf("%s\"%s\": {\"dtype\": \"%s\", \"shape\": [", i ? ", " : "", outputs[i].name.c_str(),
-           v.type == DType::kFloat32 ? "float32" : v.type == DType::kInt32 ? "int32" : "other");
-    for (int k = 0; k < v.shape.rank; ++k) printf("%s%d", k ? ", " : "", v.shape.dims[k]);
-    printf("], \"values\": [");
-    const int64_t n = v.shape.NumElements();
-    for (int64_t k = 0; k < n; ++k) {
-      if (v.type == DType::kFloat32)
-        printf("%s%.9g", k ? ", " : "", static_cast<const float*>(v.data)[k]);
-      else if (v.type == DType::kInt32)
-        printf("%s%d", k ? ", " : "", static_cast<const int32_t*>(v.data)[k]);
+  char line[1 << 16];
+  while (fgets(line, sizeof(line), stdin)) {
+    char* cursor = line;
+    const float threshold = strtof(cursor, &cursor);
+    std::vector<int32_t> ids;
+    for (;;) {
+      char* end = nullptr;
+      long id = strtol(cursor, &end, 10);
+      if (end == cursor) break;
+      ids.push_back((int32_t)id);
+      cursor = end;
     }
-    printf("]}");
+    TensorShape ids_shape;
+    ids_shape.rank = 2;
+    ids_shape.dims[0] = 1;
+    ids_shape.dims[1] = (int)ids.size();
+    TensorShape scalar;  // rank 0
+    bool ok = runner->SetInput(sig, tok, DType::kInt32, ids_shape, ids.data(), ids.size() * 4, &error) &&
+              (thr < 0 || runner->SetInput(sig, thr, DType::kFloat32, scalar, &threshold, 4, &error)) &&
+              runner->Invoke(sig, &error);
+    std::string out = "{";
+    for (size_t i = 0; ok && i < outputs.size(); ++i) {
+      TensorView v;
+      if (!(ok = runner->Output(sig, (int)i, &v, &error))) break;
+      out += (i ? ", \"" : "\"") + outputs[i].name + "\": [";
+      char number[32];
+      for (int64_t k = 0; k < v.shape.NumElements(); ++k) {
+        if (v.type == DType::kFloat32)
+          snprintf(number, sizeof(number), "%.9g", static_cast<const float*>(v.data)[k]);
+        else if (v.type == DType::kInt32)
+          snprintf(number, sizeof(number), "%d", static_cast<const int32_t*>(v.data)[k]);
+        else
+          snprintf(number, sizeof(number), "null");
+        out += (k ? ", " : "") + std::string(number);
+      }
+      out += "]";
+    }
+    if (!ok) out = "{\"error\": \"" + error + "\"";  // our messages hold no quotes to escape
+    printf("%s}\n", out.c_str());
+    fflush(stdout);
   }
-  printf("}}\n");
   return 0;
 }

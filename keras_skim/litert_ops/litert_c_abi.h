@@ -36,6 +36,7 @@ typedef struct LiteRtModelT* LiteRtModel;
 typedef struct LiteRtSubgraphT* LiteRtSubgraph;
 typedef struct LiteRtOpT* LiteRtOp;
 typedef struct LiteRtTensorT* LiteRtTensor;
+typedef struct LiteRtWeightsT* LiteRtWeights;
 typedef struct LiteRtSignatureT* LiteRtSignature;
 typedef struct LiteRtOptionsT* LiteRtOptions;
 typedef struct LiteRtOpaqueOptionsT* LiteRtOpaqueOptions;

@@ -30,6 +30,8 @@ namespace keras_skim {
   X(LiteRtGetOpOutput, LiteRtStatus, (LiteRtOp, LiteRtParamIndex, LiteRtTensor*)) \
   X(LiteRtGetTensorTypeId, LiteRtStatus, (LiteRtTensor, int*))                \
   X(LiteRtGetRankedTensorType, LiteRtStatus, (LiteRtTensor, LiteRtRankedTensorType*)) \
+  X(LiteRtGetTensorWeights, LiteRtStatus, (LiteRtTensor, LiteRtWeights*))    \
+  X(LiteRtGetWeightsBytes, LiteRtStatus, (LiteRtWeights, const void**, size_t*)) \
   X(LiteRtGetNumModelSignatures, LiteRtStatus, (LiteRtModel, LiteRtParamIndex*)) \
   X(LiteRtGetModelSignature, LiteRtStatus,                                    \
     (LiteRtModel, LiteRtParamIndex, LiteRtSignature*))                        \

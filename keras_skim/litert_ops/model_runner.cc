@@ -166,6 +166,7 @@ bool ModelRunner::Open(const void* model, size_t size, int num_threads,
     return false;
   }
   memcpy(aligned_model_, model, size);
+  model_size_ = size;
   if (api_->LiteRtCreateModelFromBuffer(env, aligned_model_, size, &model_) != kLiteRtStatusOk) {
     model_ = nullptr;
     *error = "not a valid TFLite model (LiteRT cannot read it)";
@@ -267,15 +268,42 @@ bool ModelRunner::ReadModel(std::string* error) {
       std::vector<DType> in(n_in), out(n_out);
       for (int pass = 0; pass < 2; ++pass) {
         std::vector<DType>& types = pass ? out : in;
+        const char* side = pass ? "output" : "input";
         for (LiteRtParamIndex i = 0; i < types.size(); ++i) {
           LiteRtTensor t;
           TensorInfo info;
           LiteRtStatus st = pass ? api_->LiteRtGetOpOutput(op, i, &t) : api_->LiteRtGetOpInput(op, i, &t);
           if (st != kLiteRtStatusOk || !tensor_info(t, nullptr, &info)) {
-            *error = std::string(custom) + ": a tensor of its node has no ranked type";
+            *error = std::string(custom) + ": " + side + " " + std::to_string(i) +
+                     " of its node has no ranked type";
             return false;
           }
           types[i] = info.type;
+          // What LiteRT's custom-op path refuses only when the model runs
+          // (exports of keras-skim before the C API runtime had both).
+          for (int k = 0; k < info.shape.rank; ++k) {
+            if (info.shape.dims[k] == 0) {
+              *error = std::string(custom) + ": " + side + " " + std::to_string(i) + " has shape " +
+                       ShapeString(info.shape) +
+                       ", and LiteRT cannot pass a tensor with a zero dimension to a custom op "
+                       "(re-export the model with this keras-skim)";
+              return false;
+            }
+          }
+          LiteRtWeights weights;
+          const void* bytes = nullptr;
+          size_t size = 0;
+          const char* base = static_cast<const char*>(aligned_model_);
+          if (api_->LiteRtGetTensorWeights(t, &weights) == kLiteRtStatusOk &&
+              api_->LiteRtGetWeightsBytes(weights, &bytes, &size) == kLiteRtStatusOk && size > 0 &&
+              static_cast<const char*>(bytes) >= base &&
+              static_cast<const char*>(bytes) < base + model_size_ &&
+              (static_cast<const char*>(bytes) - base) % kLiteRtHostMemoryAlignment != 0) {
+            *error = std::string(custom) + ": the constant " + side + " " + std::to_string(i) +
+                     " is not 64-byte aligned in the file, which LiteRT's custom-op path refuses "
+                     "(re-export the model with this keras-skim)";
+            return false;
+          }
         }
       }
       ops_[k]->SetNodeTypes(in, out);

@@ -33,8 +33,9 @@ class ModelRunner {
 
   // Opens a model: copies the bytes into 64-byte-aligned memory (LiteRT
   // refuses unaligned constant tensors on its custom-op path), checks that
-  // every custom op it names is one of LibraryOps() and appears once, and
-  // compiles it for the CPU. Errors (one line) surface here, never at the
+  // every custom op it names is one of LibraryOps(), appears once and has
+  // tensors LiteRT can hand it (aligned, no zero dimension), and compiles it
+  // for the CPU. Errors (one line) surface here, never at the
   // first run.
   static std::unique_ptr<ModelRunner> Create(const LiteRtApi* api,
                                              const void* model, size_t size,
@@ -84,6 +85,7 @@ class ModelRunner {
 
   const LiteRtApi* api_;
   void* aligned_model_ = nullptr;
+  size_t model_size_ = 0;
   LiteRtModel model_ = nullptr;
   LiteRtOptions options_ = nullptr;
   LiteRtCompiledModel compiled_ = nullptr;
