@@ -46,12 +46,13 @@ const LiteRtApi* LoadLiteRt(const char* path, std::string* error) {
   if (!api.fn) missing += (missing.empty() ? "" : ", ") + std::string(#fn);
   KERAS_SKIM_LITERT_FUNCTIONS(KERAS_SKIM_RESOLVE)
 #undef KERAS_SKIM_RESOLVE
+  if (missing.size() > 160) missing = missing.substr(0, missing.rfind(", ", 160)) + ", ...";
   if (!missing.empty() || !dlsym(handle, KERAS_SKIM_LITERT_VERSION_MARKER)) {
     *error = name + " is not a LiteRT >= 2.1.6 C library (" +
              (missing.empty() ? std::string("no ") + KERAS_SKIM_LITERT_VERSION_MARKER
                               : "missing " + missing) +
-             "); keras-skim needs the LiteRT 2.x C API (ai-edge-litert or the "
-             "com.google.ai.edge.litert AAR, 2.2 or newer)";
+             "); keras-skim needs the LiteRT C API of 2.1.6 or newer (ai-edge-litert "
+             "or the com.google.ai.edge.litert AAR)";
     dlclose(handle);
     return nullptr;
   }

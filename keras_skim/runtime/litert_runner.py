@@ -24,8 +24,8 @@ import numpy as np
 LITERT_LIBRARY_ENV = "KERAS_SKIM_LITERT_LIB"
 # ai-edge-litert releases whose libLiteRt.so this runtime was tested with
 # (tests/runtime/test_litert_runner.py, the JVM and aarch64 checks).
-TESTED_LITERT = ("2.2.0", "2.3.0")
-MINIMUM_LITERT = (2, 2, 0)
+TESTED_LITERT = ("2.1.6", "2.2.0", "2.3.0")
+MINIMUM_LITERT = (2, 1, 6)
 
 _TYPES = {1: np.float32, 2: np.int32, 3: np.uint8, 4: np.int64, 6: np.bool_, 7: np.int16,
           9: np.int8, 10: np.float16}
@@ -54,7 +54,7 @@ def litert_library_path():
     `ai-edge-litert` package (found without importing it).
 
     Raises:
-        LiteRtError: no such library, or an ai-edge-litert older than 2.2.
+        LiteRtError: no such library, or an ai-edge-litert older than 2.1.6.
     """
     override = os.environ.get(LITERT_LIBRARY_ENV)
     if override:
@@ -66,14 +66,14 @@ def litert_library_path():
 
     spec = importlib.util.find_spec("ai_edge_litert")
     if spec is None or not spec.submodule_search_locations:
-        raise LiteRtError(f"the LiteRT C library is missing: pip install 'ai-edge-litert>=2.2' "
+        raise LiteRtError(f"the LiteRT C library is missing: pip install 'ai-edge-litert>=2.1.6' "
                           f"(or set {LITERT_LIBRARY_ENV} to a libLiteRt.so)")
     try:
         version = metadata.version("ai-edge-litert")
     except metadata.PackageNotFoundError:
         version = None
     if version is not None and _version_tuple(version) < MINIMUM_LITERT:
-        raise LiteRtError(f"ai-edge-litert {version} is too old: keras-skim needs >= 2.2 "
+        raise LiteRtError(f"ai-edge-litert {version} is too old: keras-skim needs >= 2.1.6 "
                           f"(tested: {', '.join(TESTED_LITERT)})")
     path = os.path.join(list(spec.submodule_search_locations)[0], "libLiteRt.so")
     if not os.path.isfile(path):
@@ -214,37 +214,70 @@ class SignatureRunner:
             array = array.reshape(())
         return np.require(array, requirements="C")  # keeps 0-d arrays 0-d
 
-    def __call__(self, **inputs):
+    def _arrays(self, inputs):
         unknown = sorted(set(inputs) - set(self._input_index))
         missing = sorted(set(self._input_index) - set(inputs))
         if unknown or missing:
             problem = f"unknown input(s) {', '.join(unknown)}" if unknown else f"missing input(s) {', '.join(missing)}"
             raise ValueError(f"signature {self.key!r}: {problem} (inputs: {', '.join(self._input_index)})")
-        model = self._model
-        lib, error, dims = model._lib, self._error, self._dims
         arrays = [self._array(name, inputs[name], t, s) for name, t, s in self._inputs]
-        with model._lock:
-            handle = model._handle
-            if not handle:
-                raise ValueError("the model is closed")
-            for i, array in enumerate(arrays):
-                if array.ndim > 8:
-                    raise ValueError(f"input {self._inputs[i][0]!r} has rank {array.ndim} (at most 8)")
-                dims[:array.ndim] = array.shape
-                if lib.KerasSkim_SetInput(handle, self._index, i, self._inputs[i][1], array.ndim, dims,
-                                          array.ctypes.data, array.nbytes, error, len(error)) != 0:
-                    raise ValueError(error.value.decode(errors="replace"))
-            if lib.KerasSkim_Invoke(handle, self._index, error, len(error)) != 0:
+        for (name, _, _), array in zip(self._inputs, arrays):
+            if array.ndim > 8:
+                raise ValueError(f"input {name!r} has rank {array.ndim} (at most 8)")
+        return arrays
+
+    def _handle(self):
+        handle = self._model._handle
+        if not handle:
+            raise ValueError("the model is closed")
+        return handle
+
+    def _set(self, arrays):
+        lib, error, dims, handle = self._model._lib, self._error, self._dims, self._handle()
+        for i, array in enumerate(arrays):
+            dims[:array.ndim] = array.shape
+            if lib.KerasSkim_SetInput(handle, self._index, i, self._inputs[i][1], array.ndim, dims,
+                                      array.ctypes.data, array.nbytes, error, len(error)) != 0:
+                raise ValueError(error.value.decode(errors="replace"))
+
+    def _invoke(self):
+        lib, error = self._model._lib, self._error
+        if lib.KerasSkim_Invoke(self._handle(), self._index, error, len(error)) != 0:
+            raise LiteRtError(error.value.decode(errors="replace"))
+
+    def _read(self):
+        lib, error, dims, handle = self._model._lib, self._error, self._dims, self._handle()
+        results = {}
+        for i, (name, _, _) in enumerate(self._outputs):
+            if lib.KerasSkim_GetOutput(handle, self._index, i, ctypes.byref(self._type), ctypes.byref(self._rank),
+                                       dims, ctypes.byref(self._data), ctypes.byref(self._bytes),
+                                       error, len(error)) != 0:
                 raise LiteRtError(error.value.decode(errors="replace"))
-            results = {}
-            for i, (name, _, _) in enumerate(self._outputs):
-                if lib.KerasSkim_GetOutput(handle, self._index, i, ctypes.byref(self._type), ctypes.byref(self._rank),
-                                           dims, ctypes.byref(self._data), ctypes.byref(self._bytes),
-                                           error, len(error)) != 0:
-                    raise LiteRtError(error.value.decode(errors="replace"))
-                dtype = _TYPES.get(self._type.value, np.uint8)
-                shape = tuple(dims[:self._rank.value])
-                count = self._bytes.value
-                raw = (ctypes.c_char * count).from_address(self._data.value) if count else b""
-                results[name] = np.frombuffer(raw, dtype=dtype, count=count // np.dtype(dtype).itemsize).reshape(shape).copy()
+            dtype = np.dtype(_TYPES.get(self._type.value, np.uint8))
+            count = self._bytes.value
+            raw = (ctypes.c_char * count).from_address(self._data.value) if count else b""
+            array = np.frombuffer(raw, dtype=dtype, count=count // dtype.itemsize)
+            results[name] = array.reshape(tuple(dims[:self._rank.value])).copy()
         return results
+
+    def __call__(self, **inputs):
+        """Sets the inputs, runs, returns {output name: new array}."""
+        arrays = self._arrays(inputs)
+        with self._model._lock:
+            self._set(arrays)
+            self._invoke()
+            return self._read()
+
+    # The three steps of a call, for timing the run alone.
+    def set_inputs(self, **inputs):
+        arrays = self._arrays(inputs)
+        with self._model._lock:
+            self._set(arrays)
+
+    def invoke(self):
+        with self._model._lock:
+            self._invoke()
+
+    def get_outputs(self):
+        with self._model._lock:
+            return self._read()
