@@ -1,5 +1,5 @@
 """keras-skim's custom LiteRT ops (`KerasSkimLSTM`: a whole Skim-LSTM
-sequence in one op) and the one runtime path that runs every export.
+sequence in one op) and the runtime that runs them through LiteRT's C API.
 
 How the op reaches LiteRT. The prebuilt LiteRT libraries export C symbols
 only: `libLiteRt.so` (in the `ai-edge-litert` wheel and in the Android AAR
@@ -22,7 +22,9 @@ Our C++ does exactly that and resolves those functions with dlopen/dlsym of
 `libLiteRt.so` at run time, so it links nothing but libdl: the same sources
 build for Python (g++, on first use), the desktop JVM shim and Android (CMake
 in android_demo/app/src/main/cpp, which finds the libLiteRt.so the app's
-LiteRT AAR ships). Python, the JVM and the phone thus run the same code:
+LiteRT AAR ships). Python (for models with custom ops; builtin-only models
+run on ai-edge-litert's Python `Interpreter`, a few percent faster here), the
+JVM and the phone (every model) thus run the same code:
 
 - `op_kernel.h`: the runtime-free seam every op is written against
   (`TensorView`, `OpKernel`, `LibraryOps()`); `skim_lstm_op.cc`,
@@ -40,7 +42,7 @@ The library is compiled with g++ on first use into the user cache
 `~/.cache/keras_skim`). This module imports neither TensorFlow nor Keras.
 
     from keras_skim.litert_ops import make_interpreter
-    model = make_interpreter("model.tflite")      # ops registered, compiled
+    model = make_interpreter("model.tflite")      # custom ops registered, compiled
     outputs = model.get_signature_runner()(token_ids=ids, threshold=t)
 
 Linux (x86-64, arm64) with glibc and a C++17 compiler.
@@ -166,11 +168,7 @@ def load_library(path=None):
         "KerasSkim_SignatureKey": ([c_void_p, c_int], c_char_p),
         "KerasSkim_NumTensors": ([c_void_p, c_int, c_int], c_int),
         "KerasSkim_TensorInfo": ([c_void_p, c_int, c_int, c_int, int_p, int_p, i32_p], c_char_p),
-        "KerasSkim_SetInput": ([c_void_p, c_int, c_int, c_int, c_int, i32_p, c_void_p, c_size_t,
-                                c_char_p, c_size_t], c_int),
-        "KerasSkim_Invoke": ([c_void_p, c_int, c_char_p, c_size_t], c_int),
-        "KerasSkim_GetOutput": ([c_void_p, c_int, c_int, int_p, int_p, i32_p,
-                                 ctypes.POINTER(c_void_p), ctypes.POINTER(c_size_t), c_char_p, c_size_t], c_int),
+        "KerasSkim_Run": ([c_void_p, c_int, c_void_p, c_int, c_int, c_void_p, c_int, c_char_p, c_size_t], c_int),
     }
     for name, (argtypes, restype) in signatures.items():
         fn = getattr(lib, name)
@@ -180,6 +178,13 @@ def load_library(path=None):
         if _LIB is None:
             _LIB = lib
         return _LIB
+
+
+class Tensor(ctypes.Structure):
+    """`KerasSkimTensor` of keras_skim_c.h: one tensor passed in or out."""
+
+    _fields_ = [("type", ctypes.c_int32), ("rank", ctypes.c_int32), ("dims", ctypes.c_int32 * 8),
+                ("data", ctypes.c_void_p), ("bytes", ctypes.c_size_t)]
 
 
 def op_names():
@@ -206,8 +211,9 @@ def model_custom_ops(model_path_or_bytes):
 
 
 def make_interpreter(model_path=None, num_threads=1, model_content=None):
-    """`keras_skim.runtime.interpreter_loader.make_interpreter`: the model
-    compiled through the LiteRT C API with our ops registered."""
+    """`keras_skim.runtime.interpreter_loader.make_interpreter`: a model with
+    custom ops compiled through the LiteRT C API with our ops registered (a
+    builtin-only model on ai-edge-litert's Python `Interpreter`)."""
     from keras_skim.runtime.interpreter_loader import make_interpreter as make
 
     return make(model_path=model_path, model_content=model_content, num_threads=num_threads)

@@ -100,41 +100,40 @@ KERAS_SKIM_EXPORT const char* KerasSkim_TensorInfo(const KerasSkimModel* model, 
   return info.name.c_str();
 }
 
-KERAS_SKIM_EXPORT int KerasSkim_SetInput(KerasSkimModel* model, int s, int index, int type,
-                                         int rank, const int32_t* dims, const void* data,
-                                         size_t bytes, char* error, size_t error_size) {
-  if (!model) return Fail("no model", error, error_size);
-  if (rank < 0 || rank > keras_skim::kMaxRank) return Fail("rank must be 0 to 8", error, error_size);
-  keras_skim::TensorShape shape;
-  shape.rank = rank;
-  for (int i = 0; i < rank; ++i) shape.dims[i] = dims[i];
+KERAS_SKIM_EXPORT int KerasSkim_Run(KerasSkimModel* model, int s, const KerasSkimTensor* inputs,
+                                    int num_inputs, int invoke, KerasSkimTensor* outputs,
+                                    int num_outputs, char* error, size_t error_size) {
+  if (!ValidSignature(model, s)) return Fail("no model or no such signature", error, error_size);
+  const auto& sig = model->runner->signatures()[s];
+  if (inputs && num_inputs != (int)sig.inputs.size())
+    return Fail("the signature takes " + std::to_string(sig.inputs.size()) + " inputs, got " +
+                    std::to_string(num_inputs),
+                error, error_size);
+  if (outputs && num_outputs != (int)sig.outputs.size())
+    return Fail("the signature has " + std::to_string(sig.outputs.size()) + " outputs", error,
+                error_size);
   std::string message;
-  if (!model->runner->SetInput(s, index, static_cast<keras_skim::DType>(type), shape, data,
-                               bytes, &message))
-    return Fail(message, error, error_size);
-  return 0;
-}
-
-KERAS_SKIM_EXPORT int KerasSkim_Invoke(KerasSkimModel* model, int s, char* error,
-                                       size_t error_size) {
-  if (!model) return Fail("no model", error, error_size);
-  std::string message;
-  if (!model->runner->Invoke(s, &message)) return Fail(message, error, error_size);
-  return 0;
-}
-
-KERAS_SKIM_EXPORT int KerasSkim_GetOutput(KerasSkimModel* model, int s, int index, int* type,
-                                          int* rank, int32_t* dims, const void** data,
-                                          size_t* bytes, char* error, size_t error_size) {
-  if (!model) return Fail("no model", error, error_size);
-  keras_skim::TensorView view;
-  std::string message;
-  if (!model->runner->Output(s, index, &view, &message)) return Fail(message, error, error_size);
-  *type = static_cast<int>(view.type);
-  *rank = view.shape.rank;
-  for (int i = 0; i < view.shape.rank; ++i) dims[i] = view.shape.dims[i];
-  *data = view.data;
-  *bytes = view.bytes;
+  for (int i = 0; inputs && i < num_inputs; ++i) {
+    const KerasSkimTensor& t = inputs[i];
+    if (t.rank < 0 || t.rank > keras_skim::kMaxRank) return Fail("rank must be 0 to 8", error, error_size);
+    keras_skim::TensorShape shape;
+    shape.rank = t.rank;
+    for (int k = 0; k < t.rank; ++k) shape.dims[k] = t.dims[k];
+    if (!model->runner->SetInput(s, i, static_cast<keras_skim::DType>(t.type), shape, t.data,
+                                 t.bytes, &message))
+      return Fail(message, error, error_size);
+  }
+  if (invoke && !model->runner->Invoke(s, &message)) return 1 + Fail(message, error, error_size);
+  for (int i = 0; outputs && i < num_outputs; ++i) {
+    keras_skim::TensorView view;
+    if (!model->runner->Output(s, i, &view, &message)) return 1 + Fail(message, error, error_size);
+    KerasSkimTensor& t = outputs[i];
+    t.type = static_cast<int32_t>(view.type);
+    t.rank = view.shape.rank;
+    for (int k = 0; k < view.shape.rank; ++k) t.dims[k] = view.shape.dims[k];
+    t.data = view.data;
+    t.bytes = view.bytes;
+  }
   return 0;
 }
 

@@ -10,7 +10,7 @@
 extern "C" {
 #endif
 
-#define KERAS_SKIM_C_API_VERSION 1
+#define KERAS_SKIM_C_API_VERSION 2
 
 typedef struct KerasSkimModel KerasSkimModel;
 
@@ -40,15 +40,25 @@ int KerasSkim_NumTensors(const KerasSkimModel* model, int signature, int is_inpu
 const char* KerasSkim_TensorInfo(const KerasSkimModel* model, int signature, int is_input,
                                  int index, int* type, int* rank, int32_t* dims);
 
-int KerasSkim_SetInput(KerasSkimModel* model, int signature, int index, int type,
-                       int rank, const int32_t* dims, const void* data, size_t bytes,
-                       char* error, size_t error_size);
-int KerasSkim_Invoke(KerasSkimModel* model, int signature, char* error, size_t error_size);
-// An output of the last invoke: its type, rank, dims (8 ints), a pointer to its
-// data (valid until the next SetInput / Invoke / Destroy) and its size.
-int KerasSkim_GetOutput(KerasSkimModel* model, int signature, int index, int* type,
-                        int* rank, int32_t* dims, const void** data, size_t* bytes,
-                        char* error, size_t error_size);
+// One tensor passed in or out: element type (TfLiteType numbering), rank,
+// dims, data and its size in bytes.
+typedef struct {
+  int32_t type;
+  int32_t rank;
+  int32_t dims[8];
+  const void* data;
+  size_t bytes;
+} KerasSkimTensor;
+
+// One call per run: copies `inputs` in (all of the signature's, in its
+// order; each input is resized when its shape changed), runs when `invoke`,
+// and describes the outputs of the last run in `outputs` (their data stays
+// valid until the next call or KerasSkim_ModelDestroy). `inputs` or
+// `outputs` may be NULL (0 tensors) to do only part of it. Returns 1 when
+// the inputs are refused, 2 when the run or reading the outputs fails.
+int KerasSkim_Run(KerasSkimModel* model, int signature, const KerasSkimTensor* inputs,
+                  int num_inputs, int invoke, KerasSkimTensor* outputs, int num_outputs,
+                  char* error, size_t error_size);
 
 #ifdef __cplusplus
 }  // extern "C"

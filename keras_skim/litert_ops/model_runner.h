@@ -1,8 +1,8 @@
 // keras-skim: runs a .tflite through the LiteRT 2.x C API (a compiled model
 // on the CPU, XNNPACK with `num_threads` threads) with every op of
-// LibraryOps() registered. The one runtime path of keras-skim: the Python
-// runtime (ctypes over c_api.cc), the desktop JVM and Android JNI shim and
-// the aarch64 check all go through this class.
+// LibraryOps() registered. The Python runtime (ctypes over keras_skim_c.cc,
+// for models with custom ops), the desktop JVM and Android JNI shim (every
+// model) and the aarch64 check all go through this class.
 #pragma once
 #include <stddef.h>
 

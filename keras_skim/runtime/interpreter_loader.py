@@ -1,34 +1,70 @@
 """Makes the runtime's model runner without TensorFlow.
 
-Every .tflite, builtin-only or with keras-skim's custom ops, runs through the
-LiteRT 2.x C API (`keras_skim.runtime.litert_runner`): the route the Android
-app takes, so `keras-skim bench` measures what the phone runs. On our builtin
-LSTM export that route is as fast as the ai-edge-litert Python
-`Interpreter` (benchmarks/results/capi_runtime_speed.md).
+A model with custom ops (the custom-op backend's `KerasSkimLSTM`) runs
+through the LiteRT 2.x C API (`keras_skim.runtime.litert_runner`): the route
+the Android app takes for every model, and the only public way to register
+a custom op. A builtin-only model runs on the ai-edge-litert Python
+`Interpreter`, which was 2-8% faster than the C API route on our builtin LSTM
+export, the project's speed baseline (benchmarks/results/capi_runtime_speed.md),
+so the baseline is never made slower. Both give the same outputs, bit for
+bit on those exports (tests/runtime/test_litert_runner.py).
 """
 import os
 
 from keras_skim.runtime.litert_runner import LiteRtError, LiteRtModel
 
 
+class RuntimeUnavailableError(ImportError):
+    """No LiteRT interpreter package is installed."""
+
+
+def interpreter_class():
+    """(ai-edge-litert's Python `Interpreter` class, package name)."""
+    try:
+        from ai_edge_litert.interpreter import Interpreter
+    except ImportError:
+        raise RuntimeUnavailableError("no LiteRT interpreter: pip install 'ai-edge-litert>=2.1.6'") from None
+    return Interpreter, "ai-edge-litert"
+
+
+def custom_ops(model_content):
+    """Names of the custom ops a .tflite (bytes) uses; ValueError if the bytes
+    are not a TFLite model."""
+    if len(model_content) < 8 or bytes(model_content[4:8]) != b"TFL3":
+        raise ValueError("not a TFLite model (no TFL3 identifier)")
+    from keras_skim.litert_ops import model_custom_ops
+
+    try:
+        return model_custom_ops(bytes(model_content))
+    except Exception:  # a truncated or corrupt flatbuffer  # noqa: BLE001
+        raise ValueError("not a TFLite model (its flatbuffer cannot be read)") from None
+
+
 def make_interpreter(model_path=None, model_content=None, num_threads=1):
-    """The model at `model_path` (or the bytes `model_content`) compiled for
-    the CPU with every keras-skim custom op registered: a
-    `keras_skim.runtime.litert_runner.LiteRtModel`, whose
-    `get_signature_runner(key)(**inputs)` returns NumPy arrays.
+    """The model at `model_path` (or the bytes `model_content`), ready to
+    run: `get_signature_runner(key)(**inputs)` returns NumPy arrays.
+
+    Models with custom ops get a `keras_skim.runtime.litert_runner.LiteRtModel`
+    (LiteRT C API, every keras-skim op registered, compiled at once so that a
+    missing op is reported here); builtin-only models get ai-edge-litert's
+    Python `Interpreter`.
 
     Raises:
         ValueError: not a TFLite model, or not exactly one of the two sources.
         OSError: the file cannot be read.
-        LiteRtError (a RuntimeError): one line, when LiteRT is unavailable or
-            the model cannot be compiled (an unknown custom op, say).
+        LiteRtError (a RuntimeError): one line, when the model needs a custom
+            op and LiteRT's C API is unavailable or the model does not compile
+            (an op keras-skim does not provide, say).
     """
     if (model_path is None) == (model_content is None):
         raise ValueError("pass exactly one of model_path and model_content")
     if model_content is None:
         with open(os.fspath(model_path), "rb") as f:
             model_content = f.read()
-    return LiteRtModel(model_content, num_threads=num_threads)
+    if custom_ops(model_content):
+        return LiteRtModel(model_content, num_threads=num_threads)
+    cls, _ = interpreter_class()
+    return cls(model_content=bytes(model_content), num_threads=num_threads)
 
 
 def runtime_versions():
@@ -44,4 +80,4 @@ def runtime_versions():
     return versions
 
 
-__all__ = ["LiteRtError", "make_interpreter", "runtime_versions"]
+__all__ = ["LiteRtError", "RuntimeUnavailableError", "custom_ops", "make_interpreter", "runtime_versions"]

@@ -1,4 +1,6 @@
-"""Runs a .tflite through the LiteRT 2.x C API, the way the Android app does:
+"""Runs a .tflite through the LiteRT 2.x C API, the way the Android app does
+(`keras_skim.runtime.interpreter_loader.make_interpreter` uses it for every
+model with custom ops):
 ctypes over keras-skim's small C++ library (`keras_skim.litert_ops`), which
 loads `libLiteRt.so` from the `ai-edge-litert` wheel, registers every custom
 op keras-skim provides, compiles the model for the CPU (XNNPACK, one thread
@@ -182,17 +184,22 @@ class LiteRtModel:
 class SignatureRunner:
     """Runs one signature of a `LiteRtModel`: each call copies the inputs in
     (resizing those whose shape changed), runs, and returns fresh NumPy
-    arrays of the outputs."""
+    arrays of the outputs, in one call into the C++ runner."""
 
     def __init__(self, model, key):
+        from keras_skim.litert_ops import Tensor
+
         self._model = model
         self.key = key
         self._index, self._inputs, self._outputs = model._signatures[key]
         self._input_index = {name: i for i, (name, _, _) in enumerate(self._inputs)}
         self._error = ctypes.create_string_buffer(_ERROR_SIZE)
-        self._dims = (ctypes.c_int32 * 8)()
-        self._type, self._rank = ctypes.c_int(), ctypes.c_int()
-        self._data, self._bytes = ctypes.c_void_p(), ctypes.c_size_t()
+        self._in = (Tensor * max(len(self._inputs), 1))()
+        self._out = (Tensor * max(len(self._outputs), 1))()
+        for i, (_, type_code, _) in enumerate(self._inputs):
+            self._in[i].type = type_code
+        self._wanted = [(name, np.dtype(_TYPES[t]) if t in _TYPES else None, shape)
+                        for name, t, shape in self._inputs]
 
     def get_input_details(self):
         """{input name: {"dtype", "shape"}} (shape as declared; -1 = any size)."""
@@ -201,83 +208,85 @@ class SignatureRunner:
     def get_output_details(self):
         return {n: {"dtype": _TYPES.get(t), "shape": s} for n, t, s in self._outputs}
 
-    def _array(self, name, value, type_code, declared):
-        want = _TYPES.get(type_code)
-        array = np.asarray(value)
-        if want is None:
-            raise ValueError(f"input {name!r} has an element type keras-skim cannot pass (TfLiteType {type_code})")
+    def _array(self, name, value, want, declared):
+        array = value if type(value) is np.ndarray else np.asarray(value)
         if array.dtype != want:
+            if want is None:
+                raise ValueError(f"input {name!r} has an element type keras-skim cannot pass")
             if not np.can_cast(array.dtype, want, "same_kind"):
-                raise ValueError(f"input {name!r} takes {np.dtype(want).name}, got {array.dtype.name}")
+                raise ValueError(f"input {name!r} takes {want.name}, got {array.dtype.name}")
             array = array.astype(want)
-        if len(declared) == 0 and array.size == 1:
+        if not declared and array.ndim and array.size == 1:
             array = array.reshape(())
-        return np.require(array, requirements="C")  # keeps 0-d arrays 0-d
+        if array.ndim > 8:
+            raise ValueError(f"input {name!r} has rank {array.ndim} (at most 8)")
+        if not array.flags.c_contiguous:
+            array = array.copy()
+        return array
 
-    def _arrays(self, inputs):
-        unknown = sorted(set(inputs) - set(self._input_index))
-        missing = sorted(set(self._input_index) - set(inputs))
-        if unknown or missing:
+    def _fill(self, inputs):
+        """Points the input structs at the (checked, contiguous) arrays."""
+        if len(inputs) != len(self._inputs) or any(name not in inputs for name in self._input_index):
+            unknown = sorted(set(inputs) - set(self._input_index))
+            missing = sorted(set(self._input_index) - set(inputs))
             problem = f"unknown input(s) {', '.join(unknown)}" if unknown else f"missing input(s) {', '.join(missing)}"
             raise ValueError(f"signature {self.key!r}: {problem} (inputs: {', '.join(self._input_index)})")
-        arrays = [self._array(name, inputs[name], t, s) for name, t, s in self._inputs]
-        for (name, _, _), array in zip(self._inputs, arrays):
-            if array.ndim > 8:
-                raise ValueError(f"input {name!r} has rank {array.ndim} (at most 8)")
-        return arrays
+        kept = []
+        for i, (name, want, declared) in enumerate(self._wanted):
+            array = self._array(name, inputs[name], want, declared)
+            tensor = self._in[i]
+            tensor.rank = array.ndim
+            tensor.dims[:array.ndim] = array.shape
+            tensor.data = array.__array_interface__["data"][0]
+            tensor.bytes = array.nbytes
+            kept.append(array)
+        return kept
 
-    def _handle(self):
-        handle = self._model._handle
+    def _run(self, inputs, invoke, outputs):
+        model = self._model
+        handle = model._handle
         if not handle:
             raise ValueError("the model is closed")
-        return handle
-
-    def _set(self, arrays):
-        lib, error, dims, handle = self._model._lib, self._error, self._dims, self._handle()
-        for i, array in enumerate(arrays):
-            dims[:array.ndim] = array.shape
-            if lib.KerasSkim_SetInput(handle, self._index, i, self._inputs[i][1], array.ndim, dims,
-                                      array.ctypes.data, array.nbytes, error, len(error)) != 0:
-                raise ValueError(error.value.decode(errors="replace"))
-
-    def _invoke(self):
-        lib, error = self._model._lib, self._error
-        if lib.KerasSkim_Invoke(self._handle(), self._index, error, len(error)) != 0:
-            raise LiteRtError(error.value.decode(errors="replace"))
+        error = self._error
+        code = model._lib.KerasSkim_Run(handle, self._index, self._in if inputs else None, len(self._inputs),
+                                        int(invoke), self._out if outputs else None, len(self._outputs),
+                                        error, len(error))
+        if code:  # 1: the inputs, 2: the run
+            raise (ValueError if code == 1 else LiteRtError)(error.value.decode(errors="replace"))
 
     def _read(self):
-        lib, error, dims, handle = self._model._lib, self._error, self._dims, self._handle()
         results = {}
         for i, (name, _, _) in enumerate(self._outputs):
-            if lib.KerasSkim_GetOutput(handle, self._index, i, ctypes.byref(self._type), ctypes.byref(self._rank),
-                                       dims, ctypes.byref(self._data), ctypes.byref(self._bytes),
-                                       error, len(error)) != 0:
-                raise LiteRtError(error.value.decode(errors="replace"))
-            dtype = np.dtype(_TYPES.get(self._type.value, np.uint8))
-            count = self._bytes.value
-            raw = (ctypes.c_char * count).from_address(self._data.value) if count else b""
-            array = np.frombuffer(raw, dtype=dtype, count=count // dtype.itemsize)
-            results[name] = array.reshape(tuple(dims[:self._rank.value])).copy()
+            tensor = self._out[i]
+            dtype = np.dtype(_TYPES.get(tensor.type, np.uint8))
+            shape = tuple(tensor.dims[:tensor.rank])
+            if tensor.bytes:
+                raw = (ctypes.c_char * tensor.bytes).from_address(tensor.data)
+                results[name] = np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
+            else:
+                results[name] = np.zeros(shape, dtype)
         return results
 
     def __call__(self, **inputs):
         """Sets the inputs, runs, returns {output name: new array}."""
-        arrays = self._arrays(inputs)
         with self._model._lock:
-            self._set(arrays)
-            self._invoke()
+            kept = self._fill(inputs)
+            self._run(True, True, True)
+            del kept
             return self._read()
 
     # The three steps of a call, for timing the run alone.
     def set_inputs(self, **inputs):
-        arrays = self._arrays(inputs)
         with self._model._lock:
-            self._set(arrays)
+            kept = self._fill(inputs)
+            self._run(True, False, False)
+            del kept
 
     def invoke(self):
         with self._model._lock:
-            self._invoke()
+            self._run(False, True, False)
 
     def get_outputs(self):
         with self._model._lock:
+            self._run(False, False, True)
             return self._read()

@@ -262,3 +262,21 @@ def test_library_loads_once_from_many_threads(exported):
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
         models = list(pool.map(lambda _: LiteRtModel(data), range(2)))
     assert models[0]._lib is models[1]._lib
+
+
+def test_make_interpreter_routes_custom_op_models_to_the_c_api(custom_models, exported):
+    """Custom ops: the C API (the only way to register them). Builtin only:
+    ai-edge-litert's Python Interpreter, a few percent faster on the LSTM
+    baseline (benchmarks/results/capi_runtime_speed.md)."""
+    from ai_edge_litert.interpreter import Interpreter
+
+    from keras_skim.runtime.interpreter_loader import make_interpreter
+    from keras_skim.runtime.litert_runner import LiteRtModel
+
+    assert isinstance(make_interpreter(model_content=custom_models[4][1]), LiteRtModel)
+    _, folder, _ = exported("lstm")
+    assert isinstance(make_interpreter(model_path=os.path.join(folder, "model.tflite")), Interpreter)
+    for junk in (b"short", b"1234TFL3" + bytes(40)):
+        with pytest.raises(ValueError) as info:
+            make_interpreter(model_content=junk)
+        assert one_line(str(info.value)).startswith("not a TFLite model")
