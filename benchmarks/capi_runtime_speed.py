@@ -182,6 +182,12 @@ def main():
         lines.append(f"| {r['units']} | {r['inputs']} | {m['python_interpreter']:.2f} | {m['litert_c_api']:.2f} | "
                      f"{r['speedup_c_api']:.3f} | {c['python_interpreter']:.2f} | {c['litert_c_api']:.2f} | "
                      f"{r['cpu_speedup_c_api']:.3f} | {diff} |")
+    cpu = [r["cpu_speedup_c_api"] for r in rows]
+    slower = sum(c < 1.0 for c in cpu)
+    lines += ["", f"CPU-time speed-up of the C API route: {min(cpu):.3f} to {max(cpu):.3f}, median "
+              f"{float(np.median(cpu)):.3f}, below 1 on {slower} of {len(cpu)} rows."
+              + (" So keras_skim.runtime keeps builtin-only models on the Python Interpreter (models with custom "
+                 "ops go through the C API, the only way to register them)." if np.median(cpu) < 1.0 else "")]
     litert_report.write("capi_runtime_speed", report, "\n".join(lines) + "\n")
 
 
