@@ -13,7 +13,6 @@ namespace keras_skim {
 #define KERAS_SKIM_LITERT_FUNCTIONS(X)                                        \
   X(LiteRtCreateEnvironment, LiteRtStatus,                                    \
     (int, const LiteRtEnvOption*, LiteRtEnvironment*))                        \
-  X(LiteRtDestroyEnvironment, void, (LiteRtEnvironment))                      \
   X(LiteRtCreateModelFromBuffer, LiteRtStatus,                                \
     (LiteRtEnvironment, const void*, size_t, LiteRtModel*))                   \
   X(LiteRtDestroyModel, void, (LiteRtModel))                                  \
@@ -60,8 +59,6 @@ namespace keras_skim {
   X(LiteRtDestroyCompiledModel, void, (LiteRtCompiledModel))                  \
   X(LiteRtCompiledModelResizeInputTensor, LiteRtStatus,                       \
     (LiteRtCompiledModel, LiteRtParamIndex, LiteRtParamIndex, const int*, size_t)) \
-  X(LiteRtGetCompiledModelInputTensorLayout, LiteRtStatus,                    \
-    (LiteRtCompiledModel, LiteRtParamIndex, LiteRtParamIndex, LiteRtLayout*)) \
   X(LiteRtGetCompiledModelOutputTensorLayouts, LiteRtStatus,                  \
     (LiteRtCompiledModel, LiteRtParamIndex, size_t, LiteRtLayout*, bool))     \
   X(LiteRtRunCompiledModel, LiteRtStatus,                                     \
