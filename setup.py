@@ -23,7 +23,8 @@ setup(
         "tensorflow-cpu==2.21.0; platform_machine=='x86_64'",
         "tensorflow==2.21.0; platform_machine!='x86_64'",
         "keras==3.15.1",
-        "ai-edge-litert==2.3.0",
+        # LiteRT C API runtime tested with 2.1.6, 2.2.0 and 2.3.0 (keras_skim.runtime.litert_runner)
+        "ai-edge-litert>=2.1.6,<2.4",
         "numpy>=2",
         "h5py",
         "pandas",

@@ -14,6 +14,7 @@ The model needs the `KerasSkimLSTM` kernel at run time:
 padding when the Embedding has `mask_zero=True` (the step is skipped, its
 read_mask is 0). `custom_op_parity` checks decisions and outputs against Keras.
 """
+import functools
 import json
 
 import numpy as np
@@ -117,6 +118,35 @@ def read_model(model):
 
 
 # ------------------------------------------------------------------ flatbuffer
+# LiteRT's custom-op path hands every constant tensor to the op as a host
+# tensor buffer and refuses data that is not 64-byte aligned ("Unaligned host
+# memory pointer"); the Python flatbuffers object API ignores the schema's
+# force_align. So each buffer's data starts at a multiple of this from the
+# start of the file (the runtime copies the file itself into aligned memory).
+BUFFER_ALIGNMENT = 64
+
+
+@functools.lru_cache(maxsize=None)
+def _aligned_buffer_class(S):
+    """A subclass of the schema's `BufferT` whose `data` (a uint8 array)
+    packs at a multiple of `BUFFER_ALIGNMENT` from the start of the finished
+    flatbuffer."""
+
+    class AlignedBufferT(S.BufferT):
+        def Pack(self, builder):
+            # Flatbuffers grow from the end and Finish() pads the whole buffer
+            # to the largest alignment asked for: padding here so that the
+            # vector's first byte lands on a BUFFER_ALIGNMENT boundary from
+            # the end puts it on one from the start too.
+            builder.Prep(BUFFER_ALIGNMENT, len(self.data))
+            data = builder.CreateNumpyVector(self.data)
+            S.BufferStart(builder)
+            S.BufferAddData(builder, data)
+            return S.BufferEnd(builder)
+
+    return AlignedBufferT
+
+
 def _build_flatbuffer(info, threshold, length):
     import flatbuffers
     from ai_edge_litert import schema_py_generated as S
@@ -142,8 +172,8 @@ def _build_flatbuffer(info, threshold, length):
 
     def const(name, array):
         array = np.ascontiguousarray(array)
-        b = S.BufferT()
-        b.data = array.tobytes()
+        b = _aligned_buffer_class(S)()
+        b.data = np.frombuffer(array.tobytes(), np.uint8)
         buffers.append(b)
         ttype = S.TensorType.FLOAT32 if array.dtype == np.float32 else S.TensorType.INT32
         return add_tensor(name, array.shape, ttype, len(buffers) - 1)
@@ -155,9 +185,9 @@ def _build_flatbuffer(info, threshold, length):
     t_W = const("input_kernel", np.concatenate([w["W"], w["Ws"], w["Wg"]], 1).T.copy())  # [K, e]
     t_b = const("input_bias", np.concatenate([w["b"], w["bs"], w["bg"]]))
     t_U = const("recurrent_kernel", w["U"])
-    # d' = 0: a [d, 0] tensor with no data; the op never reads it.
-    t_Us = (const("small_recurrent_kernel", w["Us"]) if ds
-            else add_tensor("small_recurrent_kernel", [d, 0], F32))
+    # d' = 0: a [d, 1] placeholder the op never reads (LiteRT's custom-op path
+    # refuses tensors with a zero dimension).
+    t_Us = const("small_recurrent_kernel", w["Us"] if ds else np.zeros((d, 1), np.float32))
     t_Ug = const("gate_recurrent_kernel", w["Ug"])
     t_Wd = const("dense_kernel", w["Wd"].T.copy())
     t_bd = const("dense_bias", w["bd"])

@@ -18,8 +18,8 @@ from keras_skim import contracts
 from keras_skim.export.errors import ExportError
 
 CUSTOM_OP_NOTE = (
-    "needs the KerasSkimLSTM custom op: register keras_skim.litert_ops with the interpreter "
-    "(keras_skim.litert_ops.make_interpreter or keras_skim.runtime.SkimRunner do it)"
+    "needs the KerasSkimLSTM custom op: keras_skim's runtime (SkimRunner, keras-skim bench) "
+    "registers it through the LiteRT C API; an Android app through android_demo/app/src/main/cpp"
 )
 
 

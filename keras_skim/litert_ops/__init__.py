@@ -1,22 +1,54 @@
-"""The `KerasSkimLSTM` custom LiteRT op: a whole Skim-LSTM sequence in one op.
+"""keras-skim's custom LiteRT ops (`KerasSkimLSTM`: a whole Skim-LSTM
+sequence in one op) and the runtime that runs them through LiteRT's C API.
 
-Our own C++ (`skim_lstm_core.cc`, `skim_lstm_op.cc`, `tflite_abi.h`) is
-compiled with g++ on first use into the user cache
+How the op reaches LiteRT. The prebuilt LiteRT libraries export C symbols
+only: `libLiteRt.so` (in the `ai-edge-litert` wheel and in the Android AAR
+`com.google.ai.edge.litert:litert` 2.x) exports the LiteRT 2.x C API, and
+none of them exports the C++ `tflite::MutableOpResolver::AddCustom`. So a JNI
+shim (or any code) built against a prebuilt AAR cannot call `AddCustom`: it
+would not link. What works everywhere is the public C API:
+
+1. open the model: `LiteRtCreateEnvironment`, `LiteRtCreateModelFromBuffer`;
+2. `LiteRtCreateOptions`, CPU with one XNNPACK thread (the opaque option
+   "xnnpack", payload `num_threads = 1`), and per op
+   `LiteRtAddCustomOpKernelOption(options, "KerasSkimLSTM", 1, &kernel, data)`
+   where `kernel` is a `LiteRtCustomOpKernel` (Init / GetOutputLayouts / Run
+   / Destroy over `LiteRtTensorBuffer`s);
+3. `LiteRtCreateCompiledModel`, then per input shape
+   `LiteRtCompiledModelResizeInputTensor` and `LiteRtRunCompiledModel` with
+   host-memory tensor buffers.
+
+Our C++ does exactly that and resolves those functions with dlopen/dlsym of
+`libLiteRt.so` at run time, so it links nothing but libdl: the same sources
+build for Python (g++, on first use), the desktop JVM shim and Android (CMake
+in android_demo/app/src/main/cpp, which finds the libLiteRt.so the app's
+LiteRT AAR ships). Python (for models with custom ops; builtin-only models
+run on ai-edge-litert's Python `Interpreter`, a few percent faster here), the
+JVM and the phone (every model) thus run the same code:
+
+- `op_kernel.h`: the runtime-free seam every op is written against
+  (`TensorView`, `OpKernel`, `LibraryOps()`); `skim_lstm_op.cc`,
+  `skim_lstm_core.cc`: the op;
+- `litert_c_abi.h`: our own declarations of the LiteRT C ABI we use, from the
+  public headers; `litert_library.cc`: loads `libLiteRt.so` once per process
+  and checks that every function is there (LiteRT >= 2.1.6);
+- `litert_op_adapter.cc`: `LiteRtCustomOpKernel` -> `OpKernel`;
+- `model_runner.cc`: open, compile (ops registered), resize, run, read;
+- `keras_skim_c.cc`: a C interface over the runner for ctypes
+  (`keras_skim.runtime.litert_runner`).
+
+The library is compiled with g++ on first use into the user cache
 `$KERAS_SKIM_CACHE/litert_ops/<source hash>/libkeras_skim_ops.so` (default
-`~/.cache/keras_skim`) and registered with ai-edge-litert's
-`InterpreterWithCustomOps(custom_op_registerers=[...])`.
-
-This module is the runtime path: it imports neither TensorFlow nor Keras.
+`~/.cache/keras_skim`). This module imports neither TensorFlow nor Keras.
 
     from keras_skim.litert_ops import make_interpreter
-    interpreter = make_interpreter("model.tflite")   # registers the op if needed
-    runner = interpreter.get_signature_runner()
+    model = make_interpreter("model.tflite")      # custom ops registered, compiled
+    outputs = model.get_signature_runner()(token_ids=ids, threshold=t)
 
-Linux x86-64 / arm64 with glibc only (the registerer looks up the runtime's
-hidden `MutableOpResolver::AddCustom` in its ELF symbol table; see
-`skim_lstm_op.cc`).
+Linux (x86-64, arm64) with glibc and a C++17 compiler.
 """
 import ctypes
+import glob
 import hashlib
 import os
 import shutil
@@ -25,12 +57,15 @@ import tempfile
 import threading
 
 OP_NAME = "KerasSkimLSTM"
-REGISTERER_SYMBOL = "KerasSkim_Register"
 LIBRARY_NAME = "libkeras_skim_ops.so"
-SOURCES = ("skim_lstm_core.cc", "skim_lstm_op.cc", "library_ops.cc", "tflite_registration.cc")
-HEADERS = ("op_kernel.h", "skim_lstm_core.h", "skim_lstm_op.h", "tflite_abi.h")
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
+# Every .cc of this folder is part of the library (the ops, the LiteRT
+# adapter, the runner and its C interface); CMakeLists.txt of the app globs
+# the same folder.
+SOURCES = tuple(sorted(os.path.basename(p) for p in glob.glob(os.path.join(_HERE, "*.cc"))))
+HEADERS = tuple(sorted(os.path.basename(p) for p in glob.glob(os.path.join(_HERE, "*.h"))))
+
 _LOCK = threading.Lock()
 _LIB = None
 
@@ -55,10 +90,10 @@ def cache_dir():
 
 def _flags():
     flags = ["-O3", "-std=c++17", "-fPIC", "-shared", "-fvisibility=hidden",
-             "-fno-math-errno", "-Wall"]
+             "-fno-math-errno", "-Wall", "-pthread"]
     machine = os.uname().machine if hasattr(os, "uname") else ""
     if machine in ("x86_64", "AMD64"):
-        # Baseline x86-64-v2; the kernel carries an AVX2+FMA clone picked at load time.
+        # Baseline x86-64-v2; the kernel may carry faster clones picked at load time.
         flags.append("-march=x86-64-v2")
     return flags
 
@@ -90,7 +125,7 @@ def library_path(build=True):
     cxx = _compiler()
     if cxx is None:
         raise RuntimeError(
-            f"keras_skim custom op needs a C++ compiler: {os.environ.get('CXX', 'g++')} not found (set CXX)"
+            f"keras_skim custom-op library needs a C++ compiler: {os.environ.get('CXX', 'g++')} not found (set CXX)"
         )
     with _LOCK:
         if os.path.isfile(path):
@@ -103,7 +138,7 @@ def library_path(build=True):
             if result.returncode != 0:
                 lines = [l for l in (result.stderr or result.stdout).splitlines() if "error" in l]
                 detail = (lines or (result.stderr or "").splitlines() or ["no output"])[0].strip()
-                raise RuntimeError(f"keras_skim custom-op build failed ({cxx}): {detail}")
+                raise RuntimeError(f"keras_skim custom-op library build failed ({cxx}): {detail}")
             os.chmod(tmp, 0o755)
             os.replace(tmp, path)  # atomic: concurrent builders end with one complete file
         finally:
@@ -113,32 +148,49 @@ def library_path(build=True):
 
 
 def load_library(path=None):
-    """dlopens the op library with RTLD_GLOBAL (so the interpreter can dlsym
-    the registerer by name) and returns the `ctypes.CDLL`."""
+    """The `ctypes.CDLL` of our library (built if needed), loaded once per
+    process, with the argument types of its C interface (keras_skim_c.h)."""
     global _LIB
-    if _LIB is None:
-        lib = ctypes.CDLL(path or library_path(), mode=ctypes.RTLD_GLOBAL)
-        lib.KerasSkim_Register.argtypes = [ctypes.c_void_p]
-        lib.KerasSkim_Register.restype = ctypes.c_int
-        lib.KerasSkim_LastError.restype = ctypes.c_char_p
-        _LIB = lib
-    return _LIB
+    with _LOCK:
+        if _LIB is not None:
+            return _LIB
+    lib = ctypes.CDLL(path or library_path())
+    c_int, c_char_p, c_size_t, c_void_p = ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p
+    int_p, i32_p = ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int32)
+    signatures = {
+        "KerasSkim_ApiVersion": ([], c_int),
+        "KerasSkim_LoadLiteRt": ([c_char_p, c_char_p, c_size_t, c_char_p, c_size_t], c_int),
+        "KerasSkim_NumOps": ([], c_int),
+        "KerasSkim_OpName": ([c_int], c_char_p),
+        "KerasSkim_ModelCreate": ([c_void_p, c_size_t, c_int, c_char_p, c_size_t], c_void_p),
+        "KerasSkim_ModelDestroy": ([c_void_p], None),
+        "KerasSkim_NumSignatures": ([c_void_p], c_int),
+        "KerasSkim_SignatureKey": ([c_void_p, c_int], c_char_p),
+        "KerasSkim_NumTensors": ([c_void_p, c_int, c_int], c_int),
+        "KerasSkim_TensorInfo": ([c_void_p, c_int, c_int, c_int, int_p, int_p, i32_p], c_char_p),
+        "KerasSkim_Run": ([c_void_p, c_int, c_void_p, c_int, c_int, c_void_p, c_int, c_char_p, c_size_t], c_int),
+    }
+    for name, (argtypes, restype) in signatures.items():
+        fn = getattr(lib, name)
+        fn.argtypes = argtypes
+        fn.restype = restype
+    with _LOCK:
+        if _LIB is None:
+            _LIB = lib
+        return _LIB
 
 
-def registerer():
-    """The registerer for `custom_op_registerers`: the exported symbol name
-    `"KerasSkim_Register"` (the library is loaded RTLD_GLOBAL first, builds it
-    if needed). Use as
-    `InterpreterWithCustomOps(..., custom_op_registerers=[registerer()])`."""
-    load_library()
-    return REGISTERER_SYMBOL
+class Tensor(ctypes.Structure):
+    """`KerasSkimTensor` of keras_skim_c.h: one tensor passed in or out."""
+
+    _fields_ = [("type", ctypes.c_int32), ("rank", ctypes.c_int32), ("dims", ctypes.c_int32 * 8),
+                ("data", ctypes.c_void_p), ("bytes", ctypes.c_size_t)]
 
 
-def register_callable(resolver_pointer):
-    """Callable form of the registerer (receives the resolver pointer as int)."""
+def op_names():
+    """Names of the custom ops the library registers with every model."""
     lib = load_library()
-    if lib.KerasSkim_Register(ctypes.c_void_p(resolver_pointer)) != 0:
-        raise RuntimeError(f"KerasSkim_Register failed: {lib.KerasSkim_LastError().decode()}")
+    return [lib.KerasSkim_OpName(i).decode() for i in range(lib.KerasSkim_NumOps())]
 
 
 def model_custom_ops(model_path_or_bytes):
@@ -159,20 +211,12 @@ def model_custom_ops(model_path_or_bytes):
 
 
 def make_interpreter(model_path=None, num_threads=1, model_content=None):
-    """A LiteRT interpreter for `model_path` (or the bytes `model_content`),
-    tensors not yet allocated: `InterpreterWithCustomOps` with our registerer
-    when the model holds the `KerasSkimLSTM` op, the plain `Interpreter`
-    otherwise."""
-    from ai_edge_litert import interpreter as litert
+    """`keras_skim.runtime.interpreter_loader.make_interpreter`: a model with
+    custom ops compiled through the LiteRT C API with our ops registered (a
+    builtin-only model on ai-edge-litert's Python `Interpreter`)."""
+    from keras_skim.runtime.interpreter_loader import make_interpreter as make
 
-    if (model_path is None) == (model_content is None):
-        raise ValueError("pass exactly one of model_path and model_content")
-    source = {"model_path": str(model_path)} if model_path is not None else {"model_content": bytes(model_content)}
-    if OP_NAME in model_custom_ops(model_content if model_content is not None else model_path):
-        return litert.InterpreterWithCustomOps(
-            custom_op_registerers=[registerer()], num_threads=num_threads, **source
-        )
-    return litert.Interpreter(num_threads=num_threads, **source)
+    return make(model_path=model_path, model_content=model_content, num_threads=num_threads)
 
 
 __all__ = [
@@ -181,6 +225,5 @@ __all__ = [
     "load_library",
     "make_interpreter",
     "model_custom_ops",
-    "register_callable",
-    "registerer",
+    "op_names",
 ]

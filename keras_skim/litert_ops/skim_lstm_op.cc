@@ -37,7 +37,9 @@ class SkimLstmKernel : public OpKernel {
     const int d = U.dims[0];
     const int ds = Us.dims[1] / 4;
     SKIM_ENSURE(d > 0 && U.dims[1] == 4 * d);
-    SKIM_ENSURE(Us.dims[0] == d && Us.dims[1] == 4 * ds && ds <= d);
+    // d' = 0 comes as a [d, 1] placeholder: LiteRT's C API cannot hand a
+    // custom op a tensor with a zero dimension.
+    SKIM_ENSURE(Us.dims[0] == d && (Us.dims[1] == 4 * ds || (ds == 0 && Us.dims[1] == 1)) && ds <= d);
     SKIM_ENSURE(Ug.dims[0] == d && Ug.dims[1] == 2);
     const int K = 4 * d + 4 * ds + 2;
     SKIM_ENSURE(proj.rank == 2 || (proj.rank == 3 && proj.dims[0] == 1));

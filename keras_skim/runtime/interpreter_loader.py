@@ -1,59 +1,83 @@
-"""Finds a TFLite interpreter without TensorFlow: `ai_edge_litert` (the
-maintained LiteRT package) first, then the legacy `tflite_runtime` (which
-needs numpy<2)."""
+"""Makes the runtime's model runner without TensorFlow.
+
+A model with custom ops (the custom-op backend's `KerasSkimLSTM`) runs
+through the LiteRT 2.x C API (`keras_skim.runtime.litert_runner`): the route
+the Android app takes for every model, and the only public way to register
+a custom op. A builtin-only model runs on the ai-edge-litert Python
+`Interpreter`, which was 2-8% faster than the C API route on our builtin LSTM
+export, the project's speed baseline (benchmarks/results/capi_runtime_speed.md),
+so the baseline is never made slower. Both give the same outputs, bit for
+bit on those exports (tests/runtime/test_litert_runner.py).
+"""
+import os
+
+from keras_skim.runtime.litert_runner import LiteRtError, LiteRtModel
 
 
 class RuntimeUnavailableError(ImportError):
-    """No LiteRT / TFLite interpreter package is installed."""
+    """No LiteRT interpreter package is installed."""
 
 
 def interpreter_class():
-    """(Interpreter class, package name)."""
+    """(ai-edge-litert's Python `Interpreter` class, package name)."""
     try:
         from ai_edge_litert.interpreter import Interpreter
-
-        return Interpreter, "ai-edge-litert"
     except ImportError:
-        pass
+        raise RuntimeUnavailableError("no LiteRT interpreter: pip install 'ai-edge-litert>=2.1.6'") from None
+    return Interpreter, "ai-edge-litert"
+
+
+def custom_ops(model_content):
+    """Names of the custom ops a .tflite (bytes) uses; ValueError if the bytes
+    are not a TFLite model."""
+    if len(model_content) < 8 or bytes(model_content[4:8]) != b"TFL3":
+        raise ValueError("not a TFLite model (no TFL3 identifier)")
+    from keras_skim.litert_ops import model_custom_ops
+
     try:
-        from tflite_runtime.interpreter import Interpreter
-
-        return Interpreter, "tflite-runtime"
-    except ImportError:
-        raise RuntimeUnavailableError(
-            "no TFLite interpreter: install ai-edge-litert (or tflite-runtime with numpy<2)"
-        ) from None
+        return model_custom_ops(bytes(model_content))
+    except Exception:  # a truncated or corrupt flatbuffer  # noqa: BLE001
+        raise ValueError("not a TFLite model (its flatbuffer cannot be read)") from None
 
 
 def make_interpreter(model_path=None, model_content=None, num_threads=1):
-    """An interpreter for a .tflite path or its bytes. Models of the custom-op
-    backend (they hold the `KerasSkimLSTM` op) get
-    `keras_skim.litert_ops.make_interpreter`, which registers our kernel."""
-    if model_content is not None:
-        holds_custom_op = b"KerasSkimLSTM" in model_content
-    else:
-        with open(model_path, "rb") as f:
-            holds_custom_op = b"KerasSkimLSTM" in f.read()
-    if holds_custom_op:
-        from keras_skim import litert_ops
+    """The model at `model_path` (or the bytes `model_content`), ready to
+    run: `get_signature_runner(key)(**inputs)` returns NumPy arrays.
 
-        if model_content is not None:
-            return litert_ops.make_interpreter(model_content=model_content, num_threads=num_threads)
-        return litert_ops.make_interpreter(str(model_path), num_threads=num_threads)
+    Models with custom ops get a `keras_skim.runtime.litert_runner.LiteRtModel`
+    (LiteRT C API, every keras-skim op registered, compiled at once so that a
+    missing op is reported here); builtin-only models get ai-edge-litert's
+    Python `Interpreter`.
+
+    Raises:
+        ValueError: not a TFLite model, or not exactly one of the two sources.
+        OSError: the file cannot be read.
+        LiteRtError (a RuntimeError): one line, when the model needs a custom
+            op and LiteRT's C API is unavailable or the model does not compile
+            (an op keras-skim does not provide, say).
+    """
+    if (model_path is None) == (model_content is None):
+        raise ValueError("pass exactly one of model_path and model_content")
+    if model_content is None:
+        with open(os.fspath(model_path), "rb") as f:
+            model_content = f.read()
+    if custom_ops(model_content):
+        return LiteRtModel(model_content, num_threads=num_threads)
     cls, _ = interpreter_class()
-    if model_content is not None:
-        return cls(model_content=model_content, num_threads=num_threads)
-    return cls(model_path=str(model_path), num_threads=num_threads)
+    return cls(model_content=bytes(model_content), num_threads=num_threads)
 
 
 def runtime_versions():
-    """{package: version} of the interpreter packages and numpy."""
+    """{package: version} of the runtime packages and numpy."""
     from importlib import metadata
 
     versions = {}
-    for name in ("ai-edge-litert", "tflite-runtime", "numpy"):
+    for name in ("ai-edge-litert", "numpy"):
         try:
             versions[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             pass
     return versions
+
+
+__all__ = ["LiteRtError", "RuntimeUnavailableError", "custom_ops", "make_interpreter", "runtime_versions"]

@@ -60,9 +60,9 @@ class SkimRunner:
                 raise RuntimeModelError(str(err).splitlines()[0]) from None
         try:
             self.interpreter = make_interpreter(model_path=self.model_path, num_threads=num_threads)
-        except ValueError as err:
-            raise RuntimeModelError(f"{self.model_path}: not a TFLite model ({str(err).splitlines()[0]})") from None
-        except RuntimeError as err:  # the KerasSkimLSTM op library cannot be built or registered
+        except (ValueError, OSError) as err:  # not a TFLite model, unreadable
+            raise RuntimeModelError(f"{self.model_path}: {str(err).splitlines()[0]}") from None
+        except RuntimeError as err:  # LiteRT unavailable, or the model does not compile (unknown custom op)
             raise RuntimeModelError(f"{self.model_path}: {str(err).splitlines()[0]}") from None
         try:
             self._signature = self.interpreter.get_signature_runner(

@@ -11,19 +11,20 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def cli(argv, cwd=None):
+def cli(argv, cwd=None, **env_extra):
     """(exit code, stdout, stderr) of `python -m keras_skim ARGV`, in an
     environment like a user's (no TensorFlow logging settings)."""
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("TF_CPP", "KERAS_SKIM_NATIVE"))}
+    env.update(env_extra)
     env["PYTHONPATH"] = os.pathsep.join([ROOT] + [p for p in [env.get("PYTHONPATH")] if p])
     done = subprocess.run([sys.executable, "-m", "keras_skim", *map(str, argv)], capture_output=True,
                           text=True, timeout=300, cwd=cwd, env=env)
     return done.returncode, done.stdout, done.stderr
 
 
-def one_line_error(argv, expect, cwd=None):
-    code, _, err = cli(argv, cwd=cwd)
+def one_line_error(argv, expect, cwd=None, **env_extra):
+    code, _, err = cli(argv, cwd=cwd, **env_extra)
     assert code == 2, err
     lines = err.splitlines()
     assert len(lines) == 1, err
@@ -97,3 +98,17 @@ def test_argument_errors_are_one_line():
     one_line_error(["bench", "x.tflite", "--thresholds", "0.2,nan"], "--thresholds")
     one_line_error(["train", "--units", "0", "-o", "x"], "positive integer")
     one_line_error(["nosuchcommand"], "invalid choice")
+
+
+def test_bench_when_the_custom_op_cannot_be_registered(trained_folder, tmp_path):
+    """A custom-op export on a machine where the op library cannot be built
+    (no C++ compiler): one line when the model is opened, nothing written."""
+    from keras_skim.export.exporter import export_model
+
+    if shutil.which(os.environ.get("CXX", "g++")) is None:
+        pytest.skip("no C++ compiler: the custom-op export cannot be made")
+    out = export_model(trained_folder("skim"), tmp_path / "custom", backend="custom",
+                       parity_samples=1).output_dir
+    line = one_line_error(["bench", out, "--samples", "1", "-o", tmp_path / "report"], "C++ compiler",
+                          CXX="no-such-compiler", KERAS_SKIM_CACHE=str(tmp_path / "empty_cache"))
+    assert "model.tflite" in line and not (tmp_path / "report").exists()

@@ -1,0 +1,292 @@
+"""Runs a .tflite through the LiteRT 2.x C API, the way the Android app does
+(`keras_skim.runtime.interpreter_loader.make_interpreter` uses it for every
+model with custom ops):
+ctypes over keras-skim's small C++ library (`keras_skim.litert_ops`), which
+loads `libLiteRt.so` from the `ai-edge-litert` wheel, registers every custom
+op keras-skim provides, compiles the model for the CPU (XNNPACK, one thread
+by default) and runs it. Imports neither TensorFlow nor Keras.
+
+Why ctypes over our C++ rather than ctypes straight on libLiteRt.so: the
+custom op is C++ anyway, a run is then one ctypes call per input and output
+instead of some twenty C API calls (tensor buffers, locks, layouts), and
+Python, the JVM shim and the aarch64 check share one C++ runner
+(`model_runner.cc`) instead of three copies of its logic.
+
+    model = LiteRtModel(open("model.tflite", "rb").read())
+    out = model.get_signature_runner("serving_default")(
+        token_ids=np.array([[5, 9, 3]], np.int32), threshold=np.float32(0.5))
+    out["logits"], out["read_mask"], out["read_count"]   # NumPy arrays
+"""
+import ctypes
+import os
+import threading
+
+import numpy as np
+
+LITERT_LIBRARY_ENV = "KERAS_SKIM_LITERT_LIB"
+# ai-edge-litert releases whose libLiteRt.so this runtime was tested with
+# (tests/runtime/test_litert_runner.py, the JVM and aarch64 checks).
+TESTED_LITERT = ("2.1.6", "2.2.0", "2.3.0")
+MINIMUM_LITERT = (2, 1, 6)
+
+_TYPES = {1: np.float32, 2: np.int32, 3: np.uint8, 4: np.int64, 6: np.bool_, 7: np.int16,
+          9: np.int8, 10: np.float16}
+_CODES = {np.dtype(v): k for k, v in _TYPES.items()}
+_ERROR_SIZE = 1024
+
+_LOCK = threading.Lock()
+_LOADED = None  # (ctypes library, libLiteRt.so path) once loaded
+
+
+class LiteRtError(RuntimeError):
+    """The LiteRT C library cannot be loaded, or a model cannot be compiled or
+    run through it; the message is one line."""
+
+
+def _version_tuple(text):
+    parts = []
+    for piece in text.split(".")[:3]:
+        digits = "".join(c for c in piece if c.isdigit())
+        parts.append(int(digits) if digits else 0)
+    return tuple(parts + [0] * (3 - len(parts)))
+
+
+def litert_library_path():
+    """`$KERAS_SKIM_LITERT_LIB`, else `libLiteRt.so` of the installed
+    `ai-edge-litert` package (found without importing it).
+
+    Raises:
+        LiteRtError: no such library, or an ai-edge-litert older than 2.1.6.
+    """
+    override = os.environ.get(LITERT_LIBRARY_ENV)
+    if override:
+        if not os.path.isfile(override):
+            raise LiteRtError(f"{LITERT_LIBRARY_ENV}={override}: no such file (expected libLiteRt.so)")
+        return override
+    import importlib.util
+    from importlib import metadata
+
+    spec = importlib.util.find_spec("ai_edge_litert")
+    if spec is None or not spec.submodule_search_locations:
+        raise LiteRtError(f"the LiteRT C library is missing: pip install 'ai-edge-litert>=2.1.6' "
+                          f"(or set {LITERT_LIBRARY_ENV} to a libLiteRt.so)")
+    try:
+        version = metadata.version("ai-edge-litert")
+    except metadata.PackageNotFoundError:
+        version = None
+    if version is not None and _version_tuple(version) < MINIMUM_LITERT:
+        raise LiteRtError(f"ai-edge-litert {version} is too old: keras-skim needs >= 2.1.6 "
+                          f"(tested: {', '.join(TESTED_LITERT)})")
+    path = os.path.join(list(spec.submodule_search_locations)[0], "libLiteRt.so")
+    if not os.path.isfile(path):
+        raise LiteRtError(f"ai-edge-litert {version} has no {path} (keras-skim needs its LiteRT C library)")
+    return path
+
+
+def load():
+    """(ctypes library, libLiteRt.so path): our library built and loaded and
+    the LiteRT C library loaded into it, once per process.
+
+    Raises:
+        LiteRtError: one line (no compiler, build failure, no or unusable
+            libLiteRt.so).
+    """
+    global _LOADED
+    with _LOCK:
+        if _LOADED is not None:
+            return _LOADED
+        from keras_skim import litert_ops
+
+        try:
+            lib = litert_ops.load_library()
+        except (RuntimeError, OSError) as err:
+            raise LiteRtError(str(err).strip().splitlines()[0]) from None
+        path = litert_library_path()
+        loaded = ctypes.create_string_buffer(4096)
+        error = ctypes.create_string_buffer(_ERROR_SIZE)
+        if lib.KerasSkim_LoadLiteRt(path.encode(), loaded, len(loaded), error, len(error)) != 0:
+            raise LiteRtError(error.value.decode(errors="replace"))
+        _LOADED = (lib, loaded.value.decode())
+        return _LOADED
+
+
+class LiteRtModel:
+    """A .tflite model compiled for the CPU through the LiteRT C API, every
+    keras-skim custom op registered. Errors (an unknown custom op, a model
+    LiteRT cannot read) are raised here, never at the first run.
+
+    Args:
+        model_content: the .tflite bytes (copied).
+        num_threads: CPU threads (XNNPACK and the interpreter).
+
+    Raises:
+        ValueError: the bytes are not a TFLite model.
+        LiteRtError: one line: LiteRT unavailable, or the model cannot be
+            compiled (for example it needs a custom op keras-skim lacks).
+    """
+
+    def __init__(self, model_content, num_threads=1):
+        data = bytes(model_content)
+        if len(data) < 8 or data[4:8] != b"TFL3":
+            raise ValueError("not a TFLite model (no TFL3 identifier)")
+        if int(num_threads) < 1:
+            raise ValueError(f"num_threads must be at least 1, got {num_threads}")
+        self._lib, self.litert_path = load()
+        self._lock = threading.Lock()
+        error = ctypes.create_string_buffer(_ERROR_SIZE)
+        handle = self._lib.KerasSkim_ModelCreate(data, len(data), int(num_threads), error, len(error))
+        if not handle:
+            raise LiteRtError(error.value.decode(errors="replace"))
+        self._handle = handle
+        self.num_threads = int(num_threads)
+        self._signatures = {}
+        lib = self._lib
+        for s in range(lib.KerasSkim_NumSignatures(handle)):
+            key = lib.KerasSkim_SignatureKey(handle, s).decode()
+            self._signatures[key] = (s, self._tensors(s, 1), self._tensors(s, 0))
+
+    def _tensors(self, signature, is_input):
+        lib, handle = self._lib, self._handle
+        out = []
+        type_, rank, dims = ctypes.c_int(), ctypes.c_int(), (ctypes.c_int32 * 8)()
+        for i in range(lib.KerasSkim_NumTensors(handle, signature, is_input)):
+            name = lib.KerasSkim_TensorInfo(handle, signature, is_input, i, ctypes.byref(type_),
+                                            ctypes.byref(rank), dims)
+            out.append((name.decode(), type_.value, tuple(dims[:rank.value])))
+        return out
+
+    def close(self):
+        """Frees the compiled model (also done when the object is collected)."""
+        handle, self._handle = getattr(self, "_handle", None), None
+        if handle:
+            self._lib.KerasSkim_ModelDestroy(handle)
+
+    def __del__(self):
+        self.close()
+
+    def get_signature_list(self):
+        """{signature key: {"inputs": [names], "outputs": [names]}}."""
+        return {key: {"inputs": [t[0] for t in ins], "outputs": [t[0] for t in outs]}
+                for key, (_, ins, outs) in self._signatures.items()}
+
+    def get_signature_runner(self, signature_key=None):
+        """A callable `runner(**inputs) -> {output name: np.ndarray}` for one
+        signature (the first one when `signature_key` is None)."""
+        if not self._signatures:
+            raise ValueError("the model has no signature")
+        if signature_key is None:
+            signature_key = next(iter(self._signatures))
+        if signature_key not in self._signatures:
+            raise ValueError(f"no signature {signature_key!r} (the model has: {', '.join(self._signatures)})")
+        return SignatureRunner(self, signature_key)
+
+
+class SignatureRunner:
+    """Runs one signature of a `LiteRtModel`: each call copies the inputs in
+    (resizing those whose shape changed), runs, and returns fresh NumPy
+    arrays of the outputs, in one call into the C++ runner."""
+
+    def __init__(self, model, key):
+        from keras_skim.litert_ops import Tensor
+
+        self._model = model
+        self.key = key
+        self._index, self._inputs, self._outputs = model._signatures[key]
+        self._input_index = {name: i for i, (name, _, _) in enumerate(self._inputs)}
+        self._error = ctypes.create_string_buffer(_ERROR_SIZE)
+        self._in = (Tensor * max(len(self._inputs), 1))()
+        self._out = (Tensor * max(len(self._outputs), 1))()
+        for i, (_, type_code, _) in enumerate(self._inputs):
+            self._in[i].type = type_code
+        self._wanted = [(name, np.dtype(_TYPES[t]) if t in _TYPES else None, shape)
+                        for name, t, shape in self._inputs]
+
+    def get_input_details(self):
+        """{input name: {"dtype", "shape"}} (shape as declared; -1 = any size)."""
+        return {n: {"dtype": _TYPES.get(t), "shape": s} for n, t, s in self._inputs}
+
+    def get_output_details(self):
+        return {n: {"dtype": _TYPES.get(t), "shape": s} for n, t, s in self._outputs}
+
+    def _array(self, name, value, want, declared):
+        array = value if type(value) is np.ndarray else np.asarray(value)
+        if array.dtype != want:
+            if want is None:
+                raise ValueError(f"input {name!r} has an element type keras-skim cannot pass")
+            if not np.can_cast(array.dtype, want, "same_kind"):
+                raise ValueError(f"input {name!r} takes {want.name}, got {array.dtype.name}")
+            array = array.astype(want)
+        if not declared and array.ndim and array.size == 1:
+            array = array.reshape(())
+        if array.ndim > 8:
+            raise ValueError(f"input {name!r} has rank {array.ndim} (at most 8)")
+        if not array.flags.c_contiguous:
+            array = array.copy()
+        return array
+
+    def _fill(self, inputs):
+        """Points the input structs at the (checked, contiguous) arrays."""
+        if len(inputs) != len(self._inputs) or any(name not in inputs for name in self._input_index):
+            unknown = sorted(set(inputs) - set(self._input_index))
+            missing = sorted(set(self._input_index) - set(inputs))
+            problem = f"unknown input(s) {', '.join(unknown)}" if unknown else f"missing input(s) {', '.join(missing)}"
+            raise ValueError(f"signature {self.key!r}: {problem} (inputs: {', '.join(self._input_index)})")
+        kept = []
+        for i, (name, want, declared) in enumerate(self._wanted):
+            array = self._array(name, inputs[name], want, declared)
+            tensor = self._in[i]
+            tensor.rank = array.ndim
+            tensor.dims[:array.ndim] = array.shape
+            tensor.data = array.__array_interface__["data"][0]
+            tensor.bytes = array.nbytes
+            kept.append(array)
+        return kept
+
+    def _run(self, inputs, invoke, outputs):
+        model = self._model
+        handle = model._handle
+        if not handle:
+            raise ValueError("the model is closed")
+        error = self._error
+        code = model._lib.KerasSkim_Run(handle, self._index, self._in if inputs else None, len(self._inputs),
+                                        int(invoke), self._out if outputs else None, len(self._outputs),
+                                        error, len(error))
+        if code:  # 1: the inputs, 2: the run
+            raise (ValueError if code == 1 else LiteRtError)(error.value.decode(errors="replace"))
+
+    def _read(self):
+        results = {}
+        for i, (name, _, _) in enumerate(self._outputs):
+            tensor = self._out[i]
+            dtype = np.dtype(_TYPES.get(tensor.type, np.uint8))
+            shape = tuple(tensor.dims[:tensor.rank])
+            if tensor.bytes:
+                raw = (ctypes.c_char * tensor.bytes).from_address(tensor.data)
+                results[name] = np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
+            else:
+                results[name] = np.zeros(shape, dtype)
+        return results
+
+    def __call__(self, **inputs):
+        """Sets the inputs, runs, returns {output name: new array}."""
+        with self._model._lock:
+            kept = self._fill(inputs)
+            self._run(True, True, True)
+            del kept
+            return self._read()
+
+    # The three steps of a call, for timing the run alone.
+    def set_inputs(self, **inputs):
+        with self._model._lock:
+            kept = self._fill(inputs)
+            self._run(True, False, False)
+            del kept
+
+    def invoke(self):
+        with self._model._lock:
+            self._run(False, True, False)
+
+    def get_outputs(self):
+        with self._model._lock:
+            self._run(False, False, True)
+            return self._read()
