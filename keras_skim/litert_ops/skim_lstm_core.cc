@@ -1,108 +1,224 @@
-// keras-skim: Skim-LSTM sequence kernel. Straight loops over row-major
-// weights in the "axpy" form z[j] += h[k] * U[k][j] (unrolled by 4 over k),
-// which the compiler auto-vectorises along the contiguous j axis.
+// keras-skim: Skim-LSTM sequence kernel.
+//
+// Per token it does only the work the Skim-RNN paper's Flop-R counts: the
+// gate (a dot product with [x; h]), then either the big cell on [x; h]
+// (read) or the small cell on [x; h] (skim), never both. The big and small
+// cells' weights are packed once, at Prepare, into panels (gate_panels.h)
+// whose inner loop streams them front to back with the accumulators in
+// registers and the LSTM update fused after the last row. The state h lives
+// right after x in one input vector u = [x; h]; the big cell writes the new
+// h into a second vector (its panels still read the old h), the small cell
+// updates h[0:ds] in place after its product.
 #include "skim_lstm_core.h"
 
 #include <math.h>
 #include <string.h>
 
+#include <algorithm>
+
+#include "gate_panels.h"
+#include "simd_targets.h"
+
 namespace keras_skim {
+
+struct SkimLstmCore::Impl {
+  const char* simd = "generic";
+  int W = 4, GP = 2, small_GP = 6;
+  int d = 0, ds = 0, V = 0, e = 0, N = 0, K = 0;
+  bool folded = false;
+  WeightRef rows;
+  // Big cell: rows [x (e); h (d)], 4 gates of d units.
+  PanelShape big;
+  Aligned<float> big_f;
+  Aligned<int8_t> big_q;
+  bool big_int8 = false;
+  Aligned<float> big_scale, big_bias;  // [4][d_pad]
+  // Small cell: rows [x; h], its 4 * ds columns packed flat (one "gate"),
+  // so that a small cell pads to a multiple of W once, not once per gate.
+  PanelShape small;
+  Aligned<float> small_w, small_bias;  // bias [4 ds_pad]
+  // Gate (l_read - l_skim) over [x; h].
+  Aligned<float> gate_w;
+  float gate_bias = 0.0f;
+  // Scratch, sized at Prepare.
+  Aligned<float> u0, u1, c, init, z_s, z_gates, h_tmp, c_tmp;
+  int (*run)(Impl&, const int32_t*, int, float, bool, float*, float*) = nullptr;
+};
+
 namespace {
 
-inline float sigmoidf(float x) { return 1.0f / (1.0f + expf(-x)); }
+#ifdef KS_X86
+KS_BEGIN_AVX512
+namespace isa_avx512 {
+constexpr int kW = 16, kGP = 4, kSmallGP = 8, kRegisters = 32;
+#define KS_SIMD_AVX512 1
+#include "simd_math.inc"
+#include "gate_panels.inc"
+#include "skim_lstm_kernel.inc"
+#undef KS_SIMD_AVX512
+}  // namespace isa_avx512
+KS_END_TARGET
 
-// exp(x) for float, branch-free so that loops calling it auto-vectorise:
-// x = n ln2 + r, |r| <= ln2/2 (two-constant Cody-Waite split), exp(r) by a
-// degree-6 Taylor/Horner polynomial, 2^n built in the exponent bits.
-// Max relative error ~2e-7 on [-87, 88].
-inline float exp_approx(float x) {
-  x = x < -87.0f ? -87.0f : (x > 88.0f ? 88.0f : x);
-  const float n = __builtin_floorf(x * 1.44269504f + 0.5f);
-  const float r = (x - n * 0.693359375f) + n * 2.12194440e-4f;
-  float p = 1.0f / 720.0f;
-  p = p * r + 1.0f / 120.0f;
-  p = p * r + 1.0f / 24.0f;
-  p = p * r + 1.0f / 6.0f;
-  p = p * r + 0.5f;
-  p = p * r + 1.0f;
-  p = p * r + 1.0f;
-  union { int32_t i; float f; } u;
-  u.i = ((int32_t)n + 127) << 23;
-  return p * u.f;
-}
-inline float sigmoid_fast(float x) { return 1.0f / (1.0f + exp_approx(-x)); }
-inline float tanh_fast(float x) { return 2.0f / (1.0f + exp_approx(-2.0f * x)) - 1.0f; }
+KS_BEGIN_AVX2
+namespace isa_avx2 {
+constexpr int kW = 8, kGP = 3, kSmallGP = 6, kRegisters = 16;
+#define KS_SIMD_AVX2 1
+#include "simd_math.inc"
+#include "gate_panels.inc"
+#include "skim_lstm_kernel.inc"
+#undef KS_SIMD_AVX2
+}  // namespace isa_avx2
+KS_END_TARGET
 
-// z[0:n] += h[0:m] @ W[m, n]   (W row-major, n contiguous)
-inline void matvec_acc(const float* __restrict h, int m,
-                       const float* __restrict W, int n,
-                       float* __restrict z) {
-  int k = 0;
-  for (; k + 4 <= m; k += 4) {
-    const float h0 = h[k], h1 = h[k + 1], h2 = h[k + 2], h3 = h[k + 3];
-    const float* __restrict r0 = W + (size_t)k * n;
-    const float* __restrict r1 = r0 + n;
-    const float* __restrict r2 = r1 + n;
-    const float* __restrict r3 = r2 + n;
-    for (int j = 0; j < n; ++j)
-      z[j] += h0 * r0[j] + h1 * r1[j] + h2 * r2[j] + h3 * r3[j];
-  }
-  for (; k < m; ++k) {
-    const float hk = h[k];
-    const float* __restrict r = W + (size_t)k * n;
-    for (int j = 0; j < n; ++j) z[j] += hk * r[j];
-  }
-}
+KS_BEGIN_SSE
+namespace isa_sse {
+constexpr int kW = 4, kGP = 3, kSmallGP = 6, kRegisters = 16;
+#define KS_SIMD_SSE 1
+#include "simd_math.inc"
+#include "gate_panels.inc"
+#include "skim_lstm_kernel.inc"
+#undef KS_SIMD_SSE
+}  // namespace isa_sse
+KS_END_TARGET
+#endif
 
-// LSTM cell update of the first `n` units from the pre-activations z[4n]
-// (gate blocks i, f, c, o of width n).
-inline void lstm_update(const float* __restrict z, int n, float* __restrict h,
-                        float* __restrict c) {
-  const float* zi = z;
-  const float* zf = z + n;
-  const float* zc = z + 2 * n;
-  const float* zo = z + 3 * n;
-  for (int j = 0; j < n; ++j) {
-    const float cj = sigmoid_fast(zf[j]) * c[j] + sigmoid_fast(zi[j]) * tanh_fast(zc[j]);
-    c[j] = cj;
-    h[j] = sigmoid_fast(zo[j]) * tanh_fast(cj);
+#ifdef KS_ARM64
+namespace isa_neon {
+constexpr int kW = 4, kGP = 6, kSmallGP = 12, kRegisters = 32;
+#define KS_SIMD_NEON 1
+#include "simd_math.inc"
+#include "gate_panels.inc"
+#include "skim_lstm_kernel.inc"
+#undef KS_SIMD_NEON
+}  // namespace isa_neon
+#endif
+
+namespace isa_generic {
+constexpr int kW = 4, kGP = 2, kSmallGP = 6, kRegisters = 16;
+#define KS_SIMD_GENERIC 1
+#include "simd_math.inc"
+#include "gate_panels.inc"
+#include "skim_lstm_kernel.inc"
+#undef KS_SIMD_GENERIC
+}  // namespace isa_generic
+
+struct Isa {
+  const char* name;
+  int W, GP, small_GP;
+  int (*run)(SkimLstmCore::Impl&, const int32_t*, int, float, bool, float*, float*);
+  bool supported;
+};
+
+void pick_isa(SkimLstmCore::Impl& m, const char* want) {
+  const Isa isas[] = {
+#ifdef KS_X86
+      {"avx512", 16, 4, 8, isa_avx512::run_sequence,
+       __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+           __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")},
+      {"avx2", 8, 3, 6, isa_avx2::run_sequence, __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")},
+      {"sse", 4, 3, 6, isa_sse::run_sequence, __builtin_cpu_supports("sse4.1") != 0},
+#elif defined(KS_ARM64)
+      {"neon", 4, 6, 12, isa_neon::run_sequence, true},
+#endif
+      {"generic", 4, 2, 6, isa_generic::run_sequence, true},
+  };
+  const Isa* pick = nullptr;
+  for (const Isa& isa : isas) {
+    if (!isa.supported) continue;
+    if (!want || !*want || strcmp(want, isa.name) == 0) {
+      pick = &isa;
+      break;
+    }
   }
+  if (!pick)  // an unknown or unsupported request: the best supported one
+    for (const Isa& isa : isas)
+      if (isa.supported) {
+        pick = &isa;
+        break;
+      }
+  m.simd = pick->name;
+  m.W = pick->W;
+  m.GP = pick->GP;
+  m.small_GP = pick->small_GP;
+  m.run = pick->run;
 }
 
 }  // namespace
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(KERAS_SKIM_NO_CLONES)
-__attribute__((target_clones("arch=x86-64-v3", "default")))
+SkimLstmCore::SkimLstmCore(const char* simd) : impl_(new Impl) {
+#ifdef KS_X86
+  __builtin_cpu_init();
 #endif
-int skim_lstm_sequence(const float* proj, int T, int d, int ds,
-                       const float* U, const float* Us, const float* ug_diff,
-                       float threshold, float* h, float* c, float* mask,
-                       float* z, const int32_t* tokens) {
-  const int K = 4 * d + 4 * ds + 2;
-  int reads = 0;
-  for (int t = 0; t < T; ++t) {
-    const float* p = proj + (size_t)t * K;
-    if (tokens && tokens[t] == 0) {  // padding: Keras masks the step out
-      mask[t] = 0.0f;
-      continue;
-    }
-    // Gate: l0 - l1 = (g0 - g1) + h . (Ug[:,0] - Ug[:,1]).
-    float diff = p[4 * d + 4 * ds] - p[4 * d + 4 * ds + 1];
-    for (int k = 0; k < d; ++k) diff += h[k] * ug_diff[k];
-    const bool read = sigmoidf(diff) >= threshold;
-    if (read) {
-      memcpy(z, p, sizeof(float) * 4 * d);
-      matvec_acc(h, d, U, 4 * d, z);
-      lstm_update(z, d, h, c);
-      ++reads;
-    } else {
-      memcpy(z, p + 4 * d, sizeof(float) * 4 * ds);
-      matvec_acc(h, d, Us, 4 * ds, z);  // small LSTM reads the full h
-      lstm_update(z, ds, h, c);         // updates h[:ds], c[:ds] only
-    }
-    mask[t] = read ? 1.0f : 0.0f;
+  pick_isa(*impl_, simd);
+}
+
+SkimLstmCore::~SkimLstmCore() = default;
+
+const char* SkimLstmCore::simd() const { return impl_->simd; }
+
+void SkimLstmCore::Prepare(const SkimLstmWeights& w) {
+  Impl& m = *impl_;
+  m.d = w.d;
+  m.ds = w.ds;
+  m.V = w.vocab;
+  m.e = w.e;
+  m.folded = w.e == 0;
+  m.N = 4 * w.d + 4 * w.ds + 1;
+  m.K = w.e + w.d;
+  m.rows = w.rows;
+  const int d = w.d, ds = w.ds, e = w.e, K = m.K, S = 4 * ds + 1;
+
+  m.big = PanelShape();
+  m.big.W = m.W;
+  m.big.GP = m.GP;
+  m.big.gates = 4;
+  m.big.units = d;
+  m.big.rows = K;
+  const int dp = m.big.units_pad();
+  m.big_int8 = w.kernel.int8;
+  m.big_bias.resize(4 * dp);
+  if (!m.folded) pack_gate_vector(m.big, w.bias, m.big_bias.data());
+  if (m.big_int8) {
+    m.big_f.resize(0);
+    m.big_q.resize(m.big.size());
+    pack_rows(m.big, static_cast<const int8_t*>(w.kernel.data), K, 4 * d, 0, 0, m.big_q.data());
+    m.big_scale.resize(4 * dp);
+    pack_gate_vector(m.big, w.kernel.scale, m.big_scale.data());
+  } else {
+    m.big_q.resize(0);
+    m.big_f.resize(m.big.size());
+    pack_rows(m.big, static_cast<const float*>(w.kernel.data), K, 4 * d, 0, 0, m.big_f.data());
   }
-  return reads;
+
+  m.small = PanelShape();
+  m.small.W = m.W;
+  m.small.GP = m.small_GP;
+  m.small.gates = 1;
+  m.small.units = 4 * ds;
+  m.small.rows = K;
+  m.small_w.resize(m.small.size());
+  m.small_bias.resize(m.small.units_pad() + 1);
+  if (ds) {
+    pack_rows(m.small, w.skim_kernel, K, S, 0, 0, m.small_w.data());
+    if (!m.folded) memcpy(m.small_bias.data(), w.bias + 4 * d, sizeof(float) * 4 * ds);
+  }
+  const int dsp = (ds + m.W - 1) / m.W * m.W;
+  m.gate_w.resize(K);
+  for (int k = 0; k < K; ++k) m.gate_w.data()[k] = w.skim_kernel[(size_t)k * S + 4 * ds];
+  m.gate_bias = m.folded ? 0.0f : w.bias[4 * d + 4 * ds];
+
+  m.u0.resize(e + dp);
+  m.u1.resize(e + dp);
+  m.c.resize(dp);
+  m.init.resize(4 * dp);
+  m.z_s.resize(m.small.units_pad() + 1);
+  m.z_gates.resize(4 * dsp + 1);
+  m.h_tmp.resize(dsp + 1);
+  m.c_tmp.resize(dsp + 1);
+}
+
+int SkimLstmCore::Run(const int32_t* tokens, int T, float threshold, bool mask_zero, float* h, float* mask) {
+  return impl_->run(*impl_, tokens, T, threshold, mask_zero, h, mask);
 }
 
 }  // namespace keras_skim
