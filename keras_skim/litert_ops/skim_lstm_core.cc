@@ -42,6 +42,10 @@ struct SkimLstmCore::Impl {
   float gate_bias = 0.0f;
   // Scratch, sized at Prepare.
   Aligned<float> u0, u1, c, init, z_s, z_gates, h_tmp, c_tmp;
+  // Hoisted input terms x W + b of a chunk of tokens ([kChunk][4][d_pad])
+  // and their embeddings ([kChunk][e]).
+  static constexpr int kChunk = 32;
+  mutable Aligned<float> hoisted, xs;
   int (*run)(Impl&, const int32_t*, int, float, bool, float*, float*) = nullptr;
 };
 
@@ -212,6 +216,8 @@ void SkimLstmCore::Prepare(const SkimLstmWeights& w) {
   m.c.resize(dp);
   m.init.resize(4 * dp);
   m.z_s.resize(m.small.units_pad() + 1);
+  m.hoisted.resize(e ? (size_t)Impl::kChunk * 4 * dp : 0);
+  m.xs.resize((size_t)Impl::kChunk * e);
   m.z_gates.resize(4 * dsp + 1);
   m.h_tmp.resize(dsp + 1);
   m.c_tmp.resize(dsp + 1);
