@@ -115,9 +115,12 @@ class SkimLstmKernel : public OpKernel {
         return false;
       }
     }
-    // Pack on the first run, and whenever a weight moved.
+    // Pack on the first run, and whenever a weight moved (empty inputs are
+    // arena tensors whose pointer may change with every allocation: not
+    // weights).
     std::vector<const void*> weights;
-    for (int i = kRows; i < kNumInputs; ++i) weights.push_back(in[i].data);
+    for (int i = kRows; i < kNumInputs; ++i)
+      weights.push_back(in[i].shape.NumElements() ? in[i].data : nullptr);
     if (weights != packed_for_) {
       SkimLstmWeights w;
       w.d = s.d;
