@@ -27,9 +27,10 @@ import threading
 OP_NAME = "KerasSkimLSTM"
 REGISTERER_SYMBOL = "KerasSkim_Register"
 LIBRARY_NAME = "libkeras_skim_ops.so"
-SOURCES = ("skim_lstm_core.cc", "skim_lstm_op.cc", "library_ops.cc", "tflite_registration.cc")
-HEADERS = ("op_kernel.h", "skim_lstm_core.h", "skim_lstm_op.h", "tflite_abi.h", "gate_panels.h",
-           "simd_targets.h", "simd_math.inc", "gate_panels.inc", "skim_lstm_kernel.inc")
+SOURCES = ("skim_lstm_core.cc", "skim_lstm_op.cc", "simd_isa.cc", "library_ops.cc", "tflite_registration.cc")
+HEADERS = ("op_kernel.h", "skim_lstm_core.h", "skim_lstm_op.h", "tflite_abi.h", "gate_panels.h", "simd_isa.h",
+           "simd_targets.h", "skim_rnn_packed.h", "simd_math.inc", "gate_panels.inc", "simd_regions.inc",
+           "skim_rnn_loop.inc", "skim_lstm_kernel.inc")
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _LOCK = threading.Lock()

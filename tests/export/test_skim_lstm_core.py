@@ -10,7 +10,8 @@ import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OPS = os.path.join(os.path.dirname(os.path.dirname(HERE)), "keras_skim", "litert_ops")
-SOURCES = [os.path.join(HERE, "skim_lstm_core_check.cc"), os.path.join(OPS, "skim_lstm_core.cc")]
+SOURCES = [os.path.join(HERE, "skim_lstm_core_check.cc"), os.path.join(OPS, "skim_lstm_core.cc"),
+           os.path.join(OPS, "simd_isa.cc")]
 
 
 def _build(compiler, out, *flags):
