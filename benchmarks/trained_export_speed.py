@@ -195,8 +195,8 @@ def bench_model(name, folder, samples, rounds):
             "us_per_token": round(float(np.median(totals[n])) / tokens * 1e6, 3),
             "speedup_vs_lstm_export": round(speedup, 3),
         }
-        if not n.startswith("lstm"):
-            row["speedup_vs_" + base] = round(float(np.median(totals[base] / totals[n])), 3)
+        if n.endswith("_int8") and not n.startswith("lstm"):
+            row["speedup_vs_lstm_int8"] = round(float(np.median(totals[base] / totals[n])), 3)
         if not n.startswith("lstm"):
             row["speedup_over_flop_r"] = round(speedup / flop_r, 3)
         if n in accuracy:
