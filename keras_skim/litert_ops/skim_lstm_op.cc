@@ -105,7 +105,7 @@ class SkimLstmKernel : public OpKernel {
     Dims s;
     if (!ReadDims(num_inputs, in, num_outputs, &s, error)) return false;
     for (int i = 0; i < num_inputs; ++i) SKIM_ENSURE(in[i].data != nullptr || in[i].shape.NumElements() == 0);
-    for (int i = 0; i < 3; ++i) SKIM_ENSURE(out[i].data != nullptr);
+    for (int i = 0; i < 3; ++i) SKIM_ENSURE(out[i].data != nullptr || out[i].shape.NumElements() == 0);
     const int32_t* tokens = static_cast<const int32_t*>(in[kTokens].data);
     const bool mask_zero = static_cast<const int32_t*>(in[kOptions].data)[0] != 0;
     for (int t = 0; t < s.T; ++t) {

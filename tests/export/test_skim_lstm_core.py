@@ -77,3 +77,11 @@ def test_aarch64_neon_under_qemu_matches_x86(native, tmp_path):
     assert next(iter(on_arm.values()))[0] == "neon"
     _assert_matches_reference(on_arm)
     _assert_same(on_arm, _cases([native]))
+
+
+def test_clang_build_decides_like_gcc(native, tmp_path):
+    """Android builds the core with Clang: same decisions and states."""
+    clang = _build("clang++", str(tmp_path / "check_clang"))
+    on_clang = _cases([clang])
+    _assert_matches_reference(on_clang)
+    _assert_same(on_clang, _cases([native]))

@@ -53,6 +53,22 @@ def test_parity(model, op_cache, tmp_path, fold, quantize):
     assert ("dequantized" in result.message) == (quantize == "int8")
 
 
+def test_without_mask_zero_id_0_is_a_word(op_cache, tmp_path):
+    import keras
+
+    from keras_skim import SkimLSTMCell
+    from keras_skim.export.custom_op_backend import custom_op_parity, model_settings
+
+    keras.utils.set_random_seed(3)
+    inp = keras.Input((None,), dtype="int32")
+    x = keras.layers.Embedding(V, E)(inp)
+    model = keras.Model(inp, keras.layers.Dense(2)(keras.layers.RNN(SkimLSTMCell(D, DS))(x)))
+    path = _write(model, tmp_path, "m.tflite")
+    assert model_settings(path)["mask_zero"] is False
+    result = custom_op_parity(model, path, [np.array([0, 0, 5, 0, 7], np.int32)], thresholds=[0.0, 0.5])
+    assert result.ok, result.message
+
+
 def test_int8_is_smaller_and_close_to_float(model, op_cache, tmp_path):
     from keras_skim.export.custom_op_backend import op_reference, quantized_weights, read_model
     from keras_skim.litert_ops import make_interpreter
