@@ -18,7 +18,7 @@ setup(
     long_description_content_type="text/markdown",
     python_requires=">=3.10",
     packages=find_packages(include=["keras_skim", "keras_skim.*"]),
-    package_data={"keras_skim.litert_ops": ["*.cc", "*.h"]},
+    package_data={"keras_skim.litert_ops": ["*.cc", "*.h", "*.inc"]},
     install_requires=[
         "tensorflow-cpu==2.21.0; platform_machine=='x86_64'",
         "tensorflow==2.21.0; platform_machine!='x86_64'",

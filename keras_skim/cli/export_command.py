@@ -17,12 +17,18 @@ def add_arguments(parser):
                         + THRESHOLD_HELP)
     parser.add_argument("--parity-samples", type=positive_int, default=4, metavar="N",
                         help="inputs checked against Keras at several thresholds (default 4)")
+    parser.add_argument("--quantize", choices=["int8"], default=None,
+                        help="int8: dynamic-range int8 weights (about 0.27x the float file); parity is "
+                             "checked exactly against the dequantized weights (custom) or as >= 99%% "
+                             "of read decisions kept (builtin)")
     parser.add_argument("--backend", choices=["builtin", "custom"], default="builtin",
-                        help="builtin: builtin TFLite ops only, runs on any LiteRT (default); "
-                             "custom: the whole Skim-LSTM as one KerasSkimLSTM custom op, several "
-                             "times faster, Embedding -> RNN(SkimLSTMCell) -> Dense models only; "
-                             "needs a C++ compiler at first use and interpreters that register "
-                             "keras_skim.litert_ops")
+                        help="builtin (default): builtin TFLite ops only, runs in any LiteRT "
+                             "interpreter, but at d=100 it is slower than an LSTM export even at "
+                             "80-95%% skim; it pays off from d=256 at 80%% skim or more. custom: the "
+                             "whole Skim-LSTM as one KerasSkimLSTM op, faster than the LSTM export at "
+                             "every size and skim rate measured; Embedding -> RNN(SkimLSTMCell) -> Dense "
+                             "models only; needs a C++ compiler at first use and an app that registers "
+                             "the op (keras-skim's runtime and android_demo do)")
 
 
 def run(args):
@@ -39,6 +45,7 @@ def run(args):
             threshold=args.threshold,
             parity_samples=args.parity_samples,
             backend=args.backend,
+            quantize=args.quantize,
         )
     except ExportError as err:
         raise CliError(str(err)) from None

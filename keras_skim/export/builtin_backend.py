@@ -13,12 +13,18 @@ class BuiltinBackend:
     def check(self, model, plan):
         """Nothing beyond the model plan: every planned model is supported."""
 
-    def flatbuffer(self, model, plan, *, threshold, length, fold=None):
+    def parity_reference(self, model, flatbuffer):
+        """The Keras model itself. (An int8 graph quantizes activations on
+        the fly, which no reference reproduces: the exporter checks it with
+        an agreement tolerance instead.)"""
+        return None, "Keras"
+
+    def flatbuffer(self, model, plan, *, threshold, length, fold=None, quantize=None):
         from keras_skim.export.graph_builder import build_module, convert
         from keras_skim.export.op_inventory import non_builtin_ops
 
         try:
-            data = convert(build_module(plan, fold=fold))
+            data = convert(build_module(plan, fold=fold), quantize=quantize)
         except ExportError:
             raise
         except Exception as err:  # converter failures are long: keep the first line

@@ -88,8 +88,11 @@ def _runner(flatbuffer):
     return run
 
 
+QUANTIZE = (None, "int8")
+
+
 def export_model(model_path, output_dir=None, *, force=False, tokenizer_path=None, threshold=None,
-                 parity_samples=4, fold=None, log=None, backend="builtin"):
+                 parity_samples=4, fold=None, log=None, backend="builtin", quantize=None):
     """Exports a trained model to TFLite; see `keras-skim export --help`.
 
     Args:
@@ -108,6 +111,14 @@ def export_model(model_path, output_dir=None, *, force=False, tokenizer_path=Non
         backend: "builtin" (builtin TFLite ops only, runs anywhere) or
             "custom" (one `KerasSkimLSTM` custom op, Skim-LSTM classifiers
             only; interpreters must register `keras_skim.litert_ops`).
+        quantize: None (float32 weights) or "int8": dynamic-range int8
+            weights (builtin: the converter's quantization of the
+            FULLY_CONNECTED weights; custom: int8 embedding rows and big-cell
+            kernel with per-row / per-column scales). A custom int8 export
+            is checked exactly against its own dequantized weights; a
+            builtin int8 one, whose kernels quantize activations too, with
+            `parity.INT8_AGREEMENT` (>= 99% of read decisions kept, outputs
+            within 0.05 of the float model's).
 
     Raises:
         ExportError: one-line reason; nothing is written then.
@@ -123,6 +134,8 @@ def export_model(model_path, output_dir=None, *, force=False, tokenizer_path=Non
             raise ExportError(str(err)) from None
     if parity_samples < 1:
         raise ExportError("--parity-samples must be at least 1")
+    if quantize not in QUANTIZE:
+        raise ExportError(f"--quantize must be int8 (or left out for float32); got {quantize!r}")
     chosen = backends().get(backend)
     if chosen is None:
         raise ExportError(f"--backend must be one of {', '.join(BACKENDS)}; got {backend!r}")
@@ -144,7 +157,13 @@ def export_model(model_path, output_dir=None, *, force=False, tokenizer_path=Non
     from keras_skim.export.metadata import build_metadata, weights_bytes
     from keras_skim.export.model_plan import plan_model
     from keras_skim.export.op_inventory import op_inventory
-    from keras_skim.export.parity import check_parity, parity_thresholds, sample_sequences
+    from keras_skim.export.parity import (
+        EXACT,
+        INT8_AGREEMENT,
+        check_parity,
+        parity_thresholds,
+        sample_sequences,
+    )
 
     plan = plan_model(model)
     chosen.check(model, plan)
@@ -184,9 +203,12 @@ def export_model(model_path, output_dir=None, *, force=False, tokenizer_path=Non
     )
     thresholds = parity_thresholds(default_threshold if emitter.skims else None)
     flatbuffer = chosen.flatbuffer(
-        model, plan, threshold=default_threshold, length=max_length, fold=fold
+        model, plan, threshold=default_threshold, length=max_length, fold=fold, quantize=quantize
     )
-    parity = check_parity(model, plan, _runner(flatbuffer), sequences, thresholds)
+    reference, against = chosen.parity_reference(model, flatbuffer)
+    tolerance = INT8_AGREEMENT if quantize and reference is None else EXACT
+    parity = check_parity(model, plan, _runner(flatbuffer), sequences, thresholds,
+                          reference=reference, against=against, tolerance=tolerance)
     log(parity.message)
     if not parity.ok:
         raise ExportError(f"{parity.message}; nothing written")
@@ -199,10 +221,12 @@ def export_model(model_path, output_dir=None, *, force=False, tokenizer_path=Non
         tflite_bytes=len(flatbuffer),
         source_model=os.path.abspath(folder.model),
         tokenizer_file=contracts.TOKENIZER_FILE if tokenizer_file else None,
-        parity=dict(parity.as_dict(), real_texts=len(texts)),
+        parity=dict(parity.as_dict(), real_texts=len(texts), against=against,
+                    tolerance={"decisions": tolerance.decisions, "atol": tolerance.atol}),
         ops=sorted({op for ops in op_inventory(flatbuffer).values() for op in ops}),
         backend=chosen.name,
         custom_ops=list(chosen.custom_ops),
+        quantize=quantize,
     )
     if chosen.custom_ops:
         metadata["runtime_note"] = CUSTOM_OP_NOTE

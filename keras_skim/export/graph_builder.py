@@ -187,14 +187,21 @@ def build_module(plan, fold=None):
     return module
 
 
-def convert(module, allow_select_ops=False):
-    """TFLite flatbuffer bytes of `module.serve`, signature `serving_default`."""
+def convert(module, allow_select_ops=False, quantize=None):
+    """TFLite flatbuffer bytes of `module.serve`, signature `serving_default`.
+
+    `quantize="int8"`: the converter's dynamic-range quantization (int8
+    constant weights, float activations)."""
     import tensorflow as tf
 
+    if quantize not in (None, "int8"):
+        raise ValueError(f"quantize must be None or 'int8'; got {quantize!r}")
     concrete = module.serve.get_concrete_function()
     converter = tf.lite.TFLiteConverter.from_concrete_functions([concrete], module)
     ops = [tf.lite.OpsSet.TFLITE_BUILTINS]
     if allow_select_ops:
         ops.append(tf.lite.OpsSet.SELECT_TF_OPS)
     converter.target_spec.supported_ops = ops
+    if quantize == "int8":
+        converter.optimizations = [tf.lite.Optimize.DEFAULT]
     return converter.convert()

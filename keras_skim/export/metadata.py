@@ -39,7 +39,7 @@ def flops_section(plan):
 
 
 def build_metadata(plan, *, max_length, default_threshold, keras_bytes, tflite_bytes,
-                   source_model, tokenizer_file, parity, ops, backend, custom_ops):
+                   source_model, tokenizer_file, parity, ops, backend, custom_ops, quantize=None):
     emitter = plan.emitter
     mask_dtype = "float32" if custom_ops else "int32"
     return {
@@ -96,4 +96,5 @@ def build_metadata(plan, *, max_length, default_threshold, keras_bytes, tflite_b
         "tflite_ops": ops,
         "backend": backend,
         "custom_ops": custom_ops,
+        "quantize": quantize,
     }

@@ -8,6 +8,23 @@ ATOL = 1e-4
 PARITY_MAX_TOKENS = 96  # the Keras reference runs the cell step by step
 
 
+@dataclasses.dataclass(frozen=True)
+class Tolerance:
+    """What parity demands: the share of read decisions that must agree and
+    the largest output difference. Exact (the default) demands every
+    decision and outputs within `ATOL`."""
+
+    decisions: float = 1.0
+    atol: float = ATOL
+
+
+EXACT = Tolerance()
+# The builtin backend's int8 graph (the converter's dynamic-range
+# quantization) against the float Keras model: the issue's targets for
+# int8 read decisions (>= 99% kept) and outputs near the float ones.
+INT8_AGREEMENT = Tolerance(decisions=0.99, atol=0.05)
+
+
 @dataclasses.dataclass
 class ParityResult:
     ok: bool
@@ -124,7 +141,8 @@ def keras_reference(model, plan):
     return reference
 
 
-def check_parity(model, plan, runner, sequences, thresholds):
+def check_parity(model, plan, runner, sequences, thresholds, reference=None, against="Keras",
+                 tolerance=EXACT):
     """Runs every sequence at every threshold through Keras and the runner.
 
     Args:
@@ -134,13 +152,22 @@ def check_parity(model, plan, runner, sequences, thresholds):
             TFLite outputs (`logits`, `read_mask`, `read_count`).
         sequences: list of int32 arrays [T] (padding ids allowed: `plan.padding_id`).
         thresholds: list of floats (None: a plain model, threshold unused).
+        reference: callable(ids [1, T], threshold) -> (outputs, decisions
+            [T]) to compare with instead of the Keras model (an int8 export
+            against its own dequantized weights); `against` names it.
+        tolerance: a `Tolerance`; `EXACT` by default.
     """
     from keras_skim.layers.skim_controls import set_threshold, skim_cells
 
     skims = plan.emitter.skims
     cells = skim_cells(model)
     saved = [cell.threshold for cell in cells]
-    reference = keras_reference(model, plan)
+    if reference is None:
+        keras_run = keras_reference(model, plan)
+
+        def reference(batch, threshold):
+            return keras_run(batch)
+
     worst = 0.0
     decisions = mismatched = 0
     first_problem = None
@@ -150,7 +177,7 @@ def check_parity(model, plan, runner, sequences, thresholds):
                 set_threshold(model, threshold)
             for ids in sequences:
                 batch = ids[None, :]
-                expected, want = reference(batch)
+                expected, want = reference(batch, threshold)
                 expected = np.asarray(expected, dtype=np.float64)
                 want = np.rint(np.asarray(want)).astype(np.int32)
                 got = runner(batch, 0.0 if threshold is None else threshold)
@@ -161,8 +188,10 @@ def check_parity(model, plan, runner, sequences, thresholds):
                 bad = int(np.sum(mask != want))
                 decisions += len(ids)
                 mismatched += bad
-                count_ok = int(np.asarray(got["read_count"]).reshape(-1)[0]) == int(want.sum())
-                if first_problem is None and (bad or diff > ATOL or not count_ok):
+                own_count = int(np.asarray(got["read_count"]).reshape(-1)[0])
+                count_ok = own_count == int(mask.sum()) and (tolerance.decisions < 1.0 or own_count == int(want.sum()))
+                if first_problem is None and ((bad and tolerance.decisions >= 1.0) or diff > tolerance.atol
+                                              or not count_ok):
                     first_problem = (
                         f"threshold {threshold}, {len(ids)} tokens: {bad} read/skim decisions differ, "
                         f"max output difference {diff:.2e}" + ("" if count_ok else ", read_count wrong")
@@ -170,11 +199,18 @@ def check_parity(model, plan, runner, sequences, thresholds):
     finally:
         for cell, value in zip(cells, saved):
             cell.threshold = value
+    agreement = 1.0 - mismatched / decisions if decisions else 1.0
+    if first_problem is None and agreement < tolerance.decisions:
+        first_problem = f"{agreement:.2%} of read/skim decisions agree, below {tolerance.decisions:.0%}"
     ok = first_problem is None
+    if tolerance == EXACT:
+        what = f"{decisions} decisions identical"
+    else:
+        what = f"{agreement:.2%} of {decisions} decisions agree (tolerance {tolerance.decisions:.0%}, {tolerance.atol:g})"
     message = (
-        f"parity OK: {len(sequences)} inputs x {len(thresholds)} thresholds, "
-        f"{decisions} decisions identical, max output difference {worst:.2e}"
+        f"parity OK (against {against}): {len(sequences)} inputs x {len(thresholds)} thresholds, "
+        f"{what}, max output difference {worst:.2e}"
         if ok
-        else f"parity FAILED ({first_problem})"
+        else f"parity FAILED against {against} ({first_problem})"
     )
     return ParityResult(ok, len(sequences), thresholds, worst, decisions, mismatched, message)

@@ -64,7 +64,8 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 # adapter, the runner and its C interface); CMakeLists.txt of the app globs
 # the same folder.
 SOURCES = tuple(sorted(os.path.basename(p) for p in glob.glob(os.path.join(_HERE, "*.cc"))))
-HEADERS = tuple(sorted(os.path.basename(p) for p in glob.glob(os.path.join(_HERE, "*.h"))))
+HEADERS = tuple(sorted(os.path.basename(p) for pattern in ("*.h", "*.inc")
+                       for p in glob.glob(os.path.join(_HERE, pattern))))
 
 _LOCK = threading.Lock()
 _LIB = None

@@ -1,112 +1,107 @@
-// keras-skim: Skim-LSTM sequence kernel. Straight loops over row-major
-// weights in the "axpy" form z[j] += h[k] * U[k][j] (unrolled by 4 over k),
-// which the compiler auto-vectorises along the contiguous j axis.
+// keras-skim: Skim-LSTM sequence kernel.
+//
+// Per token it does only the work the Skim-RNN paper's Flop-R counts: the
+// gate (a dot product with [x; h]), then either the big cell on [x; h]
+// (read) or the small cell on [x; h] (skim), never both (the shared token
+// loop is skim_rnn_loop.inc; this file adds the LSTM's big step). The
+// weights are packed once, at Prepare, into panels (gate_panels.h) whose
+// inner loop streams them front to back with the accumulators in registers
+// and the LSTM update fused after the last row. The state h lives right
+// after x in one input vector u = [x; h]; the big cell writes the new h into
+// a second vector (its panels still read the old h), the small cell updates
+// h[0:ds] after its product. Where nearly every token is read, x W + b of a
+// chunk of tokens is computed together (as an LSTM export hoists it); read
+// steps alternate the direction over the panels, so that a matrix larger
+// than the cache starts each step on what the previous step left there.
 #include "skim_lstm_core.h"
 
 #include <math.h>
 #include <string.h>
 
+#include "gate_panels.h"
+#include "simd_targets.h"
+#include "skim_rnn_packed.h"
+
 namespace keras_skim {
+
+struct SkimLstmCore::Impl : SkimRnnPacked {
+  explicit Impl(const char* want) : SkimRnnPacked(want) {}
+  // Big cell: rows [x (e); h (d)], 4 gates of d units.
+  PanelShape big;
+  Aligned<float> big_f;
+  Aligned<int8_t> big_q;
+  bool big_int8 = false;
+  Aligned<float> big_scale, big_bias;  // [4][d_pad]
+  Aligned<float> c, c_tmp;             // cell state; the small cell's new c
+};
+
 namespace {
 
-// exp(x) for float, branch-free so that loops calling it auto-vectorise:
-// x = n ln2 + r, |r| <= ln2/2 (two-constant Cody-Waite split), exp(r) by a
-// degree-6 Taylor/Horner polynomial, 2^n built in the exponent bits.
-// Max relative error ~2e-7 on [-87, 88].
-inline float exp_approx(float x) {
-  x = x < -87.0f ? -87.0f : (x > 88.0f ? 88.0f : x);
-  const float n = __builtin_floorf(x * 1.44269504f + 0.5f);
-  const float r = (x - n * 0.693359375f) + n * 2.12194440e-4f;
-  float p = 1.0f / 720.0f;
-  p = p * r + 1.0f / 120.0f;
-  p = p * r + 1.0f / 24.0f;
-  p = p * r + 1.0f / 6.0f;
-  p = p * r + 0.5f;
-  p = p * r + 1.0f;
-  p = p * r + 1.0f;
-  union { int32_t i; float f; } u;
-  u.i = ((int32_t)n + 127) << 23;
-  return p * u.f;
-}
-inline float sigmoid_fast(float x) { return 1.0f / (1.0f + exp_approx(-x)); }
-inline float tanh_fast(float x) { return 2.0f / (1.0f + exp_approx(-2.0f * x)) - 1.0f; }
-
-// z[0:n] += h[0:m] @ W[m, n]   (W row-major, n contiguous)
-inline void matvec_acc(const float* __restrict h, int m,
-                       const float* __restrict W, int n,
-                       float* __restrict z) {
-  int k = 0;
-  for (; k + 4 <= m; k += 4) {
-    const float h0 = h[k], h1 = h[k + 1], h2 = h[k + 2], h3 = h[k + 3];
-    const float* __restrict r0 = W + (size_t)k * n;
-    const float* __restrict r1 = r0 + n;
-    const float* __restrict r2 = r1 + n;
-    const float* __restrict r3 = r2 + n;
-    for (int j = 0; j < n; ++j)
-      z[j] += h0 * r0[j] + h1 * r1[j] + h2 * r2[j] + h3 * r3[j];
-  }
-  for (; k < m; ++k) {
-    const float hk = h[k];
-    const float* __restrict r = W + (size_t)k * n;
-    for (int j = 0; j < n; ++j) z[j] += hk * r[j];
-  }
-}
-
-// LSTM cell update of the first `n` units from the pre-activations z[4n]
-// (gate blocks i, f, c, o of width n).
-inline void lstm_update(const float* __restrict z, int n, float* __restrict h,
-                        float* __restrict c) {
-  const float* zi = z;
-  const float* zf = z + n;
-  const float* zc = z + 2 * n;
-  const float* zo = z + 3 * n;
-  for (int j = 0; j < n; ++j) {
-    const float cj = sigmoid_fast(zf[j]) * c[j] + sigmoid_fast(zi[j]) * tanh_fast(zc[j]);
-    c[j] = cj;
-    h[j] = sigmoid_fast(zo[j]) * tanh_fast(cj);
-  }
-}
+#define KS_KERNEL_INC "skim_lstm_kernel.inc"
+#include "simd_regions.inc"
+#undef KS_KERNEL_INC
 
 }  // namespace
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(KERAS_SKIM_NO_CLONES)
-__attribute__((target_clones("arch=x86-64-v3", "default")))
-#endif
-int skim_lstm_sequence(const float* proj, int T, int d, int ds,
-                       const float* U, const float* Us, const float* ug_diff,
-                       float cut, float* h, float* c, float* mask,
-                       float* z, const int32_t* tokens) {
-  const int K = 4 * d + 4 * ds + 2;
-  int reads = 0;
-  for (int t = 0; t < T; ++t) {
-    const float* p = proj + (size_t)t * K;
-    if (tokens && tokens[t] == 0) {  // padding: Keras masks the step out
-      mask[t] = 0.0f;
-      continue;
-    }
-    // Gate: l0 - l1 = (g0 - g1) + h . (Ug[:,0] - Ug[:,1]).
-    float diff = p[4 * d + 4 * ds] - p[4 * d + 4 * ds + 1];
-    for (int k = 0; k < d; ++k) diff += h[k] * ug_diff[k];
-    const bool read = diff >= cut;
-    if (read) {
-      memcpy(z, p, sizeof(float) * 4 * d);
-      matvec_acc(h, d, U, 4 * d, z);
-      lstm_update(z, d, h, c);
-      ++reads;
-    } else {
-      memcpy(z, p + 4 * d, sizeof(float) * 4 * ds);
-      matvec_acc(h, d, Us, 4 * ds, z);  // small LSTM reads the full h
-      lstm_update(z, ds, h, c);         // updates h[:ds], c[:ds] only
-    }
-    mask[t] = read ? 1.0f : 0.0f;
+SkimLstmCore::SkimLstmCore(const char* simd) : impl_(new Impl(simd)) {}
+
+SkimLstmCore::~SkimLstmCore() = default;
+
+const char* SkimLstmCore::simd() const { return impl_->isa.name; }
+
+void SkimLstmCore::Prepare(const SkimLstmWeights& w) {
+  Impl& m = *impl_;
+  const int d = w.d, ds = w.ds, e = w.e, K = e + d, S = 4 * ds + 1;
+  m.PrepareShared(d, ds, w.vocab, e, 4, w.rows, w.skim_kernel, S, 4 * ((d + m.isa.W - 1) / m.isa.W * m.isa.W),
+                  [&](const PanelShape& small, float* dst) {
+                    pack_rows(small, w.skim_kernel, K, S, 0, 0, dst);
+                    if (e) memcpy(m.small_bias.data(), w.bias + 4 * d, sizeof(float) * 4 * ds);
+                  });
+  m.gate_bias = e ? w.bias[4 * d + 4 * ds] : 0.0f;
+
+  m.big = PanelShape();
+  m.big.W = m.isa.W;
+  m.big.GP = m.isa.GP;
+  m.big.gates = 4;
+  m.big.units = d;
+  m.big.rows = K;
+  const int dp = m.big.units_pad();
+  m.big_int8 = w.kernel.int8;
+  m.big_bias.resize(4 * dp);
+  if (e) pack_gate_vector(m.big, w.bias, m.big_bias.data());
+  if (m.big_int8) {
+    m.big_f.resize(0);
+    m.big_q.resize(m.big.size());
+    pack_rows(m.big, static_cast<const int8_t*>(w.kernel.data), K, 4 * d, 0, 0, m.big_q.data());
+    m.big_scale.resize(4 * dp);
+    pack_gate_vector(m.big, w.kernel.scale, m.big_scale.data());
+  } else {
+    m.big_q.resize(0);
+    m.big_f.resize(m.big.size());
+    pack_rows(m.big, static_cast<const float*>(w.kernel.data), K, 4 * d, 0, 0, m.big_f.data());
   }
-  return reads;
+  m.c.resize(dp);
+  m.c_tmp.resize(m.ds_pad() + 1);
 }
 
-float ThresholdCut(float t) {
-  if (t <= 0.0f) return -INFINITY;
-  if (t >= 1.0f) return INFINITY;
-  return logf(t) - logf(1.0f - t);
+int SkimLstmCore::Run(const int32_t* tokens, int T, float threshold, bool mask_zero, float* h, float* mask) {
+  Impl& m = *impl_;
+  switch (m.isa.id) {
+#ifdef KS_X86
+    case SimdId::kAvx512:
+      return isa_avx512::run_sequence(m, tokens, T, threshold, mask_zero, h, mask);
+    case SimdId::kAvx2:
+      return isa_avx2::run_sequence(m, tokens, T, threshold, mask_zero, h, mask);
+    case SimdId::kSse:
+      return isa_sse::run_sequence(m, tokens, T, threshold, mask_zero, h, mask);
+#endif
+#ifdef KS_ARM64
+    case SimdId::kNeon:
+      return isa_neon::run_sequence(m, tokens, T, threshold, mask_zero, h, mask);
+#endif
+    default:
+      return isa_generic::run_sequence(m, tokens, T, threshold, mask_zero, h, mask);
+  }
 }
 
 }  // namespace keras_skim

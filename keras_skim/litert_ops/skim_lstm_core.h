@@ -1,31 +1,70 @@
-// keras-skim: plain C++ Skim-LSTM sequence kernel (no TFLite dependency).
-// Portable: builds with any C++11 compiler (gcc/clang, Android NDK).
+// keras-skim: the Skim-LSTM sequence kernel (batch 1), free of LiteRT types.
+// Portable C++17 (GCC or Clang): AVX-512 / AVX2+FMA / SSE on x86-64, picked
+// at run time, NEON on aarch64, plain vector code elsewhere.
 #pragma once
+#include <stddef.h>
 #include <stdint.h>
+
+#include <memory>
 
 namespace keras_skim {
 
-// Runs a whole Skim-LSTM sequence (batch 1) from precomputed input
-// projections.
-//   proj : [T, K] row-major, K = 4*d + 4*ds + 2, each row =
-//          [x W + b (4d, gates i,f,c,o) | x W_s + b_s (4ds) | x W_g + b_g (2)]
-//   U    : [d, 4d]   recurrent kernel of the big LSTM (Keras layout)
-//   Us   : [d, 4ds]  recurrent kernel of the small LSTM (reads the FULL h)
-//   ug_diff : [d] = U_g[:,0] - U_g[:,1] (gate logit difference read - skim)
-//   cut  : read iff l0 - l1 >= cut, cut = log(t) - log(1 - t) of the
-//          threshold t (-inf at t <= 0, +inf at t >= 1): ThresholdCut()
-//   h, c : [d] state in/out (zeros for a fresh sequence)
-//   mask : [T] out, 1.0 read / 0.0 skim
-//   z    : scratch of 4*d floats
-//   tokens: [T] token ids or nullptr; id 0 is padding (Keras mask_zero): the
-//          step is skipped entirely (state copied, mask 0, not counted)
-// Returns the number of read steps.
-int skim_lstm_sequence(const float* proj, int T, int d, int ds,
-                       const float* U, const float* Us, const float* ug_diff,
-                       float cut, float* h, float* c, float* mask,
-                       float* z, const int32_t* tokens);
+// A weight tensor: float32, or int8 with float scales (per column for the
+// kernel, per row for the per-word rows).
+struct WeightRef {
+  const void* data = nullptr;
+  bool int8 = false;
+  const float* scale = nullptr;
+};
 
-// The read rule's cut for a threshold t, in float32 as Keras computes it.
-float ThresholdCut(float threshold);
+// The weights of a Skim-LSTM (Keras gate order i, f, c, o), for inputs
+// u = [x; h] (K = e + d rows). The skim part (small cell and gate) stays
+// float: it decides what is read. The gate is the difference of the gate's
+// two logits (read - skim).
+//
+// Two ways to give a token's input x:
+//   projected (e > 0): `rows` are the embeddings [V, e]; a token's row is
+//     projected in the kernel: by `kernel` rows [0, e) for read tokens
+//     only, by `skim_kernel` rows [0, e) otherwise.
+//   folded (e == 0): `rows` [V, 4d + 4ds + 1] already hold, per word,
+//     [x W + b | x W_s + b_s | x w_g + b_g]; the kernels have only the h
+//     rows and `bias` is unused.
+struct SkimLstmWeights {
+  int d = 0;      // units of the big cell and of the shared state
+  int ds = 0;     // units of the small cell (0: skimming copies the state)
+  int vocab = 0;  // V
+  int e = 0;      // input size, or 0 when `rows` are folded
+  WeightRef rows;                      // [V, e] or [V, 4d + 4ds + 1]; int8: scale per row
+  WeightRef kernel;                    // [e + d, 4d]: [W; U]; int8: scale per column
+  const float* skim_kernel = nullptr;  // [e + d, 4ds + 1]: [W_s | w_g; U_s | u_g]
+  const float* bias = nullptr;         // [4d + 4ds + 1]: [b | b_s | b_g] (projected)
+};
+
+class SkimLstmCore {
+ public:
+  // `simd`: "avx512", "avx2", "sse", "neon", "generic" or null/"" for the
+  // best the CPU supports (falls back to the best supported one).
+  explicit SkimLstmCore(const char* simd = nullptr);
+  ~SkimLstmCore();
+
+  // Packs the weights for the inner loops. Everything is copied except
+  // `rows`, which must stay valid while Run is called.
+  void Prepare(const SkimLstmWeights& weights);
+
+  // Runs one sequence from the zero state: token ids in [0, V) (checked by
+  // the caller); with `mask_zero`, id 0 is padding: the step is skipped as
+  // Keras' mask_zero does (state kept, mask 0, not counted). A token is
+  // read iff l_read - l_skim >= log(t) - log(1 - t) (t = threshold). Writes the final h [d]
+  // and mask [T] (1 read, 0 skimmed) and returns the number of reads.
+  int Run(const int32_t* tokens, int T, float threshold, bool mask_zero, float* h, float* mask);
+
+  // The instruction set in use ("avx512", "avx2", "sse", "neon", "generic").
+  const char* simd() const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace keras_skim

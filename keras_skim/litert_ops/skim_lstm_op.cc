@@ -2,6 +2,7 @@
 // op_kernel.h (see skim_lstm_op.h for its inputs and outputs).
 #include "skim_lstm_op.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include <string>
@@ -15,6 +16,19 @@ const char kSkimLstmOpName[] = "KerasSkimLSTM";
 
 namespace {
 
+enum Input {
+  kTokens = 0,
+  kThreshold,
+  kOptions,
+  kRows,
+  kRowsScale,
+  kKernel,
+  kKernelScale,
+  kSkimKernel,
+  kBias,
+  kNumInputs
+};
+
 #define SKIM_ENSURE(cond)                                                 \
   do {                                                                    \
     if (!(cond)) {                                                        \
@@ -23,76 +37,119 @@ namespace {
     }                                                                     \
   } while (0)
 
+struct Dims {
+  int T, V, e, d, ds;
+  bool int8_rows, int8_kernel;
+};
+
+bool ReadDims(int num_inputs, const TensorView* in, int num_outputs, Dims* s, std::string* error) {
+  SKIM_ENSURE(num_inputs == kNumInputs && num_outputs == 3);
+  const TensorShape& tokens = in[kTokens].shape;
+  SKIM_ENSURE(in[kTokens].type == DType::kInt32);
+  SKIM_ENSURE(tokens.rank == 1 || (tokens.rank == 2 && tokens.dims[0] == 1));
+  s->T = tokens.dims[tokens.rank - 1];
+  SKIM_ENSURE(in[kThreshold].type == DType::kFloat32 && in[kThreshold].shape.NumElements() == 1);
+  SKIM_ENSURE(in[kOptions].type == DType::kInt32 && in[kOptions].shape.NumElements() >= 1);
+  const TensorShape& kernel = in[kKernel].shape;
+  const TensorShape& skim = in[kSkimKernel].shape;
+  const TensorShape& rows = in[kRows].shape;
+  SKIM_ENSURE(kernel.rank == 2 && skim.rank == 2 && rows.rank == 2);
+  SKIM_ENSURE(kernel.dims[1] > 0 && kernel.dims[1] % 4 == 0);
+  s->d = kernel.dims[1] / 4;
+  s->e = kernel.dims[0] - s->d;
+  SKIM_ENSURE(s->e >= 0);
+  SKIM_ENSURE(skim.dims[0] == kernel.dims[0] && skim.dims[1] % 4 == 1);
+  s->ds = skim.dims[1] / 4;
+  SKIM_ENSURE(s->ds < s->d);
+  SKIM_ENSURE(in[kSkimKernel].type == DType::kFloat32);
+  const int N = 4 * s->d + 4 * s->ds + 1;
+  s->V = rows.dims[0];
+  SKIM_ENSURE(s->V > 0 && rows.dims[1] == (s->e > 0 ? s->e : N));
+  s->int8_rows = in[kRows].type == DType::kInt8;
+  SKIM_ENSURE(s->int8_rows || in[kRows].type == DType::kFloat32);
+  SKIM_ENSURE(in[kRowsScale].type == DType::kFloat32);
+  // Unused scale and bias inputs are 1-element placeholders: LiteRT's C API
+  // cannot hand a custom op a tensor with a zero dimension.
+  SKIM_ENSURE(in[kRowsScale].shape.NumElements() == (s->int8_rows ? s->V : 1));
+  s->int8_kernel = in[kKernel].type == DType::kInt8;
+  SKIM_ENSURE(s->int8_kernel || in[kKernel].type == DType::kFloat32);
+  SKIM_ENSURE(in[kKernelScale].type == DType::kFloat32);
+  SKIM_ENSURE(in[kKernelScale].shape.NumElements() == (s->int8_kernel ? 4 * s->d : 1));
+  SKIM_ENSURE(in[kBias].type == DType::kFloat32);
+  SKIM_ENSURE(in[kBias].shape.NumElements() == (s->e > 0 ? N : 1));
+  return true;
+}
+
 class SkimLstmKernel : public OpKernel {
  public:
-  bool InferOutputs(int num_inputs, const TensorView* in, int num_outputs,
-                    TensorView* out, std::string* error) override {
-    SKIM_ENSURE((num_inputs == 5 || num_inputs == 6) && num_outputs == 3);
-    for (int i = 0; i < 5; ++i) SKIM_ENSURE(in[i].type == DType::kFloat32);
-    const TensorShape& proj = in[0].shape;
-    const TensorShape& U = in[2].shape;
-    const TensorShape& Us = in[3].shape;
-    const TensorShape& Ug = in[4].shape;
-    SKIM_ENSURE(U.rank == 2 && Us.rank == 2 && Ug.rank == 2);
-    const int d = U.dims[0];
-    const int ds = Us.dims[1] / 4;
-    SKIM_ENSURE(d > 0 && U.dims[1] == 4 * d);
-    // d' = 0 comes as a [d, 1] placeholder: LiteRT's C API cannot hand a
-    // custom op a tensor with a zero dimension.
-    SKIM_ENSURE(Us.dims[0] == d && (Us.dims[1] == 4 * ds || (ds == 0 && Us.dims[1] == 1)) && ds <= d);
-    SKIM_ENSURE(Ug.dims[0] == d && Ug.dims[1] == 2);
-    const int K = 4 * d + 4 * ds + 2;
-    SKIM_ENSURE(proj.rank == 2 || (proj.rank == 3 && proj.dims[0] == 1));
-    SKIM_ENSURE(proj.dims[proj.rank - 1] == K);
-    SKIM_ENSURE(in[1].shape.NumElements() == 1);
-    const int T = proj.dims[proj.rank - 2];
-    if (num_inputs == 6) {
-      SKIM_ENSURE(in[5].type == DType::kInt32 && in[5].shape.NumElements() == T);
-    }
+  SkimLstmKernel() : core_(getenv("KERAS_SKIM_SIMD")) {}
+
+  bool InferOutputs(int num_inputs, const TensorView* in, int num_outputs, TensorView* out,
+                    std::string* error) override {
+    Dims s;
+    if (!ReadDims(num_inputs, in, num_outputs, &s, error)) return false;
     out[0].type = DType::kFloat32;
     out[0].shape.rank = 2;
     out[0].shape.dims[0] = 1;
-    out[0].shape.dims[1] = d;
+    out[0].shape.dims[1] = s.d;
     out[1].type = DType::kFloat32;
     out[1].shape.rank = 2;
     out[1].shape.dims[0] = 1;
-    out[1].shape.dims[1] = T;
+    out[1].shape.dims[1] = s.T;
     out[2].type = DType::kInt32;
     out[2].shape.rank = 1;
     out[2].shape.dims[0] = 1;
     return true;
   }
 
-  bool Run(int num_inputs, const TensorView* in, int num_outputs,
-           TensorView* out, std::string* error) override {
-    TensorView shapes[3];
-    if (!InferOutputs(num_inputs, in, num_outputs, shapes, error)) return false;
+  bool Run(int num_inputs, const TensorView* in, int num_outputs, TensorView* out,
+           std::string* error) override {
+    Dims s;
+    if (!ReadDims(num_inputs, in, num_outputs, &s, error)) return false;
     for (int i = 0; i < num_inputs; ++i) SKIM_ENSURE(in[i].data != nullptr || in[i].shape.NumElements() == 0);
-    for (int i = 0; i < 3; ++i) SKIM_ENSURE(out[i].data != nullptr);
-    const int d = in[2].shape.dims[0];
-    const int ds = in[3].shape.dims[1] / 4;
-    const int T = in[0].shape.dims[in[0].shape.rank - 2];
-    h_.assign(d, 0.f);
-    c_.assign(d, 0.f);
-    z_.assign(4 * d, 0.f);
-    // The gate only needs the difference of its two logits.
-    const float* ug = static_cast<const float*>(in[4].data);
-    ug_diff_.resize(d);
-    for (int k = 0; k < d; ++k) ug_diff_[k] = ug[2 * k] - ug[2 * k + 1];
-    const float threshold = *static_cast<const float*>(in[1].data);
-    const int reads = skim_lstm_sequence(
-        static_cast<const float*>(in[0].data), T, d, ds,
-        static_cast<const float*>(in[2].data), static_cast<const float*>(in[3].data),
-        ug_diff_.data(), ThresholdCut(threshold), h_.data(), c_.data(),
-        static_cast<float*>(out[1].data), z_.data(),
-        num_inputs == 6 ? static_cast<const int32_t*>(in[5].data) : nullptr);
-    memcpy(out[0].data, h_.data(), sizeof(float) * d);
+    for (int i = 0; i < 3; ++i) SKIM_ENSURE(out[i].data != nullptr || out[i].shape.NumElements() == 0);
+    const int32_t* tokens = static_cast<const int32_t*>(in[kTokens].data);
+    const bool mask_zero = static_cast<const int32_t*>(in[kOptions].data)[0] != 0;
+    for (int t = 0; t < s.T; ++t) {
+      if (tokens[t] < 0 || tokens[t] >= s.V) {
+        *error = std::string(kSkimLstmOpName) + ": token id " + std::to_string(tokens[t]) + " at position " +
+                 std::to_string(t) + " is outside the vocabulary [0, " + std::to_string(s.V) + ")";
+        return false;
+      }
+    }
+    // Pack on the first run, and whenever a weight moved (empty inputs are
+    // arena tensors whose pointer may change with every allocation: not
+    // weights).
+    std::vector<const void*> weights;
+    for (int i = kRows; i < kNumInputs; ++i)
+      weights.push_back(in[i].shape.NumElements() ? in[i].data : nullptr);
+    if (weights != packed_for_) {
+      SkimLstmWeights w;
+      w.d = s.d;
+      w.ds = s.ds;
+      w.vocab = s.V;
+      w.e = s.e;
+      w.rows.data = in[kRows].data;
+      w.rows.int8 = s.int8_rows;
+      w.rows.scale = static_cast<const float*>(in[kRowsScale].data);
+      w.kernel.data = in[kKernel].data;
+      w.kernel.int8 = s.int8_kernel;
+      w.kernel.scale = static_cast<const float*>(in[kKernelScale].data);
+      w.skim_kernel = static_cast<const float*>(in[kSkimKernel].data);
+      w.bias = static_cast<const float*>(in[kBias].data);
+      core_.Prepare(w);
+      packed_for_ = weights;
+    }
+    const float threshold = *static_cast<const float*>(in[kThreshold].data);
+    const int reads = core_.Run(tokens, s.T, threshold, mask_zero, static_cast<float*>(out[0].data),
+                                static_cast<float*>(out[1].data));
     *static_cast<int32_t*>(out[2].data) = reads;
     return true;
   }
 
  private:
-  std::vector<float> h_, c_, z_, ug_diff_;
+  SkimLstmCore core_;
+  std::vector<const void*> packed_for_;
 };
 
 #undef SKIM_ENSURE
