@@ -33,7 +33,15 @@ setup(
         "matplotlib",
     ],
     extras_require={
-        "test": ["pytest>=8", "pytest-timeout"],
+        "test": [
+            "pytest>=8",
+            "pytest-timeout",
+            # tests/notebooks execute notebooks/ with nbclient in a python3 kernel;
+            # the versions tested are nbclient 0.11.0, nbformat 5.11.1, ipykernel 7.4.0.
+            "nbclient>=0.11,<0.12",
+            "nbformat>=5.11,<6",
+            "ipykernel>=7.4,<8",
+        ],
         # `--data tfds:NAME`; it downloads each dataset on first use.
         "tfds": ["tensorflow-datasets>=4.9,<5"],
     },
