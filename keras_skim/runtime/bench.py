@@ -68,7 +68,7 @@ def bench_threshold(model, baseline, model_ids, base_ids, labels, threshold, rep
         if baseline is not None and total_model > 0:
             ratios.append(total_base / total_model)
     reads = tokens = correct = 0
-    for prepared, label in zip(model_inputs, labels or [None] * len(model_ids)):
+    for prepared, label in zip(model_inputs, labels if labels is not None else [None] * len(model_ids)):
         out = model.invoke(*prepared)
         reads += int(np.asarray(out["read_count"]).reshape(-1)[0])
         tokens += int(np.count_nonzero(prepared[0]))
@@ -83,7 +83,7 @@ def bench_threshold(model, baseline, model_ids, base_ids, labels, threshold, rep
         "model_latency": _summary(model_runs),
         "flop_r": flop_r(model.metadata, skim_rate),
     }
-    if labels:
+    if labels is not None and len(labels):
         result["accuracy"] = correct / len(model_ids)
     if baseline is not None:
         result["baseline_latency"] = _summary(base_runs)

@@ -47,7 +47,7 @@ def test_custom_backend_export_writes_the_same_files_and_metadata(custom_export)
     meta = json.load(open(os.path.join(out, "metadata.json")))
     assert meta["format"] == "keras_skim.export"
     assert meta["backend"] == "custom" and meta["custom_ops"] == ["KerasSkimLSTM"]
-    assert "keras_skim.litert_ops" in meta["runtime_note"]
+    assert "LiteRT C API" in meta["runtime_note"] and "android_demo" in meta["runtime_note"]
     assert meta["parity"]["ok"] and meta["parity"]["mismatched_decisions"] == 0
     assert meta["model_kind"].startswith("skim") and meta["flops"]["skim_flops_per_token"]
     assert "CUSTOM:KerasSkimLSTM" in meta["tflite_ops"]

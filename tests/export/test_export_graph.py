@@ -122,7 +122,7 @@ def test_parity_failure_writes_nothing(tmp_path, monkeypatch):
     from keras_skim.export.exporter import export_model
 
     path, _ = train_tiny(str(tmp_path / "m"), "skim_lstm", fit=False)
-    monkeypatch.setattr(parity, "ATOL", -1.0)
+    monkeypatch.setattr(parity, "EXACT", parity.Tolerance(atol=-1.0))
     with pytest.raises(ExportError, match="parity FAILED"):
         export_model(path, str(tmp_path / "out"), parity_samples=1)
     assert not (tmp_path / "out").exists()

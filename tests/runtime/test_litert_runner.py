@@ -54,8 +54,9 @@ def test_custom_backend_buffers_are_64_byte_aligned(custom_models):
     assert BUFFER_ALIGNMENT == 64
     for small, (_, data) in custom_models.items():
         offsets = buffer_offsets(data)
-        assert len(offsets) == 8, offsets  # embedding, W, b, U, U_s, U_g, dense W and b
-        assert [o % 64 for o in offsets] == [0] * 8, (small, offsets)
+        # options, rows, rows_scale, kernel, kernel_scale, skim_kernel, bias, dense W and b
+        assert len(offsets) == 9, offsets
+        assert [o % 64 for o in offsets] == [0] * 9, (small, offsets)
         runner = LiteRtModel(data).get_signature_runner("serving_default")
         out = runner(token_ids=sequences()[1], threshold=np.float32(0.0))
         assert int(out["read_count"][0]) == 9
