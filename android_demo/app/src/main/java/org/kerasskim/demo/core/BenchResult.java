@@ -23,13 +23,20 @@ public final class BenchResult {
     public final Long baselineRuns;
     /** Per repeat: baseline time / model time over all texts; null without a baseline. */
     public final List<Double> speedupRuns;
-    /** The median of {@link #speedupRuns}; null without a baseline. */
+    /**
+     * Baseline time / model time over all texts, each text timed by its median over the
+     * repeats (robust to one preempted call); null without a baseline.
+     */
     public final Double speedup;
+    /** Each text's median time over the repeats, seconds; null without a baseline. */
+    public final List<Double> modelTextMedians;
+    public final List<Double> baselineTextMedians;
     public final Double speedupPerTokenMedian;
     public final Double speedupOverFlopR;
 
     BenchResult(double threshold, long tokens, double skimRate, Map<String, Object> model, Double flopR,
-                Double accuracy, Map<String, Object> baseline, List<Double> speedupRuns) {
+                Double accuracy, Map<String, Object> baseline, List<Double> speedupRuns,
+                List<Double> modelTextMedians, List<Double> baselineTextMedians) {
         this.threshold = threshold;
         this.tokens = tokens;
         this.skimRate = skimRate;
@@ -42,7 +49,9 @@ public final class BenchResult {
         this.baselineP90Us = baseline == null ? null : (Double) baseline.get("p90_us");
         this.baselineRuns = baseline == null ? null : (Long) baseline.get("runs");
         this.speedupRuns = speedupRuns == null ? null : new ArrayList<>(speedupRuns);
-        this.speedup = speedupRuns == null ? null : BenchStatistics.median(BenchStatistics.toArray(speedupRuns));
+        this.modelTextMedians = modelTextMedians == null ? null : new ArrayList<>(modelTextMedians);
+        this.baselineTextMedians = baselineTextMedians == null ? null : new ArrayList<>(baselineTextMedians);
+        this.speedup = baselineTextMedians == null ? null : sum(baselineTextMedians) / sum(modelTextMedians);
         this.speedupPerTokenMedian = baseline == null ? null : baselineMedianUs / medianUs;
         this.speedupOverFlopR = speedup != null && flopR != null && flopR != 0 ? speedup / flopR : null;
     }
@@ -61,6 +70,10 @@ public final class BenchResult {
         if (baselineMedianUs != null) {
             out.put("baseline_latency", latency(baselineMedianUs, baselineP90Us, baselineRuns));
             out.put("speedup_runs", speedupRuns);
+            Map<String, Object> medians = new LinkedHashMap<>();
+            medians.put("model", modelTextMedians);
+            medians.put("baseline", baselineTextMedians);
+            out.put("text_median_seconds", medians);
             out.put("speedup", speedup);
             out.put("speedup_per_token_median", speedupPerTokenMedian);
             if (speedupOverFlopR != null) {
@@ -68,6 +81,14 @@ public final class BenchResult {
             }
         }
         return out;
+    }
+
+    private static double sum(List<Double> values) {
+        double total = 0;
+        for (double v : values) {
+            total += v;
+        }
+        return total;
     }
 
     private static Map<String, Object> latency(double median, double p90, long runs) {

@@ -78,6 +78,8 @@ public final class BenchRunner {
         List<Double> modelRuns = new ArrayList<>();
         List<Double> baseRuns = new ArrayList<>();
         List<Double> ratios = new ArrayList<>();
+        double[][] modelTextNanos = new double[modelIds.size()][repeats];
+        double[][] baseTextNanos = new double[modelIds.size()][repeats];
         RunResult[] firstRound = new RunResult[modelIds.size()];
         for (int r = 0; r < repeats; r++) {
             double totalModel = 0;
@@ -89,6 +91,7 @@ public final class BenchRunner {
                         int[] ids = modelIds.get(k);
                         RunResult out = model.run(ids, modelThreshold);
                         modelRuns.add(out.nanos / 1e3 / Math.max(ids.length, 1));
+                        modelTextNanos[k][r] = out.nanos;
                         totalModel += out.nanos;
                         if (r == 0) {
                             firstRound[k] = out;
@@ -97,6 +100,7 @@ public final class BenchRunner {
                         int[] ids = baseIds.get(k);
                         RunResult out = baseline.run(ids, baseThreshold);
                         baseRuns.add(out.nanos / 1e3 / Math.max(ids.length, 1));
+                        baseTextNanos[k][r] = out.nanos;
                         totalBase += out.nanos;
                     }
                 }
@@ -128,6 +132,17 @@ public final class BenchRunner {
         return new BenchResult(threshold, tokens, skimRate, BenchStatistics.summary(modelRuns),
                 model.metadata().flopR(skimRate), accuracy,
                 baseline == null ? null : BenchStatistics.summary(baseRuns),
-                baseline == null ? null : ratios);
+                baseline == null ? null : ratios,
+                baseline == null ? null : medianSeconds(modelTextNanos),
+                baseline == null ? null : medianSeconds(baseTextNanos));
+    }
+
+    /** Each text's median time over the repeats, in seconds. */
+    private static List<Double> medianSeconds(double[][] perText) {
+        List<Double> out = new ArrayList<>();
+        for (double[] nanos : perText) {
+            out.add(BenchStatistics.median(nanos) / 1e9);
+        }
+        return out;
     }
 }
