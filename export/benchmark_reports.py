@@ -33,14 +33,17 @@ def _py(script, *args):
 
 
 REPORTS = (
-    Report("custom_op_speed", "speed", _py("custom_op_speed.py", "--runs", "30"),
+    Report("custom_op_speed", "speed", _py("custom_op_speed.py", "--runs", "60", "--cpu", "1"),
            ("benchmarks/results/custom_op_speed.json", "benchmarks/results/custom_op_speed.md")),
     Report("export_speed", "speed", _py("export_speed.py"),
            ("benchmarks/results/export_speed.json", "benchmarks/results/export_speed.md")),
     Report("scornn_export_speed", "speed", _py("scornn_export_speed.py"),
            ("benchmarks/results/scornn_export_speed.json", "benchmarks/results/scornn_export_speed.md")),
-    Report("imdb_trained_speed", "trained", ("bash", "benchmarks/imdb_trained_speed.sh"),
-           ("benchmarks/results/imdb_trained_speed/",), "trains a Skim-LSTM and an LSTM on IMDB first"),
+    Report("long_text_speed", "speed", _py("long_text_speed.py", "--repeats", "7"),
+           ("benchmarks/results/long_text_speed.json", "benchmarks/results/long_text_speed.md")),
+    Report("trained_export_speed", "trained", ("bash", "benchmarks/trained_export_speed.sh"),
+           ("benchmarks/results/trained_export_speed.json", "benchmarks/results/trained_export_speed.md"),
+           "trains a Rotten Tomatoes and an IMDB Skim-LSTM first"),
     Report("skim_reproduction_rotten_tomatoes", "trained",
            _py("skim_reproduction.py", "--data", "rotten_tomatoes", "--epochs", "6"),
            ("benchmarks/results/skim_reproduction_rotten_tomatoes.json",

@@ -159,9 +159,9 @@ def test_benchmark_reports_name_existing_scripts():
 def test_benchmarks_dry_run_and_list():
     code, out, err = run_pipeline("benchmarks", "--dry-run")
     assert code == 0, err
-    assert out.count("== ") == 3 and "$ python benchmarks/custom_op_speed.py --runs 30" in out
+    assert out.count("== ") == 4 and "$ python benchmarks/custom_op_speed.py --runs 60 --cpu 1" in out
     code, out, _ = run_pipeline("benchmarks", "--list")
-    assert code == 0 and "imdb_trained_speed" in out and "app_models_speed" in out
+    assert code == 0 and "trained_export_speed" in out and "app_models_speed" in out
     code, _, err = run_pipeline("benchmarks", "--only", "nope")
     assert code == 2 and "unknown report nope" in one_line(err)
 
