@@ -71,3 +71,11 @@ def _write_reviews_csv(path):
         for i in range(90):
             label = list(words)[i % 3]
             writer.writerow([", ".join(rng.sample(words[label], 3)) + f" take {i}", label])
+
+
+def test_ci_runs_exactly_the_readme_test_command():
+    with open(os.path.join(ROOT, ".ci", "run"), encoding="utf-8") as f:
+        ci = [line for line in f.read().splitlines() if line and not line.startswith(("#", "set ", "cd "))]
+    setup = [b for b in _blocks("bash") if "pip install" in b][0]
+    commands = [line for line in setup.splitlines() if line and not line.startswith("#")]
+    assert ci == [commands[1]]
