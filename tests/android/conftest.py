@@ -15,10 +15,6 @@ APP_MAIN = os.path.join(ANDROID, "app", "src", "main")
 CORE_SOURCES = os.path.join(APP_MAIN, "java", "org", "kerasskim", "demo", "core")
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROBE_SOURCES = os.path.join(HERE, "java", "org", "kerasskim", "demo", "host")
-# The native API's classes come from the capi branch; until it is merged, test-only stand-ins
-# with the same public API let the core compile (never used when the real ones are there).
-STAND_INS = os.path.join(HERE, "java_standin", "org", "kerasskim", "demo", "core")
-NATIVE_API = ("NativeLibrary.java", "NativeModel.java", "RunResult.java", "ModelException.java")
 
 
 @pytest.fixture(autouse=True)
@@ -30,24 +26,22 @@ def _seeded():
 
 def _java_sources():
     core = sorted(os.path.join(CORE_SOURCES, f) for f in os.listdir(CORE_SOURCES) if f.endswith(".java"))
-    present = {os.path.basename(p) for p in core}
-    stand_ins = [os.path.join(STAND_INS, f) for f in NATIVE_API if f not in present]
     probe = sorted(os.path.join(PROBE_SOURCES, f) for f in os.listdir(PROBE_SOURCES) if f.endswith(".java"))
-    return core, stand_ins, probe
+    return core, probe
 
 
 @pytest.fixture(scope="session")
 def java_classes(tmp_path_factory):
-    """The core (+ stand-ins where needed) and the probe, compiled once. `--release 8` keeps the
+    """The core and the probe, compiled once. `--release 8` keeps the
     core to the Java 8 library, which Android API 26 carries without desugaring."""
     for tool in ("javac", "java"):
         if shutil.which(tool) is None:
             pytest.skip(f"{tool} not found: the app's Java core needs a JDK (javac 17) to be checked")
     out = str(tmp_path_factory.mktemp("java_classes"))
-    core, stand_ins, probe = _java_sources()
+    core, probe = _java_sources()
     done = subprocess.run(
         ["javac", "--release", "8", "-Xlint:all", "-Xlint:-options", "-Xlint:-serial", "-Werror",
-         "-encoding", "UTF-8", "-d", out, *core, *stand_ins, *probe],
+         "-encoding", "UTF-8", "-d", out, *core, *probe],
         capture_output=True, text=True)
     assert done.returncode == 0, f"javac failed:\n{done.stdout}\n{done.stderr}"
     return out
