@@ -32,7 +32,6 @@ import argparse
 import json
 import os
 import sys
-import tempfile
 import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -245,13 +244,7 @@ def main():
         "seconds": round(time.time() - started, 1),
         "rows": rows,
     }
-    os.makedirs(os.path.dirname(a.out), exist_ok=True)
-    with open(a.out + ".json", "w") as f:
-        json.dump(report, f, indent=1)
-    markdown = _markdown(report)
-    with open(a.out + ".md", "w") as f:
-        f.write(markdown)
-    print(markdown)
+    litert_report.write_files(a.out, report, _markdown(report))
 
 
 def _markdown(report):

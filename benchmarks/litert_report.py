@@ -36,9 +36,14 @@ def command():
 
 def write(stem, report, markdown):
     """Writes results/<stem>.json and .md and prints the Markdown."""
-    os.makedirs(RESULTS, exist_ok=True)
-    with open(os.path.join(RESULTS, stem + ".json"), "w") as f:
+    write_files(os.path.join(RESULTS, stem), report, markdown)
+
+
+def write_files(prefix, report, markdown):
+    """Writes <prefix>.json and <prefix>.md and prints the Markdown."""
+    os.makedirs(os.path.dirname(prefix), exist_ok=True)
+    with open(prefix + ".json", "w") as f:
         json.dump(report, f, indent=1)
-    with open(os.path.join(RESULTS, stem + ".md"), "w") as f:
+    with open(prefix + ".md", "w") as f:
         f.write(markdown)
     print(markdown)

@@ -242,13 +242,7 @@ def main():
                         nice=os.nice(0), cpus_allowed=sorted(os.sched_getaffinity(0))),
         "versions": litert_report.versions(), "seconds": round(time.time() - started, 1), "models": models,
     }
-    os.makedirs(os.path.dirname(a.out), exist_ok=True)
-    with open(a.out + ".json", "w") as f:
-        json.dump(report, f, indent=1)
-    markdown = _markdown(report)
-    with open(a.out + ".md", "w") as f:
-        f.write(markdown)
-    print(markdown)
+    litert_report.write_files(a.out, report, _markdown(report))
 
 
 def _markdown(report):
