@@ -3,9 +3,8 @@ opened through ModelRepository / DemoModel / NativeModel, every golden file chec
 GoldenCheck (tokens, ids, read masks, read counts, logits within 1e-5 of the Python runner),
 and the Benchmark button's report on real runs.
 
-The shim (app/src/main/cpp, built here with CMake against the JDK's JNI headers) and its Java
-API (NativeModel & co.) come from the capi branch; the LiteRT C library is the ai-edge-litert
-wheel's libLiteRt.so."""
+The shim (app/src/main/cpp) is built here with CMake against the JDK's JNI headers; the LiteRT
+C library is the ai-edge-litert wheel's libLiteRt.so."""
 import json
 import os
 import shutil
@@ -14,7 +13,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from tests.android.conftest import APP_MAIN, CORE_SOURCES, NATIVE_API, Probe
+from tests.android.conftest import APP_MAIN, Probe
 
 CMAKE_DIR = os.path.join(APP_MAIN, "cpp")
 
@@ -22,10 +21,6 @@ CMAKE_DIR = os.path.join(APP_MAIN, "cpp")
 @pytest.fixture(scope="module")
 def shim(tmp_path_factory):
     """(libkeras_skim_jni.so, libLiteRt.so)."""
-    missing = [f for f in NATIVE_API if not os.path.isfile(os.path.join(CORE_SOURCES, f))]
-    if missing or not os.path.isfile(os.path.join(CMAKE_DIR, "CMakeLists.txt")):
-        pytest.skip("the JNI shim and its Java API (app/src/main/cpp, NativeModel.java: capi branch) "
-                    "are not in this checkout")
     for tool in ("cmake", os.environ.get("CXX", "g++"), "javac"):
         if shutil.which(tool) is None:
             pytest.skip(f"{tool} not found: needed to build the JNI shim")
