@@ -124,11 +124,13 @@ def train_sj(args, data, tokenizer, glove, folder):
         units=args.units, agent_units=25, full_read_epochs=args.full_read_epochs,
         speed_read_epochs=args.speed_read_epochs, batch_size=args.batch_size,
         learning_rate=args.learning_rate, speed_learning_rate=args.speed_learning_rate,
-        optimizer=args.optimizer, seed=args.seed, force=True, verbose=2,
+        optimizer=args.optimizer, speed_optimizer=args.speed_optimizer, seed=args.seed, force=True,
+        verbose=2,
         model_options={"advantage": args.advantage},
+        fit_options={"full_read_weights": os.path.join(os.path.dirname(folder), "sj_lstm_full_read.weights.h5")},
     )
     phases = results["phases"]
-    seconds = sum(p["seconds"] for p in phases.values())
+    seconds = sum(p.get("seconds", 0.0) for p in phases.values())
     epochs = sum(p["epochs_run"] for p in phases.values())
     test = results["test"]
     return {
@@ -139,6 +141,7 @@ def train_sj(args, data, tokenizer, glove, folder):
         "full_read_seconds_per_epoch": phases.get("full_read", {}).get("seconds_per_epoch"),
         "speed_read_seconds_per_epoch": phases.get("speed_read", {}).get("seconds_per_epoch"),
         "full_read_validation_accuracy": results.get("full_read_validation_accuracy"),
+        "full_read_loaded_from": phases.get("full_read", {}).get("loaded_from"),
         "validation_accuracy": results["validation"]["accuracy"],
         "accuracy": test["accuracy"],
         "read_fraction": test["read_fraction"], "skip_fraction": test["skip_fraction"],
@@ -198,8 +201,9 @@ def write_report(report, stem):
         f"included; SJ-LSTM reads words only), GloVe 6B 50d, vocabulary {report['vocabulary_size']}, "
         f"batch {args['batch_size']}. LSTM: {args['units']} units, Adam {args['lstm_learning_rate']}, "
         f"up to {args['lstm_epochs']} epochs, best validation accuracy kept. SJ-LSTM: LSTM "
-        f"{args['units']}, agents 25, optimizer {args['optimizer']} "
-        f"({args['learning_rate']} / {args['speed_learning_rate']}), advantage {args['advantage']}, "
+        f"{args['units']}, agents 25, optimizer {args['optimizer']} {args['learning_rate']} (full read) / "
+        f"{args.get('speed_optimizer') or args['optimizer']} {args['speed_learning_rate']} (speed read), "
+        f"advantage {args['advantage']}, "
         f"full read up to {args['full_read_epochs']} epochs (best validation accuracy), speed read "
         f"{args['speed_read_epochs']} epochs (best validation reward), greedy actions at test.", "",
         f"Paper (Table 2): {PAPER[args['data']]}.", "",
@@ -273,9 +277,14 @@ def main(argv=None):
     parser.add_argument("--learning-rate", type=float, default=5e-4)
     parser.add_argument("--speed-learning-rate", type=float, default=5e-4)
     parser.add_argument("--lstm-learning-rate", type=float, default=1e-3)
-    parser.add_argument("--optimizer", default="rmsprop_tf1", choices=["rmsprop_tf1", "rmsprop", "adam"])
+    parser.add_argument("--optimizer", default="rmsprop_tf1", choices=["rmsprop_tf1", "rmsprop", "adam"],
+                        help="SJ-LSTM's optimizer (full read; also speed read unless --speed-optimizer)")
+    parser.add_argument("--speed-optimizer", default=None, choices=["rmsprop_tf1", "rmsprop", "adam"])
     parser.add_argument("--advantage", default="paper", choices=["paper", "code"])
     parser.add_argument("--skip-lstm", action="store_true", help="reuse the LSTM row of the last report")
+    parser.add_argument("--resume-full-read", action="store_true",
+                        help="load the full-read weights of the last run instead of phase 1 "
+                        "(sets --full-read-epochs 0)")
     parser.add_argument("--report-only", action="store_true", help="rebuild the Markdown from the JSON")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--models-dir", default="/work/runs/sj")
@@ -283,6 +292,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     full, speed, lstm_epochs = DEFAULTS[args.data]
     args.full_read_epochs = full if args.full_read_epochs is None else args.full_read_epochs
+    if args.resume_full_read:
+        args.full_read_epochs = 0
     args.speed_read_epochs = speed if args.speed_read_epochs is None else args.speed_read_epochs
     args.lstm_epochs = lstm_epochs if args.lstm_epochs is None else args.lstm_epochs
     args.max_length = args.max_length or {"imdb": 400, "rotten_tomatoes": 50}[args.data]
