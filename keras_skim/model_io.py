@@ -54,8 +54,17 @@ def load_model(path, compile=False):
             raise ModelLoadError(f"{path}: not a readable HDF5 model ({_first_line(err)})") from None
     else:
         raise ModelLoadError(f"{path}: unknown model format {ext!r} (expected .keras or .h5)")
+    # The legacy .h5 format stores a subclassed model's plain class name
+    # ("StructuralJumpLSTM"), not the registered "keras_skim>..." one.
+    custom_objects = {
+        name.split(">", 1)[1]: obj
+        for name, obj in keras.saving.get_custom_objects().items()
+        if name.startswith("keras_skim>")
+    }
     try:
-        return keras.saving.load_model(path, compile=compile, safe_mode=True)
+        return keras.saving.load_model(
+            path, compile=compile, safe_mode=True, custom_objects=custom_objects
+        )
     except Exception as err:
         message = _first_line(err)
         if "Could not locate class" in message or "Unknown layer" in message:

@@ -84,7 +84,8 @@ class StructuralJumpLSTMCell(keras.layers.Layer):
     per-step output is a trace of `TRACE_SIZE` = 14 values: active, read,
     skip action, jump action, the log-probabilities of both actions taken,
     both values, the 2 skip logits and the 4 jump logits (see the
-    `TRACE_*` constants). A loss built on it lives after the RNN (see
+    `TRACE_*` constants); the skip agent's entries are zero where the word
+    was not visited and the jump agent's where it was not read. A loss built on it lives after the RNN (see
     `keras_skim.StructuralJumpLSTM`), because the episode's reward needs
     the prediction and the label.
 
@@ -292,6 +293,7 @@ class StructuralJumpLSTMCell(keras.layers.Layer):
 
         skip_log_prob = ops.sum(ops.log_softmax(skip_logits, axis=-1) * skip_onehot, axis=-1)
         jump_log_prob = ops.sum(ops.log_softmax(jump_logits, axis=-1) * jump_onehot, axis=-1)
+        # An agent's entries are zero where it did not act (the masks of the loss).
         trace = ops.concatenate(
             [
                 ops.stack(
@@ -300,15 +302,15 @@ class StructuralJumpLSTMCell(keras.layers.Layer):
                         read,
                         active * chose_read,
                         jump,
-                        skip_log_prob,
-                        jump_log_prob,
-                        skip_value,
-                        jump_value,
+                        active * skip_log_prob,
+                        read * jump_log_prob,
+                        active * skip_value,
+                        read * jump_value,
                     ],
                     axis=-1,
                 ),
-                skip_logits,
-                jump_logits,
+                a * skip_logits,
+                keep * jump_logits,
             ],
             axis=-1,
         )

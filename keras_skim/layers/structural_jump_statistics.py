@@ -48,20 +48,15 @@ def _check_ids(model, token_ids, ndim):
 
 
 def _greedy_trace(model, ids, batch_size):
-    """logits, trace and word counts of the greedy pass, batch by batch."""
-    logits, traces, counts = [], [], []
-    for start in range(0, len(ids), batch_size):
-        out = model(ids[start : start + batch_size], training=False)
-        logits.append(np.asarray(out["logits"]))
-        traces.append(np.asarray(out["trace"]))
-        counts.append(np.asarray(out["word_count"]))
-    if not logits:
+    """logits, trace and word counts of the greedy pass."""
+    if len(ids) == 0:
         return (
             np.zeros((0, model.num_classes), np.float32),
             np.zeros((0, ids.shape[1], model.cell.output_size), np.float32),
             np.zeros((0,), np.int32),
         )
-    return np.concatenate(logits), np.concatenate(traces), np.concatenate(counts)
+    out = model.predict(ids, batch_size=batch_size, verbose=0)
+    return out["logits"], out["trace"], out["word_count"]
 
 
 def structural_jump_statistics(model, token_ids, batch_size=64):

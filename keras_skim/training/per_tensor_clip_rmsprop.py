@@ -72,14 +72,19 @@ class PerTensorClipRMSprop(keras.optimizers.RMSprop):
         import tensorflow as tf
 
         if isinstance(gradient, tf.IndexedSlices):
-            # The norm of the summed rows, as TF1 densified them.
-            dense = tf.convert_to_tensor(gradient)
-            scale = self._scale(dense)
-            return tf.IndexedSlices(gradient.values * scale, gradient.indices, gradient.dense_shape)
+            # Rows of repeated ids are summed first, as TF1 did
+            # (`_deduplicate_indexed_slices`): RMSprop squares the gradient,
+            # so two half rows are not one whole row.
+            indices, positions = tf.unique(gradient.indices)
+            values = tf.math.unsorted_segment_sum(gradient.values, positions, tf.shape(indices)[0])
+            numel = tf.cast(tf.reduce_prod(gradient.dense_shape), values.dtype)
+            scale = self._scale(values, numel)
+            return tf.IndexedSlices(values * scale, indices, gradient.dense_shape)
         return gradient * self._scale(gradient)
 
-    def _scale(self, gradient):
-        numel = float(max(math.prod(gradient.shape), 1))  # variables have static shapes
+    def _scale(self, gradient, numel=None):
+        if numel is None:
+            numel = float(max(math.prod(gradient.shape), 1))  # dense gradients have static shapes
         norm = ops.sqrt(ops.sum(ops.square(gradient)))
         limit = ops.cast(self.clip_average_norm * numel, norm.dtype)
         return ops.minimum(1.0, limit / ops.maximum(norm, 1e-30))

@@ -211,9 +211,14 @@ class StructuralJumpLSTM(keras.Model):
         self.hidden = keras.layers.Dense(units, activation="relu", name="hidden")
         self.classifier = keras.layers.Dense(num_classes, name="logits")
         self.trackers = {name: keras.metrics.Mean(name=name) for name in _METRICS}
+        # No weight depends on the input length: built at once, so that
+        # every loader (the legacy .h5 one included) finds the weights.
+        self.build()
 
     # ------------------------------------------------------------------ build
     def build(self, input_shape=None):
+        if self.built:
+            return
         self.embedding.build((None, None))
         self.rnn.build((None, None, self.embedding_dim + STEP_EXTRA))
         self.hidden.build((None, self.units))

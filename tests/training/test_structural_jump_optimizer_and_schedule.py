@@ -1,0 +1,64 @@
+"""The authors' RMSprop (per-tensor average-norm clipping, accumulators at
+1) and the linear decay of the target weight delta."""
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from keras_skim import EntropyWeightDecay, PerTensorClipRMSprop, StructuralJumpLSTM
+
+
+def test_one_step_equals_tf1_rmsprop_with_clip_by_average_norm():
+    rs = np.random.RandomState(0)
+    small = tf.Variable(rs.normal(size=(3, 2)).astype("float32"))
+    large = tf.Variable(rs.normal(size=(4,)).astype("float32"))
+    g_small = rs.normal(0, 0.01, (3, 2)).astype("float32")  # below the clip: unchanged
+    g_large = rs.normal(0, 5.0, (4,)).astype("float32")  # clipped to norm 0.1 * 4
+    before = [small.numpy(), large.numpy()]
+    opt = PerTensorClipRMSprop(learning_rate=0.01)
+    opt.apply_gradients([(tf.constant(g_small), small), (tf.constant(g_large), large)])
+    for var, g, start in ((small, g_small, before[0]), (large, g_large, before[1])):
+        clipped = g * min(1.0, 0.1 * g.size / np.linalg.norm(g))
+        ms = 0.9 * 1.0 + 0.1 * clipped**2  # the accumulator starts at 1
+        np.testing.assert_allclose(var.numpy(), start - 0.01 * clipped / np.sqrt(ms + 1e-10), rtol=1e-5)
+    assert np.linalg.norm(g_large) > 0.1 * 4
+
+
+def test_sparse_embedding_gradients_are_clipped_like_dense_ones():
+    layer = keras.layers.Embedding(6, 2)
+    layer.build((None,))
+    start = layer.embeddings.numpy()
+    opt = PerTensorClipRMSprop(learning_rate=0.1, clip_average_norm=0.01)
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(layer(tf.constant([1, 1, 4])) * 50.0)
+    grad = tape.gradient(loss, layer.embeddings)
+    assert isinstance(grad, tf.IndexedSlices)
+    opt.apply_gradients([(grad, layer.embeddings)])
+    dense = np.zeros((6, 2), "float32")
+    dense[1], dense[4] = 100.0, 50.0
+    clipped = dense * min(1.0, 0.01 * 12 / np.linalg.norm(dense))
+    want = start - 0.1 * clipped / np.sqrt(0.9 + 0.1 * clipped**2 + 1e-10)
+    np.testing.assert_allclose(layer.embeddings.numpy(), want, rtol=1e-5)
+
+
+def test_optimizer_config_round_trip():
+    opt = PerTensorClipRMSprop(learning_rate=1e-3, clip_average_norm=0.2, initial_accumulator=0.0)
+    clone = PerTensorClipRMSprop.from_config(opt.get_config())
+    assert (clone.clip_average_norm, clone.initial_accumulator) == (0.2, 0.0)
+    with pytest.raises(ValueError, match="clip_average_norm"):
+        PerTensorClipRMSprop(clip_average_norm=-1)
+
+
+def test_entropy_weight_decays_linearly_then_stays():
+    schedule = EntropyWeightDecay(decay_steps=10, initial=0.1, final=0.005)
+    assert [schedule.weight_at(s) for s in (0, 5, 10, 20)] == pytest.approx([0.1, 0.0525, 0.005, 0.005])
+    model = StructuralJumpLSTM(20, [2], [3], units=4, agent_units=2, embedding_dim=3)
+    model.compile(keras.optimizers.SGD(0.0))
+    ids = np.random.RandomState(0).randint(4, 20, (12, 5))
+    history = model.fit(ids, ids[:, 0] % 2, batch_size=4, epochs=2, verbose=0,
+                        callbacks=[EntropyWeightDecay(decay_steps=4)])
+    # Set before each batch: steps 0..5 -> the last batch ran at step 5 >= 4.
+    assert history.history["entropy_weight"] == pytest.approx([0.1 - 0.095 * 2 / 4, 0.005])
+    assert model.get_config()["entropy_weight"] == pytest.approx(0.005)
+    with pytest.raises(ValueError, match="decay_steps"):
+        EntropyWeightDecay(decay_steps=0)
