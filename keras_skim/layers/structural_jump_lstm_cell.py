@@ -124,7 +124,7 @@ class StructuralJumpLSTMCell(keras.layers.Layer):
     >>> rnn = keras.layers.RNN(StructuralJumpLSTMCell(16), return_sequences=True,
     ...                        return_state=True)
     >>> trace, h, c, aux = rnn(pack_step_inputs(words, offsets))
-    >>> trace.shape, h.shape
+    >>> tuple(trace.shape), tuple(h.shape)
     ((2, 5, 14), (2, 16))
 
     Reference:

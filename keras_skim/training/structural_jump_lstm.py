@@ -98,7 +98,7 @@ class StructuralJumpLSTM(keras.Model):
     >>> model = StructuralJumpLSTM(30, separator_ids=[2], sentence_end_ids=[3],
     ...                            units=8, agent_units=4, embedding_dim=6)
     >>> out = model(np.array([[5, 6, 2, 7, 3, 8, 0]]))
-    >>> out["logits"].shape, out["trace"].shape, int(out["word_count"][0])
+    >>> tuple(out["logits"].shape), tuple(out["trace"].shape), int(out["word_count"][0])
     ((1, 2), (1, 7, 14), 4)
 
     Reference:
