@@ -127,7 +127,10 @@ def train_sj(args, data, tokenizer, glove, folder):
         optimizer=args.optimizer, speed_optimizer=args.speed_optimizer, seed=args.seed, force=True,
         verbose=2,
         model_options={"advantage": args.advantage},
-        fit_options={"full_read_weights": os.path.join(os.path.dirname(folder), "sj_lstm_full_read.weights.h5")},
+        fit_options={
+            "full_read_weights": os.path.join(os.path.dirname(folder), "sj_lstm_full_read.weights.h5"),
+            "read_budget": args.read_budget,
+        },
     )
     phases = results["phases"]
     seconds = sum(p.get("seconds", 0.0) for p in phases.values())
@@ -137,6 +140,8 @@ def train_sj(args, data, tokenizer, glove, folder):
         "model": "SJ-LSTM", "units": args.units, "epochs_run": epochs,
         "full_read_epochs_run": phases.get("full_read", {}).get("epochs_run", 0),
         "speed_read_epochs_run": phases.get("speed_read", {}).get("epochs_run", 0),
+        "speed_read_selected_epoch": phases.get("speed_read", {}).get("selected_epoch"),
+        "speed_read_selection": phases.get("speed_read", {}).get("selection"),
         "seconds_per_epoch": seconds / max(epochs, 1),
         "full_read_seconds_per_epoch": phases.get("full_read", {}).get("seconds_per_epoch"),
         "speed_read_seconds_per_epoch": phases.get("speed_read", {}).get("seconds_per_epoch"),
@@ -179,7 +184,7 @@ def skim_rows(args):
                          "accuracy": r["accuracy"], "seconds_per_epoch": r["seconds_per_epoch"],
                          "epochs_run": r["epochs_run"], "train_examples": r["train_examples"],
                          "max_length": r["max_length"]})
-    return rows, os.path.relpath(path, HERE)
+    return rows, os.path.basename(path)
 
 
 def write_report(report, stem):
@@ -205,7 +210,7 @@ def write_report(report, stem):
         f"{args.get('speed_optimizer') or args['optimizer']} {args['speed_learning_rate']} (speed read), "
         f"advantage {args['advantage']}, "
         f"full read up to {args['full_read_epochs']} epochs (best validation accuracy), speed read "
-        f"{args['speed_read_epochs']} epochs (best validation reward), greedy actions at test.", "",
+        f"{args['speed_read_epochs']} epochs, greedy actions at test.", "",
         f"Paper (Table 2): {PAPER[args['data']]}.", "",
         "Read/skip/jump: corpus-level fractions of the test words (per-document means in the JSON). "
         "Flop-r as defined in keras_skim/analysis/structural_jump_flops.py (corpus level; per-document "
@@ -246,13 +251,17 @@ def write_report(report, stem):
                 f"{r['epochs_run']} | {r['seconds_per_epoch']:.0f} |"
             )
     if report.get("skim_source"):
-        lines += ["", f"\\* From `{report['skim_source']}` (its own tokenizer and 90/10 train/validation "
+        lines += ["", f"\\* From `{report['skim_source']}` in this folder (its own tokenizer and 90/10 train/validation "
                   "split, same test set; Skim-LSTM reads every token, punctuation included)."]
     if sj:
+        loaded = sj.get("full_read_loaded_from")
         lines += ["", "SJ-LSTM: full-read validation accuracy "
-                  f"{sj['full_read_validation_accuracy']:.4f}; speed-read validation accuracy "
-                  f"{sj['validation_accuracy']:.4f}; jump actions on test: {sj['jump_actions']}; "
-                  f"s/epoch is full read / speed read."]
+                  f"{sj['full_read_validation_accuracy']:.4f}"
+                  + (f" (phase 1 of an earlier run, loaded from {loaded})" if loaded else "")
+                  + f"; speed-read epoch kept: {sj.get('speed_read_selected_epoch')} "
+                  f"({sj.get('speed_read_selection') or 'best val_reward'}); its validation accuracy "
+                  f"{sj['validation_accuracy']:.4f}, validation read {pct(sj['validation']['read_fraction'])}; "
+                  f"jump actions on test: {sj['jump_actions']}; s/epoch is full read / speed read."]
     if lstm and sj:
         text, margin, budget = TARGET[args["data"]]
         met = sj["accuracy"] >= lstm["accuracy"] - margin and sj["read_fraction"] <= budget
@@ -281,6 +290,11 @@ def main(argv=None):
                         help="SJ-LSTM's optimizer (full read; also speed read unless --speed-optimizer)")
     parser.add_argument("--speed-optimizer", default=None, choices=["rmsprop_tf1", "rmsprop", "adam"])
     parser.add_argument("--advantage", default="paper", choices=["paper", "code"])
+    parser.add_argument("--read-budget", type=float, default=None,
+                        help="select the speed-read epoch by validation accuracy within this validation "
+                        "read fraction (default: best validation reward, the authors' rule)")
+    parser.add_argument("--tag", default=None,
+                        help="suffix of the result files and of the SJ-LSTM model folder")
     parser.add_argument("--skip-lstm", action="store_true", help="reuse the LSTM row of the last report")
     parser.add_argument("--resume-full-read", action="store_true",
                         help="load the full-read weights of the last run instead of phase 1 "
@@ -298,7 +312,8 @@ def main(argv=None):
     args.lstm_epochs = lstm_epochs if args.lstm_epochs is None else args.lstm_epochs
     args.max_length = args.max_length or {"imdb": 400, "rotten_tomatoes": 50}[args.data]
     args.batch_size = args.batch_size or {"imdb": 100, "rotten_tomatoes": 32}[args.data]
-    stem = os.path.join(args.results, f"sj_reproduction_{args.data}")
+    suffix = f"_{args.tag}" if args.tag else ""
+    stem = os.path.join(args.results, f"sj_reproduction_{args.data}{suffix}")
     os.makedirs(args.results, exist_ok=True)
 
     if args.report_only:
@@ -327,14 +342,15 @@ def main(argv=None):
         "models_dir": models_dir,
         "rows": [],
     }
-    if args.skip_lstm and os.path.exists(stem + ".json"):
-        with open(stem + ".json") as f:
+    plain_stem = os.path.join(args.results, f"sj_reproduction_{args.data}")
+    if args.skip_lstm and os.path.exists(plain_stem + ".json"):
+        with open(plain_stem + ".json") as f:
             report["rows"] += [r for r in json.load(f)["rows"] if r["model"] == "LSTM"]
     else:
         report["rows"].append(train_lstm(args, data, tokenizer, glove, os.path.join(models_dir, "lstm")))
         print(json.dumps({k: v for k, v in report["rows"][-1].items() if k != "history"}), flush=True)
     write_report({**report, "rows": report["rows"]}, stem)
-    report["rows"].append(train_sj(args, data, tokenizer, glove, os.path.join(models_dir, "sj_lstm")))
+    report["rows"].append(train_sj(args, data, tokenizer, glove, os.path.join(models_dir, "sj_lstm" + suffix)))
     rows, source = skim_rows(args)
     report["rows"] += rows
     report["skim_source"] = source

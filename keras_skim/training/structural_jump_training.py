@@ -113,6 +113,7 @@ def fit_structural_jump(
     full_read_patience=2,
     speed_read_patience=None,
     speed_read_monitor="val_reward",
+    read_budget=None,
     seed=0,
     verbose=2,
     callbacks=(),
@@ -138,6 +139,9 @@ def fit_structural_jump(
             early; the best epoch is restored either way).
         speed_read_monitor: the validation log that picks phase 2's best
             epoch ("val_reward", the code's rule, or "val_accuracy").
+        read_budget: if set, phase 2 keeps instead the epoch with the best
+            validation accuracy among those whose greedy validation read
+            fraction is at most this (`ReadBudgetCheckpoint`).
         seed: seed of the batch order.
         verbose: `fit`'s verbosity.
         callbacks: extra callbacks for both phases.
@@ -149,9 +153,11 @@ def fit_structural_jump(
     Returns:
         dict with `full_read` and `speed_read` entries: `history`,
         `epochs_run`, `seconds`, `seconds_per_epoch`; `full_read` also has
-        `validation_accuracy`, the full-read accuracy phase 2 starts from.
+        `validation_accuracy`, the full-read accuracy phase 2 starts from;
+        `speed_read` has `selected_epoch` (1-based) and `selection`.
     """
     from keras_skim.training.entropy_weight_decay import EntropyWeightDecay
+    from keras_skim.training.read_budget_checkpoint import ReadBudgetCheckpoint
 
     train_batches = LengthBucketedBatches(*train, batch_size, shuffle=True, seed=seed)
     validation_batches = LengthBucketedBatches(*validation, batch_size, shuffle=False)
@@ -204,27 +210,40 @@ def fit_structural_jump(
             initial=initial_entropy_weight,
             final=final_entropy_weight,
         )
-        stop = keras.callbacks.EarlyStopping(
-            monitor=speed_read_monitor,
-            mode="max",
-            patience=speed_read_patience or speed_read_epochs,
-            restore_best_weights=True,
-        )
+        if read_budget is None:
+            select = keras.callbacks.EarlyStopping(
+                monitor=speed_read_monitor,
+                mode="max",
+                patience=speed_read_patience or speed_read_epochs,
+                restore_best_weights=True,
+            )
+            selection = f"best {speed_read_monitor}"
+        else:
+            select = ReadBudgetCheckpoint(read_budget)
+            selection = f"best val_accuracy with val_read_fraction <= {read_budget}"
         started = time.perf_counter()
         history = model.fit(
             train_batches,
             validation_data=validation_batches,
             epochs=speed_read_epochs,
-            callbacks=[decay, stop, *callbacks],
+            callbacks=[decay, select, *callbacks],
             verbose=verbose,
         )
         seconds = time.perf_counter() - started
         epochs = len(history.history["loss"])
+        if read_budget is None:
+            selected = int(np.argmax(history.history[speed_read_monitor]))
+        else:
+            selected = select.selected_epoch
+            if not select.within_budget:
+                selection += " (none did: best val_reward)"
         results["speed_read"] = {
             "history": _history(history),
             "epochs_run": epochs,
             "seconds": seconds,
             "seconds_per_epoch": seconds / epochs,
+            "selected_epoch": selected + 1,
+            "selection": selection,
         }
     return results
 

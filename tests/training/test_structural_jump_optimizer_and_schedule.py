@@ -62,3 +62,29 @@ def test_entropy_weight_decays_linearly_then_stays():
     assert model.get_config()["entropy_weight"] == pytest.approx(0.005)
     with pytest.raises(ValueError, match="decay_steps"):
         EntropyWeightDecay(decay_steps=0)
+
+
+def test_read_budget_checkpoint_keeps_the_most_accurate_epoch_within_budget():
+    from keras_skim.training.read_budget_checkpoint import ReadBudgetCheckpoint
+
+    model = keras.Sequential([keras.Input((1,)), keras.layers.Dense(1, use_bias=False)])
+    epochs = [  # (accuracy, read fraction, reward)
+        (0.80, 0.90, 0.70), (0.78, 0.55, 0.75), (0.79, 0.60, 0.74), (0.81, 0.70, 0.76), (0.70, 0.20, 0.77)]
+    callback = ReadBudgetCheckpoint(0.6)
+    callback.set_model(model)
+    callback.on_train_begin()
+    for epoch, (acc, read, reward) in enumerate(epochs):
+        model.set_weights([np.full((1, 1), epoch, "float32")])
+        callback.on_epoch_end(epoch, {"val_accuracy": acc, "val_read_fraction": read, "val_reward": reward})
+    callback.on_train_end()
+    assert callback.selected_epoch == 2 and callback.within_budget
+    assert model.get_weights()[0][0, 0] == 2
+    # No epoch within the budget: the best reward (the authors' rule).
+    callback = ReadBudgetCheckpoint(0.1)
+    callback.set_model(model)
+    callback.on_train_begin()
+    for epoch, (acc, read, reward) in enumerate(epochs):
+        callback.on_epoch_end(epoch, {"val_accuracy": acc, "val_read_fraction": read, "val_reward": reward})
+    assert callback.selected_epoch == 4 and not callback.within_budget
+    with pytest.raises(ValueError, match="budget"):
+        ReadBudgetCheckpoint(1.5)
