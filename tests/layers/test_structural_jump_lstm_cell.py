@@ -207,7 +207,6 @@ class StructuralJumpLSTMCellLayerTest(TestCase):
             expected_output_shape=(3, 12, 14),
             expected_num_trainable_weights=15,
             expected_num_non_trainable_weights=1,
-            run_mixed_precision_check=False,
         )
 
 
