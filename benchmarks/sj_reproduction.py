@@ -130,6 +130,7 @@ def train_sj(args, data, tokenizer, glove, folder):
         fit_options={
             "full_read_weights": os.path.join(os.path.dirname(folder), "sj_lstm_full_read.weights.h5"),
             "read_budget": args.read_budget,
+            "critic_warmup_steps": args.critic_warmup_steps,
             "initial_entropy_weight": args.entropy_weight,
             "final_entropy_weight": args.entropy_weight * 0.05,
         },
@@ -211,7 +212,7 @@ def write_report(report, stem):
         f"{args['units']}, agents 25, optimizer {args['optimizer']} {args['learning_rate']} (full read) / "
         f"{args.get('speed_optimizer') or args['optimizer']} {args['speed_learning_rate']} (speed read), "
         f"advantage {args['advantage']}, delta {args.get('entropy_weight', 0.1)} decayed to 5% over the first "
-        f"half of speed reading, "
+        f"half of speed reading, critic warm-up {args.get('critic_warmup_steps', 0)} steps, "
         f"full read up to {args['full_read_epochs']} epochs (best validation accuracy), speed read "
         f"{args['speed_read_epochs']} epochs, greedy actions at test.", "",
         f"Paper (Table 2): {PAPER[args['data']]}.", "",
@@ -296,6 +297,8 @@ def main(argv=None):
     parser.add_argument("--entropy-weight", type=float, default=0.1,
                         help="delta, decayed to 5%% of it over the first half of speed reading "
                         "(paper grid 0.01, 0.05, 0.1, 0.15)")
+    parser.add_argument("--critic-warmup-steps", type=int, default=0,
+                        help="speed-read steps without the actor loss first (the code's init_runs: 0)")
     parser.add_argument("--read-budget", type=float, default=None,
                         help="select the speed-read epoch by validation accuracy within this validation "
                         "read fraction (default: best validation reward, the authors' rule)")

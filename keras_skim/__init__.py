@@ -22,6 +22,7 @@ _LAZY = {
     "reading_positions": "keras_skim.layers.structural_jump_statistics",
     "StructuralJumpLSTM": "keras_skim.training.structural_jump_lstm",
     "EntropyWeightDecay": "keras_skim.training.entropy_weight_decay",
+    "CriticWarmup": "keras_skim.training.critic_warmup",
     "PerTensorClipRMSprop": "keras_skim.training.per_tensor_clip_rmsprop",
     "train_structural_jump": "keras_skim.training.structural_jump_training",
     "structural_jump_flop_report": "keras_skim.analysis.structural_jump_flops",

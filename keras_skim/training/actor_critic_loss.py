@@ -204,7 +204,7 @@ def structural_jump_losses(
     )
     loss = (
         class_weight * class_loss
-        + speed * (actor_weight * actor_loss + critic_weight * critic_loss)
+        + speed * (ops.cast(actor_weight, dtype) * actor_loss + critic_weight * critic_loss)
         + ops.cast(entropy_weight, dtype) * entropy_loss
     )
     return {

@@ -68,7 +68,9 @@ class StructuralJumpLSTM(keras.Model):
         speed_reading: whether the agents act (see above).
         skip_cost: cost of a skipped word relative to a read one (0.5).
         rolling_weight: weight w of the summed word costs in the return (0.1).
-        actor_weight, critic_weight: beta and gamma of eq. 7 (10 and 1).
+        actor_weight, critic_weight: beta and gamma of eq. 7 (10 and 1);
+            beta is a non-trainable variable (`CriticWarmup` sets it to 0
+            for the first steps of speed reading).
         entropy_weight: delta, weight of the target ("entropy") term; a
             non-trainable variable that `EntropyWeightDecay` anneals.
         advantage: "paper" (R_t - V_t) or "code" (R_0 - V_t).
@@ -180,7 +182,7 @@ class StructuralJumpLSTM(keras.Model):
         self.output_dropout = float(output_dropout)
         self.skip_cost = float(skip_cost)
         self.rolling_weight = float(rolling_weight)
-        self.actor_weight = float(actor_weight)
+        self._actor_weight_value = float(actor_weight)
         self.critic_weight = float(critic_weight)
         self._entropy_weight_value = float(entropy_weight)
         self.advantage = advantage
@@ -223,13 +225,30 @@ class StructuralJumpLSTM(keras.Model):
         self.rnn.build((None, None, self.embedding_dim + STEP_EXTRA))
         self.hidden.build((None, self.units))
         self.classifier.build((None, self.units))
+        # Non-trainable variables, so that callbacks can schedule them
+        # without retracing (EntropyWeightDecay, CriticWarmup).
         self._entropy_weight = self.add_weight(
             shape=(),
             name="entropy_weight",
             initializer=keras.initializers.Constant(self._entropy_weight_value),
             trainable=False,
         )
+        self._actor_weight = self.add_weight(
+            shape=(),
+            name="actor_weight",
+            initializer=keras.initializers.Constant(self._actor_weight_value),
+            trainable=False,
+        )
         self.built = True
+
+    def load_own_variables(self, store):
+        # Models saved before `actor_weight` became a variable hold only
+        # `entropy_weight`; beta then comes from the config.
+        if len(store.keys()) == 1:
+            self._entropy_weight.assign(store["0"])
+            self._actor_weight.assign(self._actor_weight_value)
+            return
+        super().load_own_variables(store)
 
     # ------------------------------------------------------------- controls
     @property
@@ -254,6 +273,20 @@ class StructuralJumpLSTM(keras.Model):
         self._entropy_weight_value = float(value)
         if self.built:
             self._entropy_weight.assign(float(value))
+
+    @property
+    def actor_weight(self):
+        """beta, the weight of the actor loss (a variable once built)."""
+        if self.built:
+            return float(ops.convert_to_numpy(self._actor_weight))
+        return self._actor_weight_value
+
+    @actor_weight.setter
+    def actor_weight(self, value):
+        _check_number("actor_weight", value, 0.0)
+        self._actor_weight_value = float(value)
+        if self.built:
+            self._actor_weight.assign(float(value))
 
     def set_embedding_matrix(self, matrix):
         """Copies pretrained word vectors (e.g. GloVe) into the embedding."""
@@ -313,7 +346,7 @@ class StructuralJumpLSTM(keras.Model):
             entropy_weight=self._entropy_weight,
             skip_cost=self.skip_cost,
             rolling_weight=self.rolling_weight,
-            actor_weight=self.actor_weight,
+            actor_weight=self._actor_weight,
             critic_weight=self.critic_weight,
             advantage=self.advantage,
             target_loss=self.target_loss,

@@ -114,6 +114,7 @@ def fit_structural_jump(
     speed_read_patience=None,
     speed_read_monitor="val_reward",
     read_budget=None,
+    critic_warmup_steps=0,
     seed=0,
     verbose=2,
     callbacks=(),
@@ -139,6 +140,8 @@ def fit_structural_jump(
             early; the best epoch is restored either way).
         speed_read_monitor: the validation log that picks phase 2's best
             epoch ("val_reward", the code's rule, or "val_accuracy").
+        critic_warmup_steps: steps at the start of phase 2 without the
+            actor loss (`CriticWarmup`; the code's `init_runs`, 0).
         read_budget: if set, phase 2 keeps instead the epoch with the best
             validation accuracy among those whose greedy validation read
             fraction is at most this (`ReadBudgetCheckpoint`).
@@ -156,6 +159,7 @@ def fit_structural_jump(
         `validation_accuracy`, the full-read accuracy phase 2 starts from;
         `speed_read` has `selected_epoch` (1-based) and `selection`.
     """
+    from keras_skim.training.critic_warmup import CriticWarmup
     from keras_skim.training.entropy_weight_decay import EntropyWeightDecay
     from keras_skim.training.read_budget_checkpoint import ReadBudgetCheckpoint
 
@@ -226,7 +230,7 @@ def fit_structural_jump(
             train_batches,
             validation_data=validation_batches,
             epochs=speed_read_epochs,
-            callbacks=[decay, select, *callbacks],
+            callbacks=[decay, CriticWarmup(critic_warmup_steps), select, *callbacks],
             verbose=verbose,
         )
         seconds = time.perf_counter() - started

@@ -223,3 +223,11 @@ def test_train_structural_jump_needs_the_tokenizer_with_encoded_data():
         train_structural_jump(None, data=data)
     with pytest.raises(ValueError, match="validation"):
         train_structural_jump(None, data={"train": data["train"]}, tokenizer=_task_tokenizer())
+
+
+def test_models_saved_before_actor_weight_was_a_variable_still_load():
+    model = _model(actor_weight=4.0)
+    model.load_own_variables({"0": np.float32(0.03)})  # the old layout: entropy_weight only
+    assert model.entropy_weight == pytest.approx(0.03) and model.actor_weight == 4.0
+    model.load_own_variables({"0": np.float32(0.02), "1": np.float32(2.0)})
+    assert model.entropy_weight == pytest.approx(0.02) and model.actor_weight == 2.0

@@ -88,3 +88,25 @@ def test_read_budget_checkpoint_keeps_the_most_accurate_epoch_within_budget():
     assert callback.selected_epoch == 4 and not callback.within_budget
     with pytest.raises(ValueError, match="budget"):
         ReadBudgetCheckpoint(1.5)
+
+
+def test_critic_warmup_turns_the_actor_loss_off_for_the_first_steps():
+    from keras_skim import CriticWarmup
+
+    model = StructuralJumpLSTM(20, [2], [3], units=4, agent_units=2, embedding_dim=3, actor_weight=7.0)
+    ids = np.random.RandomState(0).randint(4, 20, (16, 5))
+    seen = []
+    record = keras.callbacks.LambdaCallback(on_train_batch_begin=lambda b, logs: seen.append(model.actor_weight))
+    model.compile(keras.optimizers.SGD(0.0))
+    model.fit(ids, ids[:, 0] % 2, batch_size=4, verbose=0, callbacks=[CriticWarmup(3), record])
+    assert seen == [0.0, 0.0, 0.0, 7.0]
+    assert model.actor_weight == 7.0 and model.get_config()["actor_weight"] == 7.0
+    # The loss really drops the actor term while beta is 0.
+    out = model(ids, training=True)
+    model.reset_metrics()
+    model.actor_weight = 0.0
+    without = float(model.compute_loss(ids, ids[:, 0] % 2, out))
+    model.actor_weight = 7.0
+    with_actor = float(model.compute_loss(ids, ids[:, 0] % 2, out))
+    actor = float(model.trackers["actor_loss"].result())  # mean of the two equal calls
+    assert with_actor - without == pytest.approx(7.0 * actor, rel=1e-4, abs=1e-6)
