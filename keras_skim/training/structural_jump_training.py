@@ -149,9 +149,9 @@ def fit_structural_jump(
         verbose: `fit`'s verbosity.
         callbacks: extra callbacks for both phases.
         full_read_weights: optional `.weights.h5` path: written after
-            phase 1, or, when phase 1 is skipped (`full_read_epochs=0`)
-            and the file exists, loaded instead of running it (to rerun
-            phase 2 alone).
+            phase 1, or, when phase 1 is skipped (`full_read_epochs=0`),
+            loaded instead of running it (to rerun phase 2 alone; it must
+            exist).
 
     Returns:
         dict with `full_read` and `speed_read` entries: `history`,
@@ -194,7 +194,12 @@ def fit_structural_jump(
         }
         if full_read_weights:
             model.save_weights(full_read_weights)
-    elif full_read_weights and os.path.exists(full_read_weights):
+    elif full_read_weights:
+        if not os.path.exists(full_read_weights):
+            raise FileNotFoundError(
+                f"{full_read_weights}: no full-read weights to start speed reading from "
+                "(run phase 1 with full_read_epochs > 0 first)"
+            )
         model.load_weights(full_read_weights)
         model.compile(make_optimizer(optimizer, learning_rate))
         results["full_read"] = {"loaded_from": os.fspath(full_read_weights), "epochs_run": 0}

@@ -15,7 +15,7 @@ from keras_skim.layers.structural_jump_statistics import (
     reading_positions,
     structural_jump_statistics,
 )
-from keras_skim.training.structural_jump_training import train_structural_jump
+from keras_skim.training.structural_jump_training import fit_structural_jump, train_structural_jump
 
 COMMA, PERIOD, QUOTE = 2, 3, 4
 VOCAB = 30
@@ -65,7 +65,8 @@ def test_two_phase_training_learns_to_jump_keeps_accuracy_and_writes_the_folder(
     model, results = train_structural_jump(
         folder, data=data, tokenizer=_task_tokenizer(), units=12, agent_units=6, embedding_dim=6,
         full_read_epochs=4, speed_read_epochs=6, batch_size=32, learning_rate=0.01,
-        speed_learning_rate=0.01, optimizer="adam", verbose=0)
+        speed_learning_rate=0.01, optimizer="adam", verbose=0,
+        fit_options={"full_read_weights": str(tmp_path / "full_read.weights.h5")})
     full = results["phases"]["full_read"]["history"]
     assert full["read_fraction"] == [1.0] * len(full["loss"])
     assert results["full_read_validation_accuracy"] >= 0.9
@@ -89,6 +90,14 @@ def test_two_phase_training_learns_to_jump_keeps_accuracy_and_writes_the_folder(
                                   model.predict(ids, verbose=0)["trace"])
     with pytest.raises(FileExistsError, match="--force"):
         train_structural_jump(folder, data=data, tokenizer=_task_tokenizer())
+    # Phase 2 can restart from the saved phase-1 weights.
+    fresh = _model(units=12, agent_units=6)
+    resumed = fit_structural_jump(fresh, data["train"], data["validation"], full_read_epochs=0,
+                                  speed_read_epochs=0, full_read_weights=str(tmp_path / "full_read.weights.h5"))
+    assert resumed["full_read"]["validation_accuracy"] == pytest.approx(results["full_read_validation_accuracy"])
+    with pytest.raises(FileNotFoundError, match="full-read weights"):
+        fit_structural_jump(fresh, data["train"], data["validation"], full_read_epochs=0,
+                            full_read_weights=str(tmp_path / "missing.weights.h5"))
 
 
 def test_statistics_are_exact_counts_of_the_greedy_trace():
