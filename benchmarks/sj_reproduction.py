@@ -38,34 +38,9 @@ DEFAULTS = {  # full-read epochs, speed-read epochs, LSTM epochs
 
 def load_data(args):
     """The splits of the paper's setting, encoded with one tokenizer."""
-    import numpy as np
+    from keras_skim.training.structural_jump_training import load_dataset_splits
 
-    from keras_skim.datasets import Tokenizer, glove_embedding_matrix, load_text_dataset
-
-    train_texts, train_labels = load_text_dataset(args.data, "train", limit=args.limit, seed=args.seed)
-    train_labels = np.asarray(train_labels, np.int32)
-    eval_limit = None if args.limit is None else max(args.limit // 4, 100)
-    if args.data == "imdb":
-        # The paper: a random 15% of the 25,000 training reviews for validation.
-        order = np.random.RandomState(args.seed).permutation(len(train_texts))
-        held = np.sort(order[: int(round(len(order) * 0.15))])
-        kept = np.sort(order[len(held) :])
-        val_texts, val_labels = [train_texts[i] for i in held], train_labels[held]
-        train_texts, train_labels = [train_texts[i] for i in kept], train_labels[kept]
-    else:
-        val_texts, val_labels = load_text_dataset(args.data, "validation", limit=eval_limit, seed=args.seed)
-    test_texts, test_labels = load_text_dataset(args.data, "test", limit=eval_limit, seed=args.seed)
-    tokenizer = Tokenizer(max_length=args.max_length).fit(train_texts, max_tokens=args.max_tokens)
-    data = {
-        name: (tokenizer.encode(texts, max_length=args.max_length), np.asarray(labels, np.int32))
-        for name, texts, labels in (
-            ("train", train_texts, train_labels),
-            ("validation", val_texts, val_labels),
-            ("test", test_texts, test_labels),
-        )
-    }
-    glove = glove_embedding_matrix(tokenizer.vocabulary, dim=50, seed=args.seed)
-    return data, tokenizer, glove
+    return load_dataset_splits(args.data, args.max_length, args.max_tokens, args.limit, args.seed)
 
 
 def train_lstm(args, data, tokenizer, glove, folder):

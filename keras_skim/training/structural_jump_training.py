@@ -280,13 +280,46 @@ def evaluate_structural_jump(model, token_ids, labels, batch_size=128):
     }
 
 
-def split_validation(token_ids, labels, fraction, seed):
-    """A seeded random `fraction` of the rows as validation, the rest as train."""
-    order = np.random.RandomState(seed).permutation(len(labels))
-    held = order[: max(int(round(len(order) * fraction)), 1)]
-    kept = np.sort(order[len(held) :])
-    held = np.sort(held)
-    return (token_ids[kept], labels[kept]), (token_ids[held], labels[held])
+def load_dataset_splits(dataset, max_length=None, max_tokens=20000, limit=None, seed=0,
+                        validation_fraction=0.15, glove=True, embedding_dim=50):
+    """The paper's splits of a named dataset, encoded with one tokenizer.
+
+    IMDB: the 25,000 training reviews split (seeded) into train and
+    `validation_fraction` validation, the 25,000 test reviews. Rotten
+    Tomatoes: its own train / validation / test splits. The tokenizer is
+    fitted on the training texts.
+
+    Returns:
+        `(data, tokenizer, embedding_matrix)`: `data` maps "train",
+        "validation", "test" to `(token_ids, labels)`; the matrix is GloVe
+        6B (`embedding_dim`) or None.
+    """
+    from keras_skim.datasets import Tokenizer, glove_embedding_matrix, load_text_dataset
+
+    max_length = max_length or DEFAULT_MAX_LENGTH.get(dataset, 200)
+    eval_limit = None if limit is None else max(limit // 4, 100)
+    train_texts, train_labels = load_text_dataset(dataset, "train", limit=limit, seed=seed)
+    train_labels = np.asarray(train_labels, np.int32)
+    if dataset == "imdb":
+        order = np.random.RandomState(seed).permutation(len(train_texts))
+        held = np.sort(order[: int(round(len(order) * validation_fraction))])
+        kept = np.sort(order[len(held) :])
+        val_texts, val_labels = [train_texts[i] for i in held], train_labels[held]
+        train_texts, train_labels = [train_texts[i] for i in kept], train_labels[kept]
+    else:
+        val_texts, val_labels = load_text_dataset(dataset, "validation", limit=eval_limit, seed=seed)
+    test_texts, test_labels = load_text_dataset(dataset, "test", limit=eval_limit, seed=seed)
+    tokenizer = Tokenizer(max_length=max_length).fit(train_texts, max_tokens=max_tokens)
+    data = {
+        split: (tokenizer.encode(texts, max_length=max_length), np.asarray(labels, np.int32))
+        for split, texts, labels in (
+            ("train", train_texts, train_labels),
+            ("validation", val_texts, val_labels),
+            ("test", test_texts, test_labels),
+        )
+    }
+    matrix = glove_embedding_matrix(tokenizer.vocabulary, dim=embedding_dim, seed=seed) if glove else None
+    return data, tokenizer, matrix
 
 
 def train_structural_jump(
@@ -359,7 +392,6 @@ def train_structural_jump(
         k: v for k, v in locals().items()
         if k not in ("force", "verbose", "data", "tokenizer", "embedding_matrix")
     }
-    from keras_skim.datasets import Tokenizer, glove_embedding_matrix, load_text_dataset
     from keras_skim.layers.text_structure import punctuation_ids
     from keras_skim.training.structural_jump_lstm import StructuralJumpLSTM
     from keras_skim.training.text_training import versions
@@ -374,29 +406,10 @@ def train_structural_jump(
     if data is None:
         max_length = max_length or DEFAULT_MAX_LENGTH.get(dataset, 200)
         batch_size = batch_size or DEFAULT_BATCH_SIZE.get(dataset, 32)
-        eval_limit = None if limit is None else max(limit // 4, 100)
-        train_texts, train_labels = load_text_dataset(dataset, "train", limit=limit, seed=seed)
-        train_labels = np.asarray(train_labels, np.int32)
-        if dataset == "imdb":
-            order = np.random.RandomState(seed).permutation(len(train_texts))
-            held = np.sort(order[: int(round(len(order) * validation_fraction))])
-            kept = np.sort(order[len(held) :])
-            val_texts, val_labels = [train_texts[i] for i in held], train_labels[held]
-            train_texts, train_labels = [train_texts[i] for i in kept], train_labels[kept]
-        else:
-            val_texts, val_labels = load_text_dataset(dataset, "validation", limit=eval_limit, seed=seed)
-        test_texts, test_labels = load_text_dataset(dataset, "test", limit=eval_limit, seed=seed)
-        tokenizer = Tokenizer(max_length=max_length).fit(train_texts, max_tokens=max_tokens)
-        data = {
-            split: (tokenizer.encode(texts, max_length=max_length), np.asarray(labels, np.int32))
-            for split, texts, labels in (
-                ("train", train_texts, train_labels),
-                ("validation", val_texts, val_labels),
-                ("test", test_texts, test_labels),
-            )
-        }
-        if glove:
-            embedding_matrix = glove_embedding_matrix(tokenizer.vocabulary, dim=embedding_dim, seed=seed)
+        data, tokenizer, loaded = load_dataset_splits(
+            dataset, max_length, max_tokens, limit, seed, validation_fraction, glove, embedding_dim
+        )
+        embedding_matrix = loaded if embedding_matrix is None else embedding_matrix
     else:
         if tokenizer is None:
             raise ValueError("train_structural_jump(data=...) needs the tokenizer that encoded the data")
