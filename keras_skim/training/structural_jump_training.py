@@ -7,7 +7,10 @@ code do it, with plain `model.fit`:
 2. speed-read training: the agents act (sampled actions), the embedding is
    frozen, actor-critic losses on; the target weight delta decays from 0.1
    to 0.005 over the first half of the phase; the weights with the best
-   validation reward are kept (the authors' selection rule).
+   validation reward are kept (the authors' selection rule), or, with a
+   read budget, the most accurate epoch within it. Optionally the actor
+   loss waits `critic_warmup_steps` steps for the critics (the code's
+   `init_runs`, 0 in its runs).
 
 `train_structural_jump` also loads a dataset, fits the tokenizer, loads
 GloVe and writes a model folder like `keras-skim train`: `model.keras`,
