@@ -16,6 +16,7 @@ from keras_skim.layers.structural_jump_statistics import (
     structural_jump_statistics,
 )
 from keras_skim.training.structural_jump_training import fit_structural_jump, train_structural_jump
+from tests.cli.conftest import tiny_rotten_tomatoes  # noqa: F401  (a fixture)
 
 COMMA, PERIOD, QUOTE = 2, 3, 4
 VOCAB = 30
@@ -240,3 +241,15 @@ def test_models_saved_before_actor_weight_was_a_variable_still_load():
     assert model.entropy_weight == pytest.approx(0.03) and model.actor_weight == 4.0
     model.load_own_variables({"0": np.float32(0.02), "1": np.float32(2.0)})
     assert model.entropy_weight == pytest.approx(0.02) and model.actor_weight == 2.0
+
+
+def test_load_dataset_splits_encodes_the_named_dataset_with_one_tokenizer(tiny_rotten_tomatoes):
+    from keras_skim.training.structural_jump_training import load_dataset_splits
+
+    data, tokenizer, matrix = load_dataset_splits("rotten_tomatoes", max_length=12, glove=False)
+    assert matrix is None
+    assert sorted(data) == ["test", "train", "validation"]
+    assert [len(data[k][1]) for k in ("train", "validation", "test")] == [128, 16, 16]
+    assert all(ids.shape[1] == 12 and ids.max() < tokenizer.vocabulary_size for ids, _ in data.values())
+    # The tokenizer keeps the punctuation the model steers by.
+    assert {",", "."} <= set(tokenizer.vocabulary)
