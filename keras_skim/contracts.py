@@ -46,8 +46,18 @@ INPUT_THRESHOLD = "threshold"
 OUTPUT_LOGITS = "logits"
 OUTPUT_READ_MASK = "read_mask"
 OUTPUT_READ_COUNT = "read_count"
+OUTPUT_VISITED_COUNT = "visited_count"  # jump models: words not jumped over
 # Custom LiteRT ops, by the model kind that uses them.
-CUSTOM_OPS = {"skim_lstm": "KerasSkimLSTM"}
+CUSTOM_OPS = {"skim_lstm": "KerasSkimLSTM", "structural_jump_lstm": "KerasSjLSTM"}
+
+# Codes of the per-token mask output (`read_mask`), the same in the Python
+# runtime, `keras-skim show` and the app. Skim models use 0 and 1 only.
+TOKEN_SKIMMED = 0  # skimmed by the small cell, or skipped by a jump model's skip agent (and padding)
+TOKEN_READ = 1  # read by the big cell (the LSTM)
+TOKEN_JUMPED = 2  # jumped over: never touched
+TOKEN_NOT_A_WORD = 3  # punctuation that steers a jump model's jumps, never read
+TOKEN_CODES = {TOKEN_SKIMMED: "skimmed", TOKEN_READ: "read", TOKEN_JUMPED: "jumped",
+               TOKEN_NOT_A_WORD: "not a word"}
 
 # Token ids: the tokenizer never emits 0; a 0 in the input is padding, which
 # every path (Keras with mask_zero, both export backends, the runtime) skips:
