@@ -79,7 +79,8 @@ def structural_jump_statistics(model, token_ids, batch_size=64):
         - `jump_actions`: how often each jump action was taken after a
           read word, by name (`JUMP_ACTION_NAMES`);
         - `counts`: per-document int arrays `word_count`, `visited`, `read`;
-        - `predictions`: the predicted class of each document.
+        - `predictions`: the predicted class of each document;
+        - `logits`: float array `(N, num_classes)`.
     """
     _check_model(model)
     ids = _check_ids(model, token_ids, 2)
@@ -120,6 +121,7 @@ def structural_jump_statistics(model, token_ids, batch_size=64):
         },
         "counts": {"word_count": words_per_doc, "visited": visited_per_doc, "read": read_per_doc},
         "predictions": logits.argmax(axis=-1) if len(logits) else np.zeros((0,), np.int64),
+        "logits": logits,
     }
 
 

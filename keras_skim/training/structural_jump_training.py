@@ -12,18 +12,17 @@ code do it, with plain `model.fit`:
    loss waits `critic_warmup_steps` steps for the critics (the code's
    `init_runs`, 0 in its runs).
 
-`train_structural_jump` also loads a dataset, fits the tokenizer, loads
-GloVe and writes a model folder like `keras-skim train`: `model.keras`,
-`tokenizer.json`, `train_config.json`.
+`train_structural_jump` (what `keras-skim train --cell sj-lstm` runs) also
+loads a dataset, fits the tokenizer, loads GloVe and writes a model folder
+like `keras-skim train`: `model.keras`, `tokenizer.json`,
+`train_config.json`.
 """
-import json
 import os
 import time
 
 import keras
 import numpy as np
 
-from keras_skim.model_io import staged_output_dir
 
 DEFAULT_MAX_LENGTH = {"imdb": 400, "rotten_tomatoes": 50}
 # The paper: batch 32 for AG news, Rotten Tomatoes and SST, 100 for the rest.
@@ -260,8 +259,35 @@ def fit_structural_jump(
     return results
 
 
+def greedy_rewards(logits, labels, word_count, visited, read, skip_cost=0.5, rolling_weight=0.1):
+    """Per-document reward of the greedy policy, as the loss defines it:
+    `final + w * sum_t r_t` with `final = max(1[correct], p(true class))`
+    and `r_t` = -1/n per read word, -skip_cost/n per skipped one
+    (`keras_skim.training.actor_critic_loss`), in NumPy."""
+    logits = np.asarray(logits, np.float64)
+    labels = np.asarray(labels).reshape(-1).astype(np.int64)
+    if len(labels) == 0:
+        return np.zeros((0,), np.float64)
+    shifted = np.exp(logits - logits.max(axis=1, keepdims=True))
+    p_true = (shifted / shifted.sum(axis=1, keepdims=True))[np.arange(len(labels)), labels]
+    final = np.maximum((logits.argmax(axis=1) == labels).astype(np.float64), p_true)
+    read = np.asarray(read, np.float64)
+    skipped = np.asarray(visited, np.float64) - read
+    n = np.maximum(np.asarray(word_count, np.float64), 1.0)
+    return final - rolling_weight * (read + skip_cost * skipped) / n
+
+
 def evaluate_structural_jump(model, token_ids, labels, batch_size=128):
-    """Accuracy, reading fractions and Flop-r of the greedy policy."""
+    """Accuracy, reading fractions, Flop-r and mean reward of the greedy policy.
+
+    Returns:
+        dict: `accuracy`, the corpus totals and fractions of
+        `structural_jump_statistics` (`read_fraction`, `skip_fraction`,
+        `jump_fraction`, `per_document`, `jump_actions`, ...), `flop_r`
+        (corpus level), `flop_r_per_document_mean`, `reward` (mean over the
+        documents of the episode reward the training maximises) and
+        `examples`.
+    """
     from keras_skim.analysis.structural_jump_flops import structural_jump_flop_report
     from keras_skim.layers.structural_jump_statistics import structural_jump_statistics
 
@@ -270,15 +296,19 @@ def evaluate_structural_jump(model, token_ids, labels, batch_size=128):
     stats = structural_jump_statistics(model, np.asarray(token_ids)[order], batch_size=batch_size)
     counts = stats.pop("counts")
     predictions = stats.pop("predictions")
+    logits = stats.pop("logits")
     flops = structural_jump_flop_report(
         counts["word_count"], counts["visited"], counts["read"],
         model.units, model.embedding_dim, model.agent_units,
     )
+    rewards = greedy_rewards(logits, labels[order], counts["word_count"], counts["visited"], counts["read"],
+                             model.skip_cost, model.rolling_weight)
     return {
         "accuracy": float(np.mean(predictions == labels[order])) if len(labels) else 0.0,
         **stats,
         "flop_r": flops["flop_r"],
         "flop_r_per_document_mean": flops["flop_r_per_document_mean"],
+        "reward": float(rewards.mean()) if len(rewards) else 0.0,
         "examples": int(len(labels)),
     }
 
@@ -325,6 +355,21 @@ def load_dataset_splits(dataset, max_length=None, max_tokens=20000, limit=None, 
     return data, tokenizer, matrix
 
 
+def _source_splits(source, max_length, max_tokens, limit, seed, glove, embedding_dim):
+    """Train / validation / test of a `--data` source, encoded with a tokenizer fitted on train."""
+    from keras_skim.datasets import Tokenizer, glove_embedding_matrix
+
+    eval_limit = None if limit is None else max(limit // 4, 100)
+    splits = source.training_splits(limit=limit, eval_limit=eval_limit, seed=seed)
+    tokenizer = Tokenizer(max_length=max_length).fit(splits["train"][0], max_tokens=max_tokens)
+    data = {
+        name: (tokenizer.encode(texts, max_length=max_length), np.asarray(labels, np.int32))
+        for name, (texts, labels) in splits.items()
+    }
+    matrix = glove_embedding_matrix(tokenizer.vocabulary, dim=embedding_dim, seed=seed) if glove else None
+    return data, tokenizer, matrix
+
+
 def train_structural_jump(
     output_dir=None,
     dataset="rotten_tomatoes",
@@ -344,9 +389,9 @@ def train_structural_jump(
     speed_learning_rate=5e-4,
     optimizer="rmsprop_tf1",
     speed_optimizer=None,
-    validation_fraction=0.15,
     limit=None,
     seed=0,
+    split_seed=0,
     force=False,
     verbose=2,
     model_options=None,
@@ -354,65 +399,94 @@ def train_structural_jump(
 ):
     """Trains a Structural-Jump-LSTM classifier and optionally writes its folder.
 
+    This is what `keras-skim train --cell sj-lstm` runs.
+
     Args:
-        output_dir: folder to write (`model.keras`, `tokenizer.json`,
-            `train_config.json`), or None to write nothing.
-        dataset: "rotten_tomatoes" or "imdb" (ignored when `data` is given).
-            IMDB: the 25,000 training reviews split 85/15 (seeded) into train
-            and validation, as the paper; Rotten Tomatoes: its own splits.
+        output_dir: model folder to write (`model.keras`, `tokenizer.json`,
+            `train_config.json`, through `contracts.staged_output_dir`), or
+            None to write nothing.
+        dataset: a `--data` argument (a registry name such as
+            "rotten_tomatoes" or "imdb", `tfds:NAME`, a .csv/.tsv/.jsonl
+            file or a folder; see `keras_skim.datasets.registry`) or a
+            source from `resolve_data`; any number of classes. Split as
+            `keras-skim train` splits it for every cell (IMDB: 10% of the
+            training reviews held out for validation). Ignored when `data`
+            is given. The paper's own IMDB split (85/15) is
+            `load_dataset_splits`, passed in through `data`.
         data: instead of a dataset, a dict with `"train"`, `"validation"`
             and optionally `"test"`, each `(token_ids, labels)` encoded with
             `tokenizer` (which is then required).
         tokenizer: the `keras_skim.datasets.Tokenizer` of `data`.
         embedding_matrix: initial word vectors for `data` (GloVe is loaded
-            for a named dataset when `glove` is True).
-        max_length: tokens per text (raw, punctuation included); default
-            400 for IMDB and 50 for Rotten Tomatoes.
+            for a dataset when `glove` is True).
+        max_length: tokens per text (raw, punctuation included); default:
+            the data's (400 for IMDB, 50 for Rotten Tomatoes, 200 others).
         max_tokens: vocabulary size of a fitted tokenizer.
         glove: initialise the embedding with GloVe 6B 50d.
         embedding_dim, units, agent_units: d, m, a.
         full_read_epochs, speed_read_epochs, batch_size, learning_rate,
             speed_learning_rate, optimizer, speed_optimizer: see
             `fit_structural_jump`;
-            `batch_size` defaults to the paper's (32 for Rotten Tomatoes,
-            100 for IMDB).
-        validation_fraction: the held-out share of IMDB's training reviews.
-        limit: train on a seeded subset of this many texts (the evaluation
-            splits shrink to limit // 4, at least 100).
+            `batch_size` defaults to the paper's (32 for Rotten Tomatoes
+            and other data, 100 for IMDB).
+        limit: train on a seeded class-balanced subset of this many texts
+            (the evaluation splits shrink to limit // 4, at least 100).
         seed: seed of everything random.
-        force: replace an existing `output_dir`.
+        split_seed: seed of the held-out split of data without its own.
+        force: replace an existing `output_dir` that keras-skim wrote.
         verbose: `fit`'s verbosity.
         model_options: extra `StructuralJumpLSTM` arguments (e.g.
             `{"advantage": "code"}`).
         fit_options: extra `fit_structural_jump` arguments.
 
     Returns:
-        `(model, results)`; `results` holds the arguments, both phases'
-        histories and timings, the full-read validation accuracy, and the
-        greedy validation and test accuracy, reading fractions and Flop-r.
+        `(model, results)`; `results` is the `train_config.json` record:
+        `arguments` (these arguments, with the resolved `dataset`,
+        `max_length` and `batch_size`), `data` (the source, its classes and
+        split, when trained on a dataset), both phases' histories and
+        timings, `seconds_per_epoch`, `epochs_run`, the full-read
+        validation accuracy, and the greedy `validation` and `test` results
+        of `evaluate_structural_jump` (accuracy, read / skip / jump
+        fractions, Flop-r, mean reward).
+
+    Raises:
+        contracts.OutputRefused: `output_dir` may not be written (exists
+            without `force`, or is not keras-skim's).
+        DataSourceError, DatasetUnavailableError: unusable data (one line).
     """
     arguments = {
         k: v for k, v in locals().items()
         if k not in ("force", "verbose", "data", "tokenizer", "embedding_matrix")
     }
+    from keras_skim import contracts
+    from keras_skim.analysis.structural_jump_flops import structural_jump_step_flops
+    from keras_skim.datasets.registry import resolve_data
     from keras_skim.layers.text_structure import punctuation_ids
     from keras_skim.training.structural_jump_lstm import StructuralJumpLSTM
     from keras_skim.training.text_training import versions
 
+    arguments["cell"] = "sj-lstm"  # the `keras-skim train --cell` of this model
     if output_dir is not None:
         output_dir = os.fspath(output_dir)
         arguments["output_dir"] = output_dir
-        if os.path.exists(output_dir) and not force:
-            raise FileExistsError(f"{output_dir} already exists (use --force to overwrite it)")
+        contracts.check_output_folder(output_dir, force=force)
     keras.utils.set_random_seed(seed)
 
+    record = {}
     if data is None:
-        max_length = max_length or DEFAULT_MAX_LENGTH.get(dataset, 200)
-        batch_size = batch_size or DEFAULT_BATCH_SIZE.get(dataset, 32)
-        data, tokenizer, loaded = load_dataset_splits(
-            dataset, max_length, max_tokens, limit, seed, validation_fraction, glove, embedding_dim
+        source = (
+            resolve_data(dataset, split_seed=split_seed, training=True)
+            if isinstance(dataset, (str, os.PathLike)) else dataset
+        )
+        arguments["dataset"] = source.spec
+        max_length = max_length or source.default_max_length
+        batch_size = batch_size or DEFAULT_BATCH_SIZE.get(source.spec, 32)
+        data, tokenizer, loaded = _source_splits(
+            source, max_length, max_tokens, limit, seed, glove, embedding_dim
         )
         embedding_matrix = loaded if embedding_matrix is None else embedding_matrix
+        num_classes = len(source.classes)
+        record["data"] = source.to_config()
     else:
         if tokenizer is None:
             raise ValueError("train_structural_jump(data=...) needs the tokenizer that encoded the data")
@@ -424,9 +498,9 @@ def train_structural_jump(
         batch_size = batch_size or 32
         max_length = data["train"][0].shape[1]
         arguments["dataset"] = None
+        num_classes = int(max(int(labels.max()) for _, labels in data.values() if len(labels)) + 1)
     arguments.update(max_length=max_length, batch_size=batch_size)
 
-    num_classes = int(max(int(labels.max()) for _, labels in data.values() if len(labels)) + 1)
     model = StructuralJumpLSTM(
         tokenizer.vocabulary_size,
         **punctuation_ids(tokenizer.vocabulary),
@@ -456,22 +530,27 @@ def train_structural_jump(
         verbose=verbose,
         **(fit_options or {}),
     )
-    results = {"arguments": arguments, "phases": phases}
+    seconds = sum(p.get("seconds", 0.0) for p in phases.values())
+    epochs = sum(p["epochs_run"] for p in phases.values())
+    results = {"arguments": arguments, **record, "phases": phases,
+               "epochs_run": epochs, "seconds_per_epoch": seconds / epochs if epochs else 0.0}
     if "full_read" in phases:
         results["full_read_validation_accuracy"] = phases["full_read"]["validation_accuracy"]
     results["validation"] = evaluate_structural_jump(model, *data["validation"])
     if "test" in data:
         results["test"] = evaluate_structural_jump(model, *data["test"])
     results.update(
+        flops=structural_jump_step_flops(units, embedding_dim, agent_units),
         train_examples=int(len(data["train"][1])),
         vocabulary_size=tokenizer.vocabulary_size,
         punctuation_ids=punctuation_ids(tokenizer.vocabulary),
         versions=versions(),
     )
     if output_dir is not None:
-        with staged_output_dir(output_dir, force=force) as stage:
-            model.save(os.path.join(stage, "model.keras"))
-            tokenizer.save(os.path.join(stage, "tokenizer.json"))
-            with open(os.path.join(stage, "train_config.json"), "w") as f:
-                json.dump(results, f, indent=2)
+        with contracts.staged_output_dir(output_dir, force=force) as stage:
+            model.save(os.path.join(stage, contracts.MODEL_FILE))
+            tokenizer.save(os.path.join(stage, contracts.TOKENIZER_FILE))
+            contracts.write_json(os.path.join(stage, contracts.TRAIN_CONFIG_FILE),
+                                 contracts.train_config_record(arguments, **{
+                                     k: v for k, v in results.items() if k != "arguments"}))
     return model, results

@@ -83,13 +83,19 @@ def test_two_phase_training_learns_to_jump_keeps_accuracy_and_writes_the_folder(
     assert test["flop_r"] > 1.5
     # The embedding was frozen for speed reading.
     assert not model.embedding.trainable
-    assert sorted(p.name for p in folder.iterdir()) == ["model.keras", "tokenizer.json", "train_config.json"]
+    from keras_skim import contracts
+
+    assert sorted(p.name for p in folder.iterdir()) == sorted(
+        [contracts.MARKER_FILE, "model.keras", "tokenizer.json", "train_config.json"])
+    config = contracts.read_train_config(folder / "train_config.json")
+    assert config.max_length == data["train"][0].shape[1] and config.arguments["cell"] == "sj-lstm"
+    assert config.results["test"]["reward"] == pytest.approx(test["reward"])
     restored = keras_skim.load_model(folder / "model.keras")
     assert restored.separator_ids == [COMMA] and restored.sentence_end_ids == [PERIOD]
     ids = data["test"][0][:8]
     np.testing.assert_array_equal(restored.predict(ids, verbose=0)["trace"],
                                   model.predict(ids, verbose=0)["trace"])
-    with pytest.raises(FileExistsError, match="--force"):
+    with pytest.raises(contracts.OutputRefused, match="--force"):
         train_structural_jump(folder, data=data, tokenizer=_task_tokenizer())
     # Phase 2 can restart from the saved phase-1 weights.
     fresh = _model(units=12, agent_units=6)
@@ -225,6 +231,26 @@ def test_set_embedding_matrix_checks_the_shape():
     np.testing.assert_array_equal(np.asarray(model.embedding.embeddings), matrix)
     with pytest.raises(ValueError, match=r"\(30, 6\)"):
         model.set_embedding_matrix(matrix[:, :5])
+
+
+def test_evaluation_reward_is_the_reward_the_loss_logs_for_the_greedy_policy():
+    from keras_skim.training.structural_jump_training import evaluate_structural_jump
+
+    rs = np.random.RandomState(3)
+    ids = _random_ids(rs, n=12)
+    labels = rs.randint(0, 2, 12)
+    model = _model()
+    model(ids)
+    model.cell.skip_policy.bias.assign([0.3, 0.0])
+    model.cell.jump_policy.bias.assign([0.5, 0.4, 0.4, -0.3])
+    model.compile("adam")
+    logged = model.evaluate(ids, labels, batch_size=5, verbose=0, return_dict=True)
+    result = evaluate_structural_jump(model, ids, labels, batch_size=4)
+    assert result["reward"] == pytest.approx(logged["reward"], abs=1e-6)
+    assert result["accuracy"] == pytest.approx(logged["accuracy"])
+    # Some words read, some skipped, some jumped over: every term of the reward counts.
+    assert result["read"] > 0 and result["skipped"] > 0 and result["jumped"] > 0
+    assert "logits" not in result and "counts" not in result
 
 
 def test_train_structural_jump_needs_the_tokenizer_with_encoded_data():
