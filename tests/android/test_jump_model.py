@@ -205,3 +205,17 @@ def test_jump_model_through_the_jni_shim(jump_release, native_probe, shim):
     (result,) = report["report"]["results"]
     assert result["words"] > 0 and 0 <= result["jump_fraction"] <= 1
     assert "| words | read | skip | jump |" in report["markdown"]
+
+
+def test_catalog_takes_a_jump_model_export(tmp_path):
+    from export import release_assets
+
+    exports = [(str(tmp_path / "sj"), dict(SJ_META, backend="custom")), (str(tmp_path / "sj_b"), SJ_META),
+               (str(tmp_path / "lstm"), dict(LSTM_META, format="keras_skim.export"))]
+    catalog = release_assets.catalog(exports)
+    assert [m["id"] for m in catalog["models"]] == [
+        "structural_jump_lstm_custom", "structural_jump_lstm_builtin", "lstm_builtin"]
+    assert [m["title"] for m in catalog["models"]] == [
+        "Structural-Jump-LSTM (custom op)", "Structural-Jump-LSTM (builtin ops)", "LSTM (baseline)"]
+    assert catalog["baseline"] == "lstm_builtin"
+    assert catalog["models"][0]["model"] == "structural_jump_lstm_custom/model.tflite"
