@@ -184,7 +184,8 @@ def test_catalog_and_golden_files_of_a_jump_model(probe, jump_release):
         ids, _ = runner.encode(case["text"])
         for run in case["runs"]:
             out = runner.run_ids(ids, run["threshold"])
-            assert run["read_mask"] == np.rint(np.asarray(out["read_mask"], np.float64)).reshape(-1).astype(int).tolist()
+            mask = np.rint(np.asarray(out["read_mask"], np.float64)).reshape(-1).astype(int).tolist()
+            assert run["read_mask"] == mask
             assert run["read_count"] == run["read_mask"].count(R)
         assert len({json.dumps(run) for run in [dict(r, threshold=0) for r in case["runs"]]}) == 1  # no threshold
     answer = probe.call("golden_tokens", assets=jump_release["assets"], golden=jump_release["golden"])
@@ -194,7 +195,7 @@ def test_catalog_and_golden_files_of_a_jump_model(probe, jump_release):
     assert problems == []
 
 
-def test_jump_model_through_the_jni_shim(jump_release, native_probe, shim):
+def test_jump_model_through_the_jni_shim(jump_release, native_probe, shim):  # noqa: F811 (fixtures)
     """GoldenCheck and the Benchmark button with the real shim and LiteRT."""
     answer = native_probe.call("native_golden", library=shim[0], assets=jump_release["assets"],
                                golden=jump_release["golden"], tolerance=1e-5)
