@@ -62,6 +62,15 @@ def tune_threshold(model_dir, args, lstm_validation, margin=0.005):
     return {"threshold": best["threshold"], "validation_sweep": sweep, "test": test}
 
 
+def _parse_config(text):
+    if text == "lstm":
+        return ("lstm", 0, 0.0)
+    cell, small, gamma = text.split(":")
+    if cell != "skim-lstm":
+        raise SystemExit(f"--configs: expected lstm or skim-lstm:D':GAMMA, got {text!r}")
+    return (cell, int(small), float(gamma))
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", choices=["rotten_tomatoes", "imdb"], required=True)
@@ -73,13 +82,18 @@ def main(argv=None):
     parser.add_argument("--units", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--results", default=os.path.join(os.path.dirname(__file__), "results"))
+    parser.add_argument("--configs", default=None,
+                        help="comma-separated subset, e.g. lstm,skim-lstm:10:0.01 (default: all five)")
+    parser.add_argument("--name", default=None,
+                        help="result file stem (default skim_reproduction_<data>)")
     args = parser.parse_args(argv)
+    configs = CONFIGS if args.configs is None else [_parse_config(c) for c in args.configs.split(",")]
 
     from keras_skim.training.text_training import train_text_model, versions
 
     rows = []
     lstm_validation = None
-    for cell, small, gamma in CONFIGS:
+    for cell, small, gamma in configs:
         with tempfile.TemporaryDirectory() as tmp:
             result = train_text_model(
                 os.path.join(tmp, "model"), dataset=args.data, cell=cell, units=args.units,
@@ -106,7 +120,7 @@ def main(argv=None):
         "arguments": vars(args), "versions": versions(), "paper": PAPER[args.data], "rows": rows,
     }
     os.makedirs(args.results, exist_ok=True)
-    stem = os.path.join(args.results, f"skim_reproduction_{args.data}")
+    stem = os.path.join(args.results, args.name or f"skim_reproduction_{args.data}")
     with open(stem + ".json", "w") as f:
         json.dump(report, f, indent=2)
     lines = [

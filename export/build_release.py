@@ -5,7 +5,9 @@
         golden files (android_demo/golden/). Without --from-exports it first trains the demo's
         models as `keras-skim demo` does (Skim-LSTM d=100, d'=10 and LSTM d=100 on Rotten
         Tomatoes, 3 epochs) and exports the Skim-LSTM with the custom-op and the builtin backend
-        and the LSTM with the builtin backend, under export/build/demo/.
+        and the LSTM with the builtin backend, under export/build/demo/. --jump-model also trains a
+        Structural-Jump-LSTM (`keras-skim train --cell sj-lstm`, its defaults) and bundles it
+        with both backends (catalog ids structural_jump_lstm_custom, structural_jump_lstm_builtin).
 
     python export/build_release.py benchmarks [--only NAME ...] [--group speed|trained|app ...] [--list]
         Regenerates the committed benchmark reports under benchmarks/results/ by running the
@@ -34,7 +36,8 @@ def assets_command(args):
         folders = args.from_exports
     else:
         folders = release_assets.train_demo_exports(
-            args.work, data=args.data, epochs=args.epochs, limit=args.limit, reuse=args.reuse_trained)
+            args.work, data=args.data, epochs=args.epochs, limit=args.limit, reuse=args.reuse_trained,
+            jump_model=args.jump_model)
     labels = [s.strip() for s in args.labels.split(",")] if args.labels else None
     catalog = release_assets.build_assets(
         folders, output=args.output, golden_dir=args.golden, bench_data=args.bench_data or args.data,
@@ -69,6 +72,8 @@ def parser():
                    help="golden files folder to write (default: android_demo/golden)")
     a.add_argument("--work", default=release_assets.DEFAULT_WORK, help="where the demo's models are trained")
     a.add_argument("--reuse-trained", action="store_true", help="keep models already trained under --work")
+    a.add_argument("--jump-model", action="store_true",
+                   help="also train and bundle a Structural-Jump-LSTM (both backends; adds minutes of training)")
     a.add_argument("--data", choices=["rotten_tomatoes", "imdb"], default="rotten_tomatoes")
     a.add_argument("--epochs", type=int, default=3)
     a.add_argument("--limit", type=int, default=None, help="train on a subset (quick look)")

@@ -6,7 +6,8 @@ Layout (the app reads it under `assets/keras_skim/`, `ModelRepository.ASSET_ROOT
 
     <output>/catalog.json            which models, the default one, the LSTM baseline
     <output>/bench_texts.json        the Benchmark button's texts (and labels)
-    <output>/<id>/model.tflite       <id> = <model_kind>_<backend>, e.g. skim_lstm_custom
+    <output>/<id>/model.tflite       <id> = <model_kind>_<backend>, e.g. skim_lstm_custom,
+                                     structural_jump_lstm_builtin
     <output>/<id>/tokenizer.json
     <output>/<id>/metadata.json
     <golden>/<id>.json               fixture texts -> tokens, ids, logits, read masks, read counts
@@ -35,9 +36,11 @@ CATALOG_FORMAT = "keras_skim.app_catalog"
 BENCH_TEXTS_FORMAT = "keras_skim.bench_texts"
 GOLDEN_FORMAT = "keras_skim.golden"
 EXPORT_FILES = ("model.tflite", "tokenizer.json", "metadata.json")
-KIND_TITLES = {"skim_lstm": "Skim-LSTM", "skim_gru": "Skim-GRU", "lstm": "LSTM", "gru": "GRU", "scornn": "scoRNN"}
+KIND_TITLES = {"skim_lstm": "Skim-LSTM", "skim_gru": "Skim-GRU", "lstm": "LSTM", "gru": "GRU", "scornn": "scoRNN",
+               "structural_jump_lstm": "Structural-Jump-LSTM"}
 BACKEND_TITLES = {"custom": "custom op", "builtin": "builtin ops"}
 BASELINE_KIND = "lstm"
+JUMP_KIND = "structural_jump_lstm"  # ModelMetadata.JUMP_MODEL_KIND in the app
 
 
 class ReleaseError(ValueError):
@@ -61,10 +64,12 @@ def _keras_skim(args, log):
 
 
 def train_demo_exports(work, *, data="rotten_tomatoes", epochs=3, limit=None, units=100, small_units=10,
-                       gamma=0.02, reuse=False, log=print):
+                       gamma=0.02, reuse=False, jump_model=False, log=print):
     """Trains the demo's Skim-LSTM and LSTM as `keras-skim demo` does (its own code, via the CLI)
     and exports them: the Skim-LSTM with the custom-op and the builtin backend, the LSTM with
-    the builtin one. Returns the three export folders."""
+    the builtin one. With `jump_model`, also a Structural-Jump-LSTM (`keras-skim train --cell
+    sj-lstm` with its defaults: LSTM 128, 3 full-read and 10 speed-read epochs) exported with
+    both backends. Returns the export folders."""
     trained = os.path.join(work, "trained")
     if not (reuse and os.path.isfile(os.path.join(trained, "skim_lstm", "model.keras"))
             and os.path.isfile(os.path.join(trained, "lstm", "model.keras"))):
@@ -78,6 +83,14 @@ def train_demo_exports(work, *, data="rotten_tomatoes", epochs=3, limit=None, un
         (os.path.join(trained, "skim_lstm"), "builtin", "skim_lstm_builtin"),
         (os.path.join(trained, "lstm"), "builtin", "lstm_builtin"),
     ]
+    if jump_model:
+        jump = os.path.join(work, "trained_jump", "sj_lstm")
+        if not (reuse and os.path.isfile(os.path.join(jump, "model.keras"))):
+            args = ["train", "--cell", "sj-lstm", "--data", data, "--quiet", "--force", "-o", jump]
+            if limit:
+                args += ["--limit", str(limit)]
+            _keras_skim(args, log)
+        exports += [(jump, "custom", f"{JUMP_KIND}_custom"), (jump, "builtin", f"{JUMP_KIND}_builtin")]
     folders = []
     for model, backend, name in exports:
         out = os.path.join(work, "exports", name)

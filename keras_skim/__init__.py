@@ -16,6 +16,16 @@ _LAZY = {
     "SkimLSTMCell": "keras_skim.layers.skim_lstm_cell",
     "SkimGRUCell": "keras_skim.layers.skim_gru_cell",
     "ScoRNNCell": "keras_skim.layers.scornn_cell",
+    "StructuralJumpLSTMCell": "keras_skim.layers.structural_jump_lstm_cell",
+    "TextStructure": "keras_skim.layers.text_structure",
+    "structural_jump_statistics": "keras_skim.layers.structural_jump_statistics",
+    "reading_positions": "keras_skim.layers.structural_jump_statistics",
+    "StructuralJumpLSTM": "keras_skim.training.structural_jump_lstm",
+    "EntropyWeightDecay": "keras_skim.training.entropy_weight_decay",
+    "CriticWarmup": "keras_skim.training.critic_warmup",
+    "PerTensorClipRMSprop": "keras_skim.training.per_tensor_clip_rmsprop",
+    "train_structural_jump": "keras_skim.training.structural_jump_training",
+    "structural_jump_flop_report": "keras_skim.analysis.structural_jump_flops",
     "GumbelTemperatureSchedule": "keras_skim.training.gumbel_temperature_schedule",
     "set_threshold": "keras_skim.layers.skim_controls",
     "skim_cells": "keras_skim.layers.skim_controls",
@@ -31,6 +41,10 @@ _LAYER_MODULES = (
     "keras_skim.layers.skim_lstm_cell",
     "keras_skim.layers.skim_gru_cell",
     "keras_skim.layers.scornn_cell",
+    "keras_skim.layers.structural_jump_lstm_cell",
+    "keras_skim.layers.text_structure",
+    # A keras.Model subclass: loading a saved one needs its class registered.
+    "keras_skim.training.structural_jump_lstm",
 )
 
 __all__ = ["__version__", *_LAZY]

@@ -51,14 +51,20 @@ def load_model(path, compile=False):
             raise ModelLoadError(f"{path}: not a readable HDF5 model ({_first_line(err)})") from None
     else:
         raise ModelLoadError(f"{path}: unknown model format {ext!r} (expected .keras or .h5)")
-    custom_objects = None
+    # The legacy .h5 format stores a subclassed model's plain class name
+    # ("StructuralJumpLSTM"), not the registered "keras_skim>..." one.
+    custom_objects = {
+        name.split(">", 1)[1]: obj
+        for name, obj in keras.saving.get_custom_objects().items()
+        if name.startswith("keras_skim>")
+    }
     if ext in (".h5", ".hdf5"):
         # Keras writes the mask of Embedding(mask_zero=True) into an .h5
         # model config as a bare "NotEqual" node, which its own .h5 loader
         # then does not know; it is Keras' own operation.
         from keras.src.ops.numpy import NotEqual
 
-        custom_objects = {"NotEqual": NotEqual}
+        custom_objects["NotEqual"] = NotEqual
     try:
         return keras.saving.load_model(
             path, compile=compile, safe_mode=True, custom_objects=custom_objects

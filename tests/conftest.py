@@ -17,12 +17,16 @@ KINDS = {
 TRAIN = ["train", "--data", "rotten_tomatoes", "--units", "16", "--epochs", "1", "--no-glove",
          "--max-length", "30", "--quiet", "--gamma", "0.05"]
 MAX_LENGTH = 30
+# A Structural-Jump-LSTM, both training phases, the fastest settings that still train.
+SJ_TRAIN = ["train", "--cell", "sj-lstm", "--data", "rotten_tomatoes", "--units", "16", "--agent-units", "4",
+            "--full-read-epochs", "1", "--speed-read-epochs", "1", "--no-glove", "--max-length", str(MAX_LENGTH),
+            "--quiet"]
 
 
 @pytest.fixture(scope="session")
 def trained_folder(tmp_path_factory):
     """Lazily trains one model folder per kind with the real `keras-skim
-    train` (tiny data): name -> folder path."""
+    train` (tiny data): name -> folder path; "sj" is a Structural-Jump-LSTM."""
     from keras_skim.cli.main import main
     from tests.tiny_data import use_tiny_rotten_tomatoes
 
@@ -34,7 +38,8 @@ def trained_folder(tmp_path_factory):
             folder = str(root / name)
             with pytest.MonkeyPatch.context() as patch:
                 use_tiny_rotten_tomatoes(patch, root)
-                assert main(TRAIN + KINDS[name] + ["-o", folder]) == 0
+                argv = SJ_TRAIN if name == "sj" else TRAIN + KINDS[name]
+                assert main(argv + ["-o", folder]) == 0
             cache[name] = folder
         return cache[name]
 

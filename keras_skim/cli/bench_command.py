@@ -29,7 +29,7 @@ def run(args):
 
     from keras_skim import contracts
     from keras_skim.cli.errors import CliError
-    from keras_skim.runtime.bench import markdown_report, plot_sweep, run_bench
+    from keras_skim.runtime.bench import jumps, markdown_report, plot_sweep, run_bench
     from keras_skim.runtime.bench_data import BenchDataError, load_bench_texts
     from keras_skim.runtime.runner import RuntimeModelError, SkimRunner
 
@@ -43,6 +43,9 @@ def run(args):
         contracts.check_output_folder(args.output, force=args.force, inputs=inputs)
     try:
         probe = SkimRunner(args.model, num_threads=args.threads)
+        if thresholds and jumps(probe.metadata):
+            raise CliError(f"--thresholds does not apply to {args.model}: a Structural-Jump-LSTM's agents "
+                           "decide what to read, skip and jump")
         vocab = probe.vocabulary_size
         if args.baseline:
             vocab = min(vocab, SkimRunner(args.baseline, num_threads=args.threads).vocabulary_size)

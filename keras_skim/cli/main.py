@@ -13,9 +13,9 @@ from keras_skim.cli.errors import CliError
 from keras_skim.version import __version__
 
 COMMANDS = {
-    "train": "Train a skim model (or an LSTM baseline) on a text dataset.",
-    "evaluate": "Accuracy, skim rate and Flop-R of a trained model at a threshold.",
-    "show": "Show which words a model read and which it skimmed.",
+    "train": "Train a skim model, a Structural-Jump-LSTM or a baseline on a text dataset.",
+    "evaluate": "Accuracy, skim rate (or read/skip/jump fractions) and Flop-R of a trained model.",
+    "show": "Show which words a model read and which it skimmed, skipped or jumped.",
     "export": "Export a trained model to TFLite with its vocabulary and metadata.",
     "bench": "Benchmark an exported TFLite model with LiteRT, the way a phone runs it.",
     "demo": "The main job: train a skim model and an LSTM baseline and compare them.",

@@ -31,6 +31,17 @@ def non_negative_float(text):
     return value
 
 
+def unit_interval(text):
+    """A fraction in (0, 1], e.g. `--read-budget 0.25`."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text!r}") from None
+    if not 0.0 < value <= 1.0:  # also refuses NaN
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text!r}")
+    return value
+
+
 def threshold_list(text):
     """`--thresholds 0,0.3,0.5`: finite numbers >= 0 (NaN refused)."""
     values = []
@@ -78,6 +89,19 @@ def load_model_or_fail(model_file):
         return load_model(model_file)
     except ModelLoadError as err:
         raise CliError(str(err)) from None
+
+
+def is_structural_jump(model):
+    """Whether a loaded model is a Structural-Jump-LSTM (its agents decide
+    what is read; no threshold applies)."""
+    from keras_skim.training.structural_jump_lstm import StructuralJumpLSTM
+
+    return isinstance(model, StructuralJumpLSTM)
+
+
+NO_THRESHOLD = (
+    "a Structural-Jump-LSTM's agents decide greedily what to read, skip and jump; no threshold applies"
+)
 
 
 def load_tokenizer_or_fail(tokenizer_arg, folder):

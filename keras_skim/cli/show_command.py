@@ -1,4 +1,10 @@
-"""`keras-skim show`: a text with its read and skimmed words marked."""
+"""`keras-skim show`: a text with its read and skimmed words marked; for a
+Structural-Jump-LSTM its read, skipped and jumped words (punctuation, which
+it does not read, plain).
+
+Tokens are marked by the codes of the exports' per-token mask
+(`keras_skim.contracts.TOKEN_*`), the same codes the Android app shows.
+"""
 import html
 import sys
 
@@ -7,7 +13,9 @@ from keras_skim.cli.data_args import add_data_argument, add_split_arguments, dat
 from keras_skim.cli.errors import CliError
 from keras_skim.contracts import HTML_MARKER
 from keras_skim.cli.model_args import (
+    NO_THRESHOLD,
     THRESHOLD_HELP,
+    is_structural_jump,
     load_model_or_fail,
     load_tokenizer_or_fail,
     model_folder,
@@ -17,6 +25,25 @@ from keras_skim.cli.model_args import (
 )
 
 _BOLD, _DIM, _RESET = "\033[1m", "\033[2;37m", "\033[0m"
+_STRUCK = "\033[2;9;37m"  # dim and struck through
+
+# How each mask code looks: (terminal style, plain-text form, HTML class).
+_LOOKS = {
+    contracts.TOKEN_READ: (_BOLD, "{}", "read"),
+    contracts.TOKEN_SKIMMED: (_DIM, "[{}]", "skim"),
+    contracts.TOKEN_JUMPED: (_STRUCK, "{{{}}}", "jump"),
+    contracts.TOKEN_NOT_A_WORD: ("", "{}", "punct"),
+}
+# `reading_positions` (keras_skim.layers.structural_jump_statistics) status -> mask code.
+_JUMP_STATUS_CODES = {0: contracts.TOKEN_NOT_A_WORD, 1: contracts.TOKEN_READ, 2: contracts.TOKEN_SKIMMED,
+                      3: contracts.TOKEN_JUMPED}
+SKIM_LEGEND = "<p><b>bold</b>: read by the big cell; <span class='skim'>grey</span>: skimmed.</p>"
+JUMP_LEGEND = (
+    "<p><span class='read'>bold</span>: read (updated the LSTM); <span class='skim'>grey</span>: "
+    "skipped (only the skip agent ran); <span class='jump'>struck through</span>: jumped over "
+    "(nothing ran); <span class='punct'>punctuation</span>: never read, it tells where a jump lands "
+    "(<code>, ;</code> end a sub-sentence, <code>. ! ?</code> a sentence).</p>"
+)
 
 
 def add_arguments(parser):
@@ -28,7 +55,8 @@ def add_arguments(parser):
     add_split_arguments(parser, "seed of the held-out split (default: the one recorded at training)")
     parser.add_argument("--index", type=non_negative_int, default=0, metavar="K",
                         help="with --data: show the K-th text of the split (default 0)")
-    parser.add_argument("--threshold", type=non_negative_float, default=None, help=THRESHOLD_HELP)
+    parser.add_argument("--threshold", type=non_negative_float, default=None,
+                        help=THRESHOLD_HELP + " (not for sj-lstm models)")
     parser.add_argument("--tokenizer", default=None, help="tokenizer.json (default: next to MODEL)")
     parser.add_argument("--html", default=None, help="also write an HTML page here")
     parser.add_argument("--force", action="store_true",
@@ -37,23 +65,29 @@ def add_arguments(parser):
 
 
 def render_terminal(tokens, decisions, color):
+    """The tokens marked by their mask codes (`contracts.TOKEN_*`; a skim
+    model's True/False read decisions are codes 1/0). Without colour: read
+    words as they are, skimmed or skipped ones in [brackets], jumped ones in
+    {braces}, punctuation as it is; with colour: bold, grey, grey struck
+    through, plain."""
+    looks = [_LOOKS[int(d)] for d in decisions]
     if not color:
-        return " ".join(t if d else f"[{t}]" for t, d in zip(tokens, decisions))
-    return " ".join(f"{_BOLD}{t}{_RESET}" if d else f"{_DIM}{t}{_RESET}" for t, d in zip(tokens, decisions))
+        return " ".join(plain.format(t) for t, (_, plain, _) in zip(tokens, looks))
+    return " ".join(f"{style}{t}{_RESET}" if style else t for t, (style, _, _) in zip(tokens, looks))
 
 
-def render_html(tokens, decisions, title, summary):
+def render_html(tokens, decisions, title, summary, legend=SKIM_LEGEND):
     words = " ".join(
-        f'<span class="read">{html.escape(t)}</span>' if d else f'<span class="skim">{html.escape(t)}</span>'
-        for t, d in zip(tokens, decisions)
+        f'<span class="{_LOOKS[int(d)][2]}">{html.escape(t)}</span>' for t, d in zip(tokens, decisions)
     )
     return (
         f"<!DOCTYPE html>\n{HTML_MARKER}\n<html><head><meta charset='utf-8'>"
         f"<title>{html.escape(title)}</title><style>"
         "body{font-family:Georgia,serif;max-width:48em;margin:2em auto;line-height:1.6}"
-        ".read{font-weight:bold;color:#000}.skim{color:#aaa}</style></head><body>"
+        ".read{font-weight:bold;color:#000}.skim{color:#aaa}"
+        ".jump{color:#ccc;text-decoration:line-through}.punct{color:#000}</style></head><body>"
         f"<h1>{html.escape(title)}</h1><p>{html.escape(summary)}</p>"
-        "<p><b>bold</b>: read by the big cell; <span class='skim'>grey</span>: skimmed.</p>"
+        f"{legend}"
         f"<p>{words}</p></body></html>\n"
     )
 
@@ -133,6 +167,8 @@ def run(args):
     ids = tokenizer.encode_one(text, max_length=config.max_length if config else None)
     if len(ids) == 0:
         raise CliError("the text has no tokens")
+    if is_structural_jump(model):
+        return _show_structural_jump(args, model, model_file, tokenizer, text, ids, label, recorded)
     import numpy as np
 
     from keras_skim.layers.skim_controls import skim_cells, thresholds_set_to
@@ -159,6 +195,42 @@ def run(args):
     print(summary)
     if args.html:
         page = render_html(tokens, decisions, "Skim-RNN: read and skimmed words", summary)
+        contracts.write_output_file(args.html, page.encode("utf-8"), force=args.force, marker=HTML_MARKER)
+        print(f"wrote {args.html}")
+    return 0
+
+
+def _show_structural_jump(args, model, model_file, tokenizer, text, ids, label, recorded):
+    from keras_skim.layers.structural_jump_statistics import reading_positions
+
+    if args.threshold is not None:
+        raise CliError(f"--threshold does not apply to {model_file}: {NO_THRESHOLD}")
+    if max(ids) >= model.vocabulary_size:
+        raise CliError(f"{model_file}: the tokenizer's ids go past the model's vocabulary "
+                       f"({model.vocabulary_size}); pass the tokenizer it was trained with")
+    positions = reading_positions(model, ids)
+    codes = [_JUMP_STATUS_CODES[int(s)] for s in positions["status"]]
+    words = sum(c != contracts.TOKEN_NOT_A_WORD for c in codes)
+    if words == 0:
+        raise CliError("the text has no words, only punctuation, which a Structural-Jump-LSTM does not read")
+    tokens = tokenizer.tokenize(text)[: len(ids)]
+    read = codes.count(contracts.TOKEN_READ)
+    skipped = codes.count(contracts.TOKEN_SKIMMED)
+    jumped = codes.count(contracts.TOKEN_JUMPED)
+    prediction = _prediction(positions["logits"], recorded.get("classes"))
+    summary = (
+        f"prediction: {prediction}" + (f", label: {label}" if label is not None else "") + "; "
+        f"read {read} of {words} words ({read / words:.0%}), skipped {skipped / words:.0%}, "
+        f"jumped {jumped / words:.0%}; punctuation is not read"
+    )
+    color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
+    print(render_terminal(tokens, codes, color))
+    if not color:
+        print("(word: read, [word]: skipped, {word}: jumped over)")
+    print(summary)
+    if args.html:
+        page = render_html(tokens, codes, "Structural-Jump-LSTM: read, skipped and jumped words", summary,
+                           legend=JUMP_LEGEND)
         contracts.write_output_file(args.html, page.encode("utf-8"), force=args.force, marker=HTML_MARKER)
         print(f"wrote {args.html}")
     return 0

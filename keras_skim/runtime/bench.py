@@ -2,6 +2,11 @@
 
 Model and baseline runs are interleaved (alternating which goes first) so
 that machine drift hits both alike. Per-token latency = run time / tokens.
+
+A jump model (Structural-Jump-LSTM) also gets the fractions of the words
+it read, skipped and jumped over, counted from its per-token mask codes
+(`keras_skim.contracts.TOKEN_*`; punctuation is not a word), and its Flop-r
+from those counts (`keras_skim.analysis.structural_jump_flops`).
 """
 import platform
 import resource
@@ -10,6 +15,7 @@ import time
 
 import numpy as np
 
+from keras_skim import contracts
 from keras_skim.runtime.interpreter_loader import runtime_versions
 from keras_skim.runtime.runner import SkimRunner, probabilities_from_logits
 
@@ -24,6 +30,41 @@ def flop_r(metadata, skim_rate):
     if skim is None:
         return base / read
     return base / ((1.0 - skim_rate) * read + skim_rate * skim)
+
+
+JUMP_MODEL_KINDS = ("structural_jump_lstm",)
+
+
+def jumps(metadata):
+    """Whether an export is a jump model (read / skipped / jumped words)."""
+    return metadata.get("model_kind") in JUMP_MODEL_KINDS
+
+
+def jump_counts(read_mask):
+    """(words, visited) of one run's mask: words are the tokens that are not
+    `TOKEN_NOT_A_WORD`, visited the read or skipped ones (not jumped)."""
+    mask = np.rint(np.asarray(read_mask, np.float64)).astype(np.int64).reshape(-1)
+    words = int(np.count_nonzero(mask != contracts.TOKEN_NOT_A_WORD))
+    visited = int(np.count_nonzero((mask == contracts.TOKEN_READ) | (mask == contracts.TOKEN_SKIMMED)))
+    return words, visited
+
+
+def jump_summary(metadata, words, visited, read):
+    """Fractions and Flop-r of a jump model from per-text counts; the FLOP
+    counts come from the metadata's `units`, `embedding_dim` and
+    `agent_units` (25, the paper's, when absent)."""
+    from keras_skim.analysis.structural_jump_flops import structural_jump_flop_report
+
+    total, seen, reads = int(np.sum(words)), int(np.sum(visited)), int(np.sum(read))
+    report = structural_jump_flop_report(words, visited, read, int(metadata["units"]),
+                                         int(metadata["embedding_dim"]), int(metadata.get("agent_units") or 25))
+    return {
+        "words": total,
+        "read_fraction": reads / total if total else 0.0,
+        "skip_fraction": (seen - reads) / total if total else 0.0,
+        "jump_fraction": 1.0 - seen / total if total else 0.0,
+        "flop_r": report["flop_r"] if seen else None,
+    }
 
 
 def _time(runner, prepared):
@@ -77,10 +118,18 @@ def bench_threshold(model, baseline, model_ids, base_ids, labels, threshold, rep
         if baseline is not None and total_model > 0:
             ratios.append(total_base / total_model)
     reads = tokens = correct = 0
+    jump_model = jumps(model.metadata)
+    words, visited, read_counts = [], [], []
     for prepared, label in zip(model_inputs, labels if labels is not None else [None] * len(model_ids)):
         out = model.invoke(*prepared)
-        reads += int(np.asarray(out["read_count"]).reshape(-1)[0])
+        read = int(np.asarray(out["read_count"]).reshape(-1)[0])
+        reads += read
         tokens += int(np.count_nonzero(prepared[0]))
+        if jump_model:
+            w, v = jump_counts(out["read_mask"])
+            words.append(w)
+            visited.append(v)
+            read_counts.append(read)
         if label is not None:
             p = probabilities_from_logits(out["logits"], model.metadata.get("output_activation"))
             correct += int(int(np.argmax(p)) == int(label))
@@ -92,6 +141,8 @@ def bench_threshold(model, baseline, model_ids, base_ids, labels, threshold, rep
         "model_latency": _summary(model_runs),
         "flop_r": flop_r(model.metadata, skim_rate),
     }
+    if jump_model:
+        result.update(jump_summary(model.metadata, words, visited, read_counts))
     if labels is not None and len(labels):
         result["accuracy"] = correct / len(model_ids)
     if baseline is not None:
@@ -155,10 +206,12 @@ def run_bench(model_path, baseline_path=None, texts=None, labels=None, token_ids
 
 
 def markdown_report(report):
+    jump = report["model_kind"] in JUMP_MODEL_KINDS
+    sizes = f"d={report['units']}" + ("" if jump else f", d'={report['small_units']}")
     lines = [
         "# keras-skim bench",
         "",
-        f"- model: `{report['model']}` ({report['model_kind']}, d={report['units']}, d'={report['small_units']}, "
+        f"- model: `{report['model']}` ({report['model_kind']}, {sizes}, "
         f"{report.get('backend', 'builtin')} backend)",
         f"- baseline: `{report['baseline']}` ({report['baseline_kind']}, {report.get('baseline_backend', 'builtin')} backend)"
         if report["baseline"] else "- baseline: none",
@@ -170,13 +223,17 @@ def markdown_report(report):
         f"- versions: {', '.join(f'{k} {v}' for k, v in report['versions'].items())}",
         f"- command: `{report['command']}`",
         "",
-        "| threshold | skim rate | us/token median | p90 | baseline us/token | speed-up | Flop-R | speed-up / Flop-R | accuracy |",
-        "|---|---|---|---|---|---|---|---|---|",
     ]
 
     def fmt(value, spec=".2f"):
         return "-" if value is None else format(value, spec)
 
+    if jump:
+        return "\n".join(lines + _jump_table(report, fmt)) + "\n"
+    lines += [
+        "| threshold | skim rate | us/token median | p90 | baseline us/token | speed-up | Flop-R | speed-up / Flop-R | accuracy |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for r in report["results"]:
         base = r.get("baseline_latency", {})
         lines.append(
@@ -185,6 +242,27 @@ def markdown_report(report):
             f"{fmt(r.get('flop_r'))} | {fmt(r.get('speedup_over_flop_r'))} | {fmt(r.get('accuracy'), '.3f')} |"
         )
     return "\n".join(lines) + "\n"
+
+
+def _jump_table(report, fmt):
+    """A jump model's rows: fractions of the words, not a threshold sweep."""
+    lines = [
+        "Read, skip and jump are fractions of the words (punctuation steers the jumps and is not "
+        "read); the threshold does not apply.",
+        "",
+        "| words | read | skip | jump | us/token median | p90 | baseline us/token | speed-up | Flop-r | "
+        "speed-up / Flop-r | accuracy |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in report["results"]:
+        base = r.get("baseline_latency", {})
+        lines.append(
+            f"| {r['words']} | {r['read_fraction']:.3f} | {r['skip_fraction']:.3f} | {r['jump_fraction']:.3f} | "
+            f"{r['model_latency']['median_us']:.2f} | {r['model_latency']['p90_us']:.2f} | "
+            f"{fmt(base.get('median_us'))} | {fmt(r.get('speedup'))} | {fmt(r.get('flop_r'))} | "
+            f"{fmt(r.get('speedup_over_flop_r'))} | {fmt(r.get('accuracy'), '.3f')} |"
+        )
+    return lines
 
 
 def plot_sweep(report, path):

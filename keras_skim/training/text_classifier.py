@@ -8,8 +8,9 @@ import keras
 
 from keras_skim.layers.skim_gru_cell import SkimGRUCell
 from keras_skim.layers.skim_lstm_cell import SkimLSTMCell
+from keras_skim.training.cell_kinds import TEXT_CLASSIFIER_CELLS
 
-CELL_KINDS = ("skim-lstm", "skim-gru", "lstm", "gru")
+CELL_KINDS = TEXT_CLASSIFIER_CELLS
 
 
 def build_text_classifier(

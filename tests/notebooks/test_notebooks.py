@@ -25,6 +25,7 @@ EXPECTED = (
     "01_skim_lstm_training.ipynb",
     "02_export_and_litert.ipynb",
     "03_scornn_long_memory.ipynb",
+    "04_structural_jump_lstm.ipynb",
 )
 # Seconds one cell may run before the test fails (pytest.ini's timeout caps a
 # whole notebook). Small mode takes 10-40 s per notebook on a 2-core machine;
@@ -191,3 +192,21 @@ def test_03_scornn_long_memory(notebook_env):
     counts = [int(c) for c in re.findall(r"(\d+) parameters in the recurrent layer", text)]
     assert len(counts) == 2 and abs(counts[0] - counts[1]) / counts[0] < 0.02
     assert _images(notebook) >= 1
+
+
+def test_04_structural_jump_lstm(notebook_env):
+    notebook = execute("04_structural_jump_lstm.ipynb", notebook_env)
+    text = _text(notebook)
+    assert _images(notebook) == 1  # the speed-read curves
+    (row,) = re.findall(
+        r"test: accuracy ([\d.]+) \(full reading ([\d.]+)\), read ([\d.]+)%, skipped ([\d.]+)%, "
+        r"jumped ([\d.]+)%, Flop-r ([\d.]+)x, mean reward ([\d.-]+)",
+        text,
+    )
+    accuracy, full_read, read, skipped, jumped, flop_r, reward = (float(v) for v in row)
+    assert 0.0 <= accuracy <= 1.0 and 0.0 <= full_read <= 1.0
+    assert abs(read + skipped + jumped - 100.0) < 0.2
+    assert flop_r > 0.0 and -0.1 <= reward <= 1.0
+    assert "same counts from structural_jump_statistics: True" in text
+    assert "separator jump lands on" in text  # the offsets of one text
+    assert text.count("after each read word") == 5  # five texts marked word by word

@@ -84,6 +84,7 @@ public final class CoreProbe {
             case "native_golden": return nativeGolden(r);
             case "native_bench": return nativeBench(r);
             case "highlight": return highlight(r);
+            case "prediction": return prediction(r);
             case "format": return format(r);
             case "percentile": return percentile(r);
             case "probabilities": return probabilities(r);
@@ -168,6 +169,16 @@ public final class CoreProbe {
             states.add(m.state(code).name());
         }
         out.put("states_of_codes_0_1_2", states);
+        out.put("state_of_code_3", m.state(3).name());
+        out.put("jumps", m.jumps());
+        out.put("agent_units", m.agentUnits == null ? null : (long) m.agentUnits);
+        List<Object> jumpFlopR = new ArrayList<>();
+        for (Object counts : Json.array(r.get("jump_counts") == null ? new ArrayList<Object>() : r.get("jump_counts"),
+                "jump_counts")) {
+            int[] c = Json.ints(counts, "each of jump_counts");
+            jumpFlopR.add(m.jumpFlopR(c[0], c[1], c[2]));
+        }
+        out.put("jump_flop_r", jumpFlopR);
         List<Object> flopR = new ArrayList<>();
         for (Object rate : Json.array(r.get("skim_rates") == null ? new ArrayList<Object>() : r.get("skim_rates"), "skim_rates")) {
             flopR.add(m.flopR(((Number) rate).doubleValue()));
@@ -339,6 +350,30 @@ public final class CoreProbe {
         out.put("text", h.text);
         out.put("plain", h.plain());
         out.put("segments", segments);
+        return out;
+    }
+
+    /** A Prediction of a catalog entry of {@code model_kind} from tokens, mask codes and logits. */
+    private static Object prediction(Map<String, Object> r) throws Exception {
+        ModelMetadata meta = ModelMetadata.fromJson(Json.string(r, "metadata"));
+        List<String> tokens = Json.strings(r.get("tokens"), "tokens");
+        List<TokenState> states = new ArrayList<>();
+        for (int code : Json.ints(r.get("codes"), "codes")) {
+            states.add(meta.state(code));
+        }
+        double[] raw = Json.numbers(r.get("logits"), "logits");
+        float[] logits = new float[raw.length];
+        for (int i = 0; i < raw.length; i++) {
+            logits[i] = (float) raw[i];
+        }
+        CatalogEntry entry = new CatalogEntry("id", "title", meta.modelKind, meta.backend, "m", "t", "d",
+                Json.strings(r.get("labels"), "labels"));
+        Prediction p = new Prediction(tokens, new int[tokens.size()], states, logits, meta.outputActivation, entry,
+                0f, 1000L);
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("summary", p.summary());
+        out.put("plain", Highlight.of(p).plain());
+        out.put("jumps", p.jumps);
         return out;
     }
 
@@ -528,6 +563,8 @@ public final class CoreProbe {
         private final double[] nanos;
         private final int[] readCounts;
         private final List<Object> logits;
+        /** Per text, the read mask the run returns; null: none (an empty mask). */
+        private final List<Object> masks;
         private final Clock clock;
 
         Scripted(String path, ModelMetadata metadata, Map<String, Object> script, Clock clock) throws JsonException {
@@ -538,6 +575,7 @@ public final class CoreProbe {
             this.nanos = Json.numbers(script.get("nanos"), "nanos");
             this.readCounts = Json.ints(script.get("read_counts"), "read_counts");
             this.logits = Json.array(script.get("logits"), "logits");
+            this.masks = script.get("masks") == null ? null : Json.array(script.get("masks"), "masks");
             this.clock = clock;
         }
 
@@ -576,7 +614,8 @@ public final class CoreProbe {
                         for (int i = 0; i < raw.length; i++) {
                             out[i] = (float) raw[i];
                         }
-                        return new RunResult(out, new int[0], readCounts[k], clock.next(path, k, nanos[k]));
+                        int[] mask = masks == null ? new int[0] : Json.ints(masks.get(k), "masks");
+                        return new RunResult(out, mask, readCounts[k], clock.next(path, k, nanos[k]));
                     }
                 } catch (JsonException err) {
                     throw new ModelException(err.getMessage());

@@ -89,6 +89,7 @@ public final class MainActivity extends Activity {
     private TextView predictionView;
     private TextView timingView;
     private TextView highlightedView;
+    private TextView legendView;
     private Button benchmarkButton;
     private Button copyButton;
     private TextView benchView;
@@ -119,6 +120,7 @@ public final class MainActivity extends Activity {
         predictionView = findViewById(R.id.prediction);
         timingView = findViewById(R.id.timing);
         highlightedView = findViewById(R.id.highlighted);
+        legendView = findViewById(R.id.legend);
         benchmarkButton = findViewById(R.id.benchmark);
         copyButton = findViewById(R.id.copy_report);
         benchView = findViewById(R.id.bench_report);
@@ -302,7 +304,10 @@ public final class MainActivity extends Activity {
             thresholdSetForModel = true;
             selectedSkims = model.metadata.skims();
             thresholdBar.setEnabled(selectedSkims && !benchmarking);
-            if (!selectedSkims) {
+            legendView.setText(model.metadata.jumps() ? R.string.legend_jump : R.string.legend);
+            if (model.metadata.jumps()) {
+                thresholdLabel.setText(getString(R.string.threshold_unused_jump, request.entry.title));
+            } else if (!selectedSkims) {
                 thresholdLabel.setText(getString(R.string.threshold_unused, request.entry.title));
             } else {
                 showThresholdLabel();
@@ -326,7 +331,7 @@ public final class MainActivity extends Activity {
         highlightedView.setText(spans(Highlight.of(p)));
     }
 
-    /** Read words bold, skimmed ones grey, jumped ones lighter and struck through. */
+    /** Read words bold, skimmed (skipped) ones grey, jumped ones lighter and struck through, punctuation plain. */
     private CharSequence spans(Highlight highlight) {
         SpannableStringBuilder text = new SpannableStringBuilder(highlight.text);
         int read = getColor(R.color.read);
@@ -340,6 +345,8 @@ public final class MainActivity extends Activity {
                     break;
                 case SKIMMED:
                     text.setSpan(new ForegroundColorSpan(skimmed), s.start, s.end, Spanned.SPAN_EXCLUSIVE_EXCLUSIVE);
+                    break;
+                case NOT_A_WORD:
                     break;
                 default:
                     text.setSpan(new ForegroundColorSpan(jumped), s.start, s.end, Spanned.SPAN_EXCLUSIVE_EXCLUSIVE);

@@ -46,10 +46,14 @@ public final class BenchReport {
     /** The report as Markdown: {@code markdown_report}'s lines, in its order. */
     public String markdown() {
         StringBuilder out = new StringBuilder();
+        boolean jumps = modelMetadata.jumps();
         out.append("# keras-skim bench\n\n");
         out.append("- model: `").append(model).append("` (").append(modelMetadata.modelKind)
-                .append(", d=").append(modelMetadata.units).append(", d'=").append(Fmt.py(modelMetadata.smallUnits))
-                .append(", ").append(modelMetadata.backend).append(" backend)\n");
+                .append(", d=").append(modelMetadata.units);
+        if (!jumps) {
+            out.append(", d'=").append(Fmt.py(modelMetadata.smallUnits));
+        }
+        out.append(", ").append(modelMetadata.backend).append(" backend)\n");
         if (baseline != null) {
             out.append("- baseline: `").append(baseline).append("` (").append(baselineMetadata.modelKind)
                     .append(", ").append(baselineMetadata.backend).append(" backend)\n");
@@ -70,12 +74,41 @@ public final class BenchReport {
         }
         out.append('\n');
         out.append("- command: `").append(machine.command).append("`\n\n");
+        if (jumps) {
+            return out.append(jumpTable()).toString();
+        }
         out.append("| threshold | skim rate | us/token median | p90 | baseline us/token | speed-up | Flop-R | "
                 + "speed-up / Flop-R | accuracy |\n");
         out.append("|---|---|---|---|---|---|---|---|---|\n");
         for (BenchResult r : results) {
             out.append("| ").append(Fmt.fixed(r.threshold, 2))
                     .append(" | ").append(Fmt.fixed(r.skimRate, 3))
+                    .append(" | ").append(Fmt.fixed(r.medianUs, 2))
+                    .append(" | ").append(Fmt.fixed(r.p90Us, 2))
+                    .append(" | ").append(orDash(r.baselineMedianUs, 2))
+                    .append(" | ").append(orDash(r.speedup, 2))
+                    .append(" | ").append(orDash(r.flopR, 2))
+                    .append(" | ").append(orDash(r.speedupOverFlopR, 2))
+                    .append(" | ").append(orDash(r.accuracy, 3))
+                    .append(" |\n");
+        }
+        return out.toString();
+    }
+
+    /** {@code keras_skim.runtime.bench._jump_table}: a jump model's rows, fractions of the words. */
+    private String jumpTable() {
+        StringBuilder out = new StringBuilder();
+        out.append("Read, skip and jump are fractions of the words (punctuation steers the jumps and is not "
+                + "read); the threshold does not apply.\n\n");
+        out.append("| words | read | skip | jump | us/token median | p90 | baseline us/token | speed-up | Flop-r | "
+                + "speed-up / Flop-r | accuracy |\n");
+        out.append("|---|---|---|---|---|---|---|---|---|---|---|\n");
+        for (BenchResult r : results) {
+            BenchResult.Jumps j = r.jumps;
+            out.append("| ").append(j == null ? "-" : Long.toString(j.words))
+                    .append(" | ").append(j == null ? "-" : Fmt.fixed(j.readFraction(), 3))
+                    .append(" | ").append(j == null ? "-" : Fmt.fixed(j.skipFraction(), 3))
+                    .append(" | ").append(j == null ? "-" : Fmt.fixed(j.jumpFraction(), 3))
                     .append(" | ").append(Fmt.fixed(r.medianUs, 2))
                     .append(" | ").append(Fmt.fixed(r.p90Us, 2))
                     .append(" | ").append(orDash(r.baselineMedianUs, 2))

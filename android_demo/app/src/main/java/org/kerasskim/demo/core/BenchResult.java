@@ -7,6 +7,34 @@ import java.util.Map;
 
 /** One threshold of a benchmark: the fields of a {@code keras_skim.runtime.bench.bench_threshold} result. */
 public final class BenchResult {
+    /** A jump model's word counts over the texts ({@code keras_skim.runtime.bench.jump_summary}). */
+    public static final class Jumps {
+        /** Tokens that are words (not punctuation). */
+        public final long words;
+        /** Words read or skipped, i.e. not jumped over. */
+        public final long visited;
+        /** Words read. */
+        public final long read;
+
+        public Jumps(long words, long visited, long read) {
+            this.words = words;
+            this.visited = visited;
+            this.read = read;
+        }
+
+        public double readFraction() {
+            return words > 0 ? (double) read / words : 0.0;
+        }
+
+        public double skipFraction() {
+            return words > 0 ? (double) (visited - read) / words : 0.0;
+        }
+
+        public double jumpFraction() {
+            return words > 0 ? 1.0 - (double) visited / words : 0.0;
+        }
+    }
+
     public final double threshold;
     /** Tokens of the texts (an empty text counts as one). */
     public final long tokens;
@@ -33,10 +61,12 @@ public final class BenchResult {
     public final List<Double> baselineTextMedians;
     public final Double speedupPerTokenMedian;
     public final Double speedupOverFlopR;
+    /** A jump model's word counts; null for other models. */
+    public final Jumps jumps;
 
     BenchResult(double threshold, long tokens, double skimRate, Map<String, Object> model, Double flopR,
                 Double accuracy, Map<String, Object> baseline, List<Double> speedupRuns,
-                List<Double> modelTextMedians, List<Double> baselineTextMedians) {
+                List<Double> modelTextMedians, List<Double> baselineTextMedians, Jumps jumps) {
         this.threshold = threshold;
         this.tokens = tokens;
         this.skimRate = skimRate;
@@ -54,6 +84,7 @@ public final class BenchResult {
         this.speedup = baselineTextMedians == null ? null : sum(baselineTextMedians) / sum(modelTextMedians);
         this.speedupPerTokenMedian = baseline == null ? null : baselineMedianUs / medianUs;
         this.speedupOverFlopR = speedup != null && flopR != null && flopR != 0 ? speedup / flopR : null;
+        this.jumps = jumps;
     }
 
     /** The result as {@code keras-skim bench}'s report.json writes it (same keys). */
@@ -64,6 +95,12 @@ public final class BenchResult {
         out.put("skim_rate", skimRate);
         out.put("model_latency", latency(medianUs, p90Us, runs));
         out.put("flop_r", flopR);
+        if (jumps != null) {
+            out.put("words", jumps.words);
+            out.put("read_fraction", jumps.readFraction());
+            out.put("skip_fraction", jumps.skipFraction());
+            out.put("jump_fraction", jumps.jumpFraction());
+        }
         if (accuracy != null) {
             out.put("accuracy", accuracy);
         }

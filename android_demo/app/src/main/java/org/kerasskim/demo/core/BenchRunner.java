@@ -116,9 +116,21 @@ public final class BenchRunner {
         long reads = 0;
         long tokens = 0;
         int correct = 0;
+        boolean jumps = model.metadata().jumps();
+        long words = 0;
+        long visited = 0;
         for (int k = 0; k < modelIds.size(); k++) {
             reads += firstRound[k].readCount;
             tokens += Math.max(modelIds.get(k).length, 1);
+            if (jumps) {
+                // keras_skim.runtime.bench.jump_counts: words are the tokens that are not punctuation,
+                // visited the read or skipped ones
+                for (int code : firstRound[k].tokenMask) {
+                    TokenState state = model.metadata().state(code);
+                    words += state == TokenState.NOT_A_WORD ? 0 : 1;
+                    visited += state == TokenState.READ || state == TokenState.SKIMMED ? 1 : 0;
+                }
+            }
             if (labels != null) {
                 double[] p = Prediction.probabilitiesFromLogits(firstRound[k].logits,
                         model.metadata().outputActivation);
@@ -129,12 +141,18 @@ public final class BenchRunner {
         }
         double skimRate = tokens > 0 ? 1.0 - (double) reads / tokens : 0.0;
         Double accuracy = labels != null && !labels.isEmpty() ? (double) correct / modelIds.size() : null;
+        BenchResult.Jumps jumpCounts = null;
+        Double flopR = model.metadata().flopR(skimRate);
+        if (jumps) {
+            jumpCounts = new BenchResult.Jumps(words, visited, reads);
+            flopR = model.metadata().jumpFlopR(words, visited, reads);
+        }
         return new BenchResult(threshold, tokens, skimRate, BenchStatistics.summary(modelRuns),
-                model.metadata().flopR(skimRate), accuracy,
+                flopR, accuracy,
                 baseline == null ? null : BenchStatistics.summary(baseRuns),
                 baseline == null ? null : ratios,
                 baseline == null ? null : medianSeconds(modelTextNanos),
-                baseline == null ? null : medianSeconds(baseTextNanos));
+                baseline == null ? null : medianSeconds(baseTextNanos), jumpCounts);
     }
 
     /** Each text's median time over the repeats, in seconds. */

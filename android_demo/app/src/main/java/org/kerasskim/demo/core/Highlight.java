@@ -6,8 +6,9 @@ import java.util.List;
 
 /**
  * The tokens of a text marked the way {@code keras-skim show} marks them: read words bold,
- * skimmed words grey, jumped words apart (lighter still, struck through). The UI turns
- * {@link #segments} into spans; {@link #plain} is the terminal rendering without colour.
+ * skimmed (or skipped) words grey, jumped words apart (lighter still, struck through),
+ * punctuation that a jump model does not read plain. The UI turns {@link #segments} into spans;
+ * {@link #plain} is the terminal rendering without colour.
  */
 public final class Highlight {
     /** A token's character range in {@link #text}. */
@@ -54,8 +55,9 @@ public final class Highlight {
     }
 
     /**
-     * {@code keras_skim.cli.show_command.render_terminal(tokens, decisions, color=False)}: read
-     * tokens as they are, skimmed ones in [brackets]; jumped ones in {braces}.
+     * {@code keras_skim.cli.show_command.render_terminal(tokens, codes, color=False)}: read
+     * tokens as they are, skimmed or skipped ones in [brackets], jumped ones in {braces},
+     * punctuation that is not a word as it is.
      */
     public String plain() {
         StringBuilder out = new StringBuilder();
@@ -66,6 +68,7 @@ public final class Highlight {
             String token = text.substring(s.start, s.end);
             switch (s.state) {
                 case READ:
+                case NOT_A_WORD:
                     out.append(token);
                     break;
                 case SKIMMED:

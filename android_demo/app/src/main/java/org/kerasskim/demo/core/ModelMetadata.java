@@ -11,6 +11,10 @@ import java.util.Map;
  */
 public final class ModelMetadata {
     public static final String FORMAT = "keras_skim.export";
+    /** The model kind of a Structural-Jump-LSTM export: its mask tells read, skipped and jumped words. */
+    public static final String JUMP_MODEL_KIND = "structural_jump_lstm";
+    /** The agents' hidden size of the paper (and the exporter's default) when the metadata has none. */
+    public static final int DEFAULT_AGENT_UNITS = 25;
 
     public final String modelKind;
     public final int units;
@@ -32,6 +36,8 @@ public final class ModelMetadata {
     public final Double readFlopsPerToken;
     /** Null for a model that never skims. */
     public final Double skimFlopsPerToken;
+    /** The hidden size of a jump model's agents ({@code agent_units}); null when not written. */
+    public final Integer agentUnits;
     private final Map<Integer, TokenState> maskCodes;
 
     private ModelMetadata(Map<String, Object> m) throws JsonException {
@@ -61,6 +67,10 @@ public final class ModelMetadata {
         baselineFlopsPerToken = Json.optNumber(flops, "baseline_flops_per_token");
         readFlopsPerToken = Json.optNumber(flops, "read_flops_per_token");
         skimFlopsPerToken = Json.optNumber(flops, "skim_flops_per_token");
+        agentUnits = Json.optInteger(m, "agent_units");
+        if (embeddingDim < 1 || (agentUnits != null && agentUnits < 1)) {
+            throw new JsonException("\"embedding_dim\" and \"agent_units\" must be positive");
+        }
         maskCodes = readMaskCodes(m);
     }
 
@@ -74,6 +84,14 @@ public final class ModelMetadata {
         return modelKind.startsWith("skim");
     }
 
+    /**
+     * Whether this is a jump model (Structural-Jump-LSTM): its agents decide what is read,
+     * skipped and jumped, no threshold applies, and punctuation is not a word.
+     */
+    public boolean jumps() {
+        return JUMP_MODEL_KIND.equals(modelKind);
+    }
+
     /** The threshold to use when the user has not chosen one. */
     public float thresholdOrDefault() {
         return defaultThreshold == null ? 0f : defaultThreshold.floatValue();
@@ -81,12 +99,46 @@ public final class ModelMetadata {
 
     /**
      * The state a {@code read_mask} code stands for: from {@code outputs.read_mask.codes} in the
-     * metadata when present ({@code {"0": "skimmed", "1": "read", "2": "jumped"}}), else the
-     * exporter's current meaning (1 read, 0 skimmed) and 2 for jumped.
+     * metadata when present ({@code {"0": "skimmed", "1": "read", "2": "jumped", "3": "not a word"}}),
+     * else {@code keras_skim.contracts}' codes: 1 read, 0 skimmed (or skipped), 2 jumped, 3 not a
+     * word (punctuation).
      */
     public TokenState state(int code) {
         TokenState state = maskCodes.get(code);
-        return state != null ? state : (code == 0 ? TokenState.SKIMMED : code == 2 ? TokenState.JUMPED : TokenState.READ);
+        if (state != null) {
+            return state;
+        }
+        switch (code) {
+            case 0: return TokenState.SKIMMED;
+            case 2: return TokenState.JUMPED;
+            case 3: return TokenState.NOT_A_WORD;
+            default: return TokenState.READ;
+        }
+    }
+
+    /**
+     * A jump model's Flop-r over texts with these totals ({@code
+     * keras_skim.analysis.structural_jump_flops.structural_jump_flop_report}, corpus level): the
+     * FLOPs of an LSTM of the same size reading every word over those of the skip agent at every
+     * visited word plus the LSTM step and the jump agent at every read word. Null when nothing was
+     * visited.
+     */
+    public Double jumpFlopR(long words, long visited, long read) {
+        if (visited <= 0) {
+            return null;
+        }
+        long m = units;
+        long d = embeddingDim;
+        long a = agentUnits == null ? DEFAULT_AGENT_UNITS : agentUnits;
+        long previousActions = 6;  // one-hots of the previous skip (2) and jump (4) actions
+        double skipAgent = 2 * a * (m + d + previousActions) + 2 * a + 2 * 2 * a + 2 + 1;
+        double readStep = lstmStepFlops(m, d + previousActions) + 2 * a * m + 2 * a + 2 * 4 * a + 4 + 3;
+        return words * lstmStepFlops(m, d) / (visited * skipAgent + read * readStep);
+    }
+
+    /** {@code keras_skim.analysis.flops.rnn_step_flops("lstm", m, inputDim)}. */
+    private static double lstmStepFlops(long m, long inputDim) {
+        return 2.0 * 4 * m * (inputDim + m) + 13.0 * m;
     }
 
     /** Flop-R at a skim rate: {@code keras_skim.runtime.bench.flop_r}; null without FLOP counts. */
@@ -125,7 +177,8 @@ public final class ModelMetadata {
                 code = 0;
             }
             if (state == null) {
-                throw new JsonException("\"outputs.read_mask.codes\" must map integer codes to read, skimmed or jumped");
+                throw new JsonException("\"outputs.read_mask.codes\" must map integer codes to read, skimmed, jumped "
+                        + "or not a word");
             }
             codes.put(code, state);
         }

@@ -17,6 +17,8 @@ public final class Prediction {
     public final float threshold;
     /** Wall time of the invoke alone. */
     public final long nanos;
+    /** Whether a jump model made it (read, skipped and jumped words; punctuation not read). */
+    public final boolean jumps;
 
     public Prediction(List<String> tokens, int[] ids, List<TokenState> states, float[] logits, String activation,
                       CatalogEntry entry, float threshold, long nanos) {
@@ -29,6 +31,7 @@ public final class Prediction {
         this.label = entry.label(predictedClass);
         this.threshold = threshold;
         this.nanos = nanos;
+        this.jumps = ModelMetadata.JUMP_MODEL_KIND.equals(entry.modelKind);
     }
 
     /** The probability of the predicted class. */
@@ -46,10 +49,25 @@ public final class Prediction {
         return n;
     }
 
-    /** e.g. "positive (87.3%); read 12 of 40 tokens, skimmed 70%", in the words of {@code keras-skim show}. */
+    /**
+     * e.g. "positive (87.3%); read 12 of 40 tokens, skimmed 70%", in the words of {@code
+     * keras-skim show}; for a jump model "positive (87.3%); read 3 of 10 words (30%), skipped 0%,
+     * jumped 70%", the fractions of the words (punctuation is not read).
+     */
     public String summary() {
         StringBuilder out = new StringBuilder();
         out.append(label).append(" (").append(Fmt.fixed(100 * probability(), 1)).append("%)");
+        if (jumps) {
+            int words = tokens.size() - count(TokenState.NOT_A_WORD);
+            if (words == 0) {
+                return out.append("; the text has no words (punctuation is not read)").toString();
+            }
+            int read = count(TokenState.READ);
+            return out.append("; read ").append(read).append(" of ").append(words).append(" words (")
+                    .append(Fmt.percent0((double) read / words)).append("), skipped ")
+                    .append(Fmt.percent0((double) count(TokenState.SKIMMED) / words)).append(", jumped ")
+                    .append(Fmt.percent0((double) count(TokenState.JUMPED) / words)).toString();
+        }
         int n = tokens.size();
         if (n > 0) {
             int read = count(TokenState.READ);

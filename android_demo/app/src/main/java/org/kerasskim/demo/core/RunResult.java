@@ -5,11 +5,12 @@ public final class RunResult {
     /** The model's logits (before the output activation), flattened. */
     public final float[] logits;
     /**
-     * One value per input token: 1 = read, 0 = skimmed (a jump model adds 2 = jumped); all 1 for
+     * One value per input token, the codes of {@code keras_skim.contracts}: 1 = read, 0 = skimmed
+     * (a jump model: skipped), 2 = jumped, 3 = not a word (a jump model's punctuation); all 1 for
      * models without a read mask (the LSTM baseline).
      */
     public final int[] tokenMask;
-    /** Number of tokens the big cell read. */
+    /** Number of tokens the big cell (a jump model: the LSTM) read. */
     public final int readCount;
     /**
      * Native time of the run: the ids copied in (the input resized when the length changed),

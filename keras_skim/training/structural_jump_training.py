@@ -1,0 +1,556 @@
+"""Two-phase training of Structural-Jump-LSTM, as the paper and its authors'
+code do it, with plain `model.fit`:
+
+1. full-read pretraining: every word read, the agents' logits pulled
+   towards "read, next word"; the weights with the best validation
+   accuracy are kept;
+2. speed-read training: the agents act (sampled actions), the embedding is
+   frozen, actor-critic losses on; the target weight delta decays from 0.1
+   to 0.005 over the first half of the phase; the weights with the best
+   validation reward are kept (the authors' selection rule), or, with a
+   read budget, the most accurate epoch within it. Optionally the actor
+   loss waits `critic_warmup_steps` steps for the critics (the code's
+   `init_runs`, 0 in its runs).
+
+`train_structural_jump` (what `keras-skim train --cell sj-lstm` runs) also
+loads a dataset, fits the tokenizer, loads GloVe and writes a model folder
+like `keras-skim train`: `model.keras`, `tokenizer.json`,
+`train_config.json`.
+"""
+import os
+import time
+
+import keras
+import numpy as np
+
+
+DEFAULT_MAX_LENGTH = {"imdb": 400, "rotten_tomatoes": 50}
+# The paper: batch 32 for AG news, Rotten Tomatoes and SST, 100 for the rest.
+DEFAULT_BATCH_SIZE = {"rotten_tomatoes": 32, "imdb": 100}
+
+
+class LengthBucketedBatches(keras.utils.PyDataset):
+    """Batches of documents of similar length, in a new order every epoch.
+
+    The model runs its RNN only over the longest word stream of a batch,
+    so grouping documents by length saves most of the padding steps on
+    corpora of mixed lengths (IMDB). Each epoch: shuffle, cut into pools of
+    `pool_batches` batches, sort each pool by length, cut into batches,
+    shuffle the batches. With `shuffle=False` the batches are in length
+    order (for evaluation).
+    """
+
+    def __init__(self, token_ids, labels, batch_size, shuffle=True, seed=0, pool_batches=50):
+        super().__init__()
+        self.token_ids = np.asarray(token_ids, np.int32)
+        self.labels = np.asarray(labels).reshape(-1).astype(np.int32)
+        if len(self.token_ids) != len(self.labels):
+            raise ValueError(f"{len(self.token_ids)} documents but {len(self.labels)} labels")
+        self.batch_size = int(batch_size)
+        self.shuffle = shuffle
+        self.pool_batches = pool_batches
+        self.lengths = (self.token_ids != 0).sum(axis=1)
+        self.rng = np.random.default_rng(seed)
+        self._batches = self._make_batches()
+
+    def _make_batches(self):
+        n = len(self.labels)
+        if not self.shuffle:
+            order = np.argsort(self.lengths, kind="stable")
+            return [order[i : i + self.batch_size] for i in range(0, n, self.batch_size)]
+        order = self.rng.permutation(n)
+        pool = self.batch_size * self.pool_batches
+        batches = []
+        for start in range(0, n, pool):
+            chunk = order[start : start + pool]
+            chunk = chunk[np.argsort(self.lengths[chunk], kind="stable")]
+            batches += [chunk[i : i + self.batch_size] for i in range(0, len(chunk), self.batch_size)]
+        self.rng.shuffle(batches)
+        return batches
+
+    def __len__(self):
+        return len(self._batches)
+
+    def __getitem__(self, index):
+        rows = self._batches[index]
+        return self.token_ids[rows], self.labels[rows]
+
+    def on_epoch_end(self):
+        if self.shuffle:
+            self._batches = self._make_batches()
+
+
+def make_optimizer(kind, learning_rate):
+    """"rmsprop_tf1": the authors' RMSprop (per-tensor clipping, accumulators
+    at 1; `PerTensorClipRMSprop`); "rmsprop": Keras' RMSprop; "adam"."""
+    from keras_skim.training.per_tensor_clip_rmsprop import PerTensorClipRMSprop
+
+    if kind == "rmsprop_tf1":
+        return PerTensorClipRMSprop(learning_rate)
+    if kind == "rmsprop":
+        return keras.optimizers.RMSprop(learning_rate, rho=0.9, epsilon=1e-10)
+    if kind == "adam":
+        return keras.optimizers.Adam(learning_rate)
+    raise ValueError(f"optimizer must be one of rmsprop_tf1, rmsprop, adam; got {kind!r}")
+
+
+def _history(history):
+    return {k: [float(v) for v in vs] for k, vs in history.history.items()}
+
+
+def fit_structural_jump(
+    model,
+    train,
+    validation,
+    full_read_epochs=3,
+    speed_read_epochs=10,
+    batch_size=32,
+    learning_rate=5e-4,
+    speed_learning_rate=5e-4,
+    optimizer="rmsprop_tf1",
+    speed_optimizer=None,
+    initial_entropy_weight=0.1,
+    final_entropy_weight=0.005,
+    entropy_decay_fraction=0.5,
+    full_read_patience=2,
+    speed_read_patience=None,
+    speed_read_monitor="val_reward",
+    read_budget=None,
+    critic_warmup_steps=0,
+    seed=0,
+    verbose=2,
+    callbacks=(),
+    full_read_weights=None,
+):
+    """Runs both training phases on a built `StructuralJumpLSTM`.
+
+    Args:
+        model: a `keras_skim.StructuralJumpLSTM`.
+        train, validation: `(token_ids, labels)` pairs of numpy arrays.
+        full_read_epochs: epochs of phase 1 (0 skips it).
+        speed_read_epochs: epochs of phase 2 (0 skips it).
+        batch_size: documents per batch.
+        learning_rate, speed_learning_rate: of phases 1 and 2 (the paper's
+            0.0005 for both).
+        optimizer: phase 1's, see `make_optimizer`; a fresh one per phase.
+        speed_optimizer: phase 2's; defaults to `optimizer`.
+        initial_entropy_weight, final_entropy_weight: delta's range.
+        entropy_decay_fraction: the share of phase 2's steps over which
+            delta decays (the code: half).
+        full_read_patience: early stopping on validation accuracy in phase 1.
+        speed_read_patience: early stopping in phase 2 (None: never stop
+            early; the best epoch is restored either way).
+        speed_read_monitor: the validation log that picks phase 2's best
+            epoch ("val_reward", the code's rule, or "val_accuracy").
+        critic_warmup_steps: steps at the start of phase 2 without the
+            actor loss (`CriticWarmup`; the code's `init_runs`, 0).
+        read_budget: if set, phase 2 keeps instead the epoch with the best
+            validation accuracy among those whose greedy validation read
+            fraction is at most this (`ReadBudgetCheckpoint`).
+        seed: seed of the batch order.
+        verbose: `fit`'s verbosity.
+        callbacks: extra callbacks for both phases.
+        full_read_weights: optional `.weights.h5` path: written after
+            phase 1, or, when phase 1 is skipped (`full_read_epochs=0`),
+            loaded instead of running it (to rerun phase 2 alone; it must
+            exist).
+
+    Returns:
+        dict with `full_read` and `speed_read` entries: `history`,
+        `epochs_run`, `seconds`, `seconds_per_epoch`; `full_read` also has
+        `validation_accuracy`, the full-read accuracy phase 2 starts from;
+        `speed_read` has `selected_epoch` (1-based) and `selection`.
+    """
+    from keras_skim.training.critic_warmup import CriticWarmup
+    from keras_skim.training.entropy_weight_decay import EntropyWeightDecay
+    from keras_skim.training.read_budget_checkpoint import ReadBudgetCheckpoint
+
+    train_batches = LengthBucketedBatches(*train, batch_size, shuffle=True, seed=seed)
+    validation_batches = LengthBucketedBatches(*validation, batch_size, shuffle=False)
+    results = {}
+    train_embedding = model.embedding.trainable
+
+    if full_read_epochs:
+        model.speed_reading = False
+        model.entropy_weight = initial_entropy_weight
+        model.embedding.trainable = train_embedding
+        model.compile(make_optimizer(optimizer, learning_rate))
+        stop = keras.callbacks.EarlyStopping(
+            monitor="val_accuracy", mode="max", patience=full_read_patience, restore_best_weights=True
+        )
+        started = time.perf_counter()
+        history = model.fit(
+            train_batches,
+            validation_data=validation_batches,
+            epochs=full_read_epochs,
+            callbacks=[stop, *callbacks],
+            verbose=verbose,
+        )
+        seconds = time.perf_counter() - started
+        epochs = len(history.history["loss"])
+        results["full_read"] = {
+            "history": _history(history),
+            "epochs_run": epochs,
+            "seconds": seconds,
+            "seconds_per_epoch": seconds / epochs,
+        }
+        if full_read_weights:
+            model.save_weights(full_read_weights)
+    elif full_read_weights:
+        if not os.path.exists(full_read_weights):
+            raise FileNotFoundError(
+                f"{full_read_weights}: no full-read weights to start speed reading from "
+                "(run phase 1 with full_read_epochs > 0 first)"
+            )
+        model.load_weights(full_read_weights)
+        model.compile(make_optimizer(optimizer, learning_rate))
+        results["full_read"] = {"loaded_from": os.fspath(full_read_weights), "epochs_run": 0}
+    if "full_read" in results:
+        model.speed_reading = False
+        logs = model.evaluate(validation_batches, verbose=0, return_dict=True)
+        results["full_read"]["validation_accuracy"] = float(logs["accuracy"])
+
+    if speed_read_epochs:
+        model.speed_reading = True
+        model.entropy_weight = initial_entropy_weight
+        model.embedding.trainable = False
+        model.compile(make_optimizer(speed_optimizer or optimizer, speed_learning_rate))
+        steps = speed_read_epochs * len(train_batches)
+        decay = EntropyWeightDecay(
+            max(int(steps * entropy_decay_fraction), 1),
+            initial=initial_entropy_weight,
+            final=final_entropy_weight,
+        )
+        if read_budget is None:
+            select = keras.callbacks.EarlyStopping(
+                monitor=speed_read_monitor,
+                mode="max",
+                patience=speed_read_patience or speed_read_epochs,
+                restore_best_weights=True,
+            )
+            selection = f"best {speed_read_monitor}"
+        else:
+            select = ReadBudgetCheckpoint(read_budget)
+            selection = f"best val_accuracy with val_read_fraction <= {read_budget}"
+        started = time.perf_counter()
+        history = model.fit(
+            train_batches,
+            validation_data=validation_batches,
+            epochs=speed_read_epochs,
+            callbacks=[decay, CriticWarmup(critic_warmup_steps), select, *callbacks],
+            verbose=verbose,
+        )
+        seconds = time.perf_counter() - started
+        epochs = len(history.history["loss"])
+        if read_budget is None:
+            selected = int(np.argmax(history.history[speed_read_monitor]))
+        else:
+            selected = select.selected_epoch
+            if not select.within_budget:
+                selection += " (none did: best val_reward)"
+        results["speed_read"] = {
+            "history": _history(history),
+            "epochs_run": epochs,
+            "seconds": seconds,
+            "seconds_per_epoch": seconds / epochs,
+            "selected_epoch": selected + 1,
+            "selection": selection,
+        }
+    return results
+
+
+def greedy_rewards(logits, labels, word_count, visited, read, skip_cost=0.5, rolling_weight=0.1):
+    """Per-document reward of the greedy policy, as the loss defines it:
+    `final + w * sum_t r_t` with `final = max(1[correct], p(true class))`
+    and `r_t` = -1/n per read word, -skip_cost/n per skipped one
+    (`keras_skim.training.actor_critic_loss`), in NumPy."""
+    logits = np.asarray(logits, np.float64)
+    labels = np.asarray(labels).reshape(-1).astype(np.int64)
+    if len(labels) == 0:
+        return np.zeros((0,), np.float64)
+    shifted = np.exp(logits - logits.max(axis=1, keepdims=True))
+    p_true = (shifted / shifted.sum(axis=1, keepdims=True))[np.arange(len(labels)), labels]
+    final = np.maximum((logits.argmax(axis=1) == labels).astype(np.float64), p_true)
+    read = np.asarray(read, np.float64)
+    skipped = np.asarray(visited, np.float64) - read
+    n = np.maximum(np.asarray(word_count, np.float64), 1.0)
+    return final - rolling_weight * (read + skip_cost * skipped) / n
+
+
+def evaluate_structural_jump(model, token_ids, labels, batch_size=128):
+    """Accuracy, reading fractions, Flop-r and mean reward of the greedy policy.
+
+    Returns:
+        dict: `accuracy`, the corpus totals and fractions of
+        `structural_jump_statistics` (`read_fraction`, `skip_fraction`,
+        `jump_fraction`, `per_document`, `jump_actions`, ...), `flop_r`
+        (corpus level), `flop_r_per_document_mean`, `reward` (mean over the
+        documents of the episode reward the training maximises) and
+        `examples`.
+    """
+    from keras_skim.analysis.structural_jump_flops import structural_jump_flop_report
+    from keras_skim.layers.structural_jump_statistics import structural_jump_statistics
+
+    labels = np.asarray(labels).reshape(-1).astype(np.int64)
+    order = np.argsort((np.asarray(token_ids) != 0).sum(axis=1), kind="stable")
+    stats = structural_jump_statistics(model, np.asarray(token_ids)[order], batch_size=batch_size)
+    counts = stats.pop("counts")
+    predictions = stats.pop("predictions")
+    logits = stats.pop("logits")
+    flops = structural_jump_flop_report(
+        counts["word_count"], counts["visited"], counts["read"],
+        model.units, model.embedding_dim, model.agent_units,
+    )
+    rewards = greedy_rewards(logits, labels[order], counts["word_count"], counts["visited"], counts["read"],
+                             model.skip_cost, model.rolling_weight)
+    return {
+        "accuracy": float(np.mean(predictions == labels[order])) if len(labels) else 0.0,
+        **stats,
+        "flop_r": flops["flop_r"],
+        "flop_r_per_document_mean": flops["flop_r_per_document_mean"],
+        "reward": float(rewards.mean()) if len(rewards) else 0.0,
+        "examples": int(len(labels)),
+    }
+
+
+def load_dataset_splits(dataset, max_length=None, max_tokens=20000, limit=None, seed=0,
+                        validation_fraction=0.15, glove=True, embedding_dim=50):
+    """The paper's splits of a named dataset, encoded with one tokenizer.
+
+    IMDB: the 25,000 training reviews split (seeded) into train and
+    `validation_fraction` validation, the 25,000 test reviews. Rotten
+    Tomatoes: its own train / validation / test splits. The tokenizer is
+    fitted on the training texts.
+
+    Returns:
+        `(data, tokenizer, embedding_matrix)`: `data` maps "train",
+        "validation", "test" to `(token_ids, labels)`; the matrix is GloVe
+        6B (`embedding_dim`) or None.
+    """
+    from keras_skim.datasets import Tokenizer, glove_embedding_matrix, load_text_dataset
+
+    max_length = max_length or DEFAULT_MAX_LENGTH.get(dataset, 200)
+    eval_limit = None if limit is None else max(limit // 4, 100)
+    train_texts, train_labels = load_text_dataset(dataset, "train", limit=limit, seed=seed)
+    train_labels = np.asarray(train_labels, np.int32)
+    if dataset == "imdb":
+        order = np.random.RandomState(seed).permutation(len(train_texts))
+        held = np.sort(order[: int(round(len(order) * validation_fraction))])
+        kept = np.sort(order[len(held) :])
+        val_texts, val_labels = [train_texts[i] for i in held], train_labels[held]
+        train_texts, train_labels = [train_texts[i] for i in kept], train_labels[kept]
+    else:
+        val_texts, val_labels = load_text_dataset(dataset, "validation", limit=eval_limit, seed=seed)
+    test_texts, test_labels = load_text_dataset(dataset, "test", limit=eval_limit, seed=seed)
+    tokenizer = Tokenizer(max_length=max_length).fit(train_texts, max_tokens=max_tokens)
+    data = {
+        split: (tokenizer.encode(texts, max_length=max_length), np.asarray(labels, np.int32))
+        for split, texts, labels in (
+            ("train", train_texts, train_labels),
+            ("validation", val_texts, val_labels),
+            ("test", test_texts, test_labels),
+        )
+    }
+    matrix = glove_embedding_matrix(tokenizer.vocabulary, dim=embedding_dim, seed=seed) if glove else None
+    return data, tokenizer, matrix
+
+
+def _source_splits(source, max_length, max_tokens, limit, seed, glove, embedding_dim):
+    """Train / validation / test of a `--data` source, encoded with a tokenizer fitted on train."""
+    from keras_skim.datasets import Tokenizer, glove_embedding_matrix
+
+    eval_limit = None if limit is None else max(limit // 4, 100)
+    splits = source.training_splits(limit=limit, eval_limit=eval_limit, seed=seed)
+    tokenizer = Tokenizer(max_length=max_length).fit(splits["train"][0], max_tokens=max_tokens)
+    data = {
+        name: (tokenizer.encode(texts, max_length=max_length), np.asarray(labels, np.int32))
+        for name, (texts, labels) in splits.items()
+    }
+    matrix = glove_embedding_matrix(tokenizer.vocabulary, dim=embedding_dim, seed=seed) if glove else None
+    return data, tokenizer, matrix
+
+
+def train_structural_jump(
+    output_dir=None,
+    dataset="rotten_tomatoes",
+    data=None,
+    tokenizer=None,
+    embedding_matrix=None,
+    max_length=None,
+    max_tokens=20000,
+    glove=True,
+    embedding_dim=50,
+    units=128,
+    agent_units=25,
+    full_read_epochs=3,
+    speed_read_epochs=10,
+    batch_size=None,
+    learning_rate=5e-4,
+    speed_learning_rate=5e-4,
+    optimizer="rmsprop_tf1",
+    speed_optimizer=None,
+    limit=None,
+    seed=0,
+    split_seed=0,
+    force=False,
+    verbose=2,
+    model_options=None,
+    fit_options=None,
+):
+    """Trains a Structural-Jump-LSTM classifier and optionally writes its folder.
+
+    This is what `keras-skim train --cell sj-lstm` runs.
+
+    Args:
+        output_dir: model folder to write (`model.keras`, `tokenizer.json`,
+            `train_config.json`, through `contracts.staged_output_dir`), or
+            None to write nothing.
+        dataset: a `--data` argument (a registry name such as
+            "rotten_tomatoes" or "imdb", `tfds:NAME`, a .csv/.tsv/.jsonl
+            file or a folder; see `keras_skim.datasets.registry`) or a
+            source from `resolve_data`; any number of classes. Split as
+            `keras-skim train` splits it for every cell (IMDB: 10% of the
+            training reviews held out for validation). Ignored when `data`
+            is given. The paper's own IMDB split (85/15) is
+            `load_dataset_splits`, passed in through `data`.
+        data: instead of a dataset, a dict with `"train"`, `"validation"`
+            and optionally `"test"`, each `(token_ids, labels)` encoded with
+            `tokenizer` (which is then required).
+        tokenizer: the `keras_skim.datasets.Tokenizer` of `data`.
+        embedding_matrix: initial word vectors for `data` (GloVe is loaded
+            for a dataset when `glove` is True).
+        max_length: tokens per text (raw, punctuation included); default:
+            the data's (400 for IMDB, 50 for Rotten Tomatoes, 200 others).
+        max_tokens: vocabulary size of a fitted tokenizer.
+        glove: initialise the embedding with GloVe 6B 50d.
+        embedding_dim, units, agent_units: d, m, a.
+        full_read_epochs, speed_read_epochs, batch_size, learning_rate,
+            speed_learning_rate, optimizer, speed_optimizer: see
+            `fit_structural_jump`;
+            `batch_size` defaults to the paper's (32 for Rotten Tomatoes
+            and other data, 100 for IMDB).
+        limit: train on a seeded class-balanced subset of this many texts
+            (the evaluation splits shrink to limit // 4, at least 100).
+        seed: seed of everything random.
+        split_seed: seed of the held-out split of data without its own.
+        force: replace an existing `output_dir` that keras-skim wrote.
+        verbose: `fit`'s verbosity.
+        model_options: extra `StructuralJumpLSTM` arguments (e.g.
+            `{"advantage": "code"}`).
+        fit_options: extra `fit_structural_jump` arguments.
+
+    Returns:
+        `(model, results)`; `results` is the `train_config.json` record:
+        `arguments` (these arguments, with the resolved `dataset`,
+        `max_length` and `batch_size`), `data` (the source, its classes and
+        split, when trained on a dataset), both phases' histories and
+        timings, `seconds_per_epoch`, `epochs_run`, the full-read
+        validation accuracy, and the greedy `validation` and `test` results
+        of `evaluate_structural_jump` (accuracy, read / skip / jump
+        fractions, Flop-r, mean reward).
+
+    Raises:
+        contracts.OutputRefused: `output_dir` may not be written (exists
+            without `force`, or is not keras-skim's).
+        DataSourceError, DatasetUnavailableError: unusable data (one line).
+    """
+    arguments = {
+        k: v for k, v in locals().items()
+        if k not in ("force", "verbose", "data", "tokenizer", "embedding_matrix")
+    }
+    from keras_skim import contracts
+    from keras_skim.analysis.structural_jump_flops import structural_jump_step_flops
+    from keras_skim.datasets.registry import resolve_data
+    from keras_skim.layers.text_structure import punctuation_ids
+    from keras_skim.training.structural_jump_lstm import StructuralJumpLSTM
+    from keras_skim.training.text_training import versions
+
+    arguments["cell"] = "sj-lstm"  # the `keras-skim train --cell` of this model
+    if output_dir is not None:
+        output_dir = os.fspath(output_dir)
+        arguments["output_dir"] = output_dir
+        contracts.check_output_folder(output_dir, force=force)
+    keras.utils.set_random_seed(seed)
+
+    record = {}
+    if data is None:
+        source = (
+            resolve_data(dataset, split_seed=split_seed, training=True)
+            if isinstance(dataset, (str, os.PathLike)) else dataset
+        )
+        arguments["dataset"] = source.spec
+        max_length = max_length or source.default_max_length
+        batch_size = batch_size or DEFAULT_BATCH_SIZE.get(source.spec, 32)
+        data, tokenizer, loaded = _source_splits(
+            source, max_length, max_tokens, limit, seed, glove, embedding_dim
+        )
+        embedding_matrix = loaded if embedding_matrix is None else embedding_matrix
+        num_classes = len(source.classes)
+        record["data"] = source.to_config()
+    else:
+        if tokenizer is None:
+            raise ValueError("train_structural_jump(data=...) needs the tokenizer that encoded the data")
+        missing = {"train", "validation"} - set(data)
+        if missing:
+            raise ValueError(f"data must hold 'train' and 'validation' (token_ids, labels); missing {sorted(missing)}")
+        data = {k: (np.asarray(v[0], np.int32), np.asarray(v[1]).reshape(-1).astype(np.int32))
+                for k, v in data.items()}
+        batch_size = batch_size or 32
+        max_length = data["train"][0].shape[1]
+        arguments["dataset"] = None
+        num_classes = int(max(int(labels.max()) for _, labels in data.values() if len(labels)) + 1)
+    arguments.update(max_length=max_length, batch_size=batch_size)
+
+    model = StructuralJumpLSTM(
+        tokenizer.vocabulary_size,
+        **punctuation_ids(tokenizer.vocabulary),
+        num_classes=max(num_classes, 2),
+        embedding_dim=embedding_dim,
+        units=units,
+        agent_units=agent_units,
+        seed=seed,
+        **(model_options or {}),
+    )
+    model.build((None, max_length))
+    if embedding_matrix is not None:
+        model.set_embedding_matrix(np.asarray(embedding_matrix, np.float32))
+
+    phases = fit_structural_jump(
+        model,
+        data["train"],
+        data["validation"],
+        full_read_epochs=full_read_epochs,
+        speed_read_epochs=speed_read_epochs,
+        batch_size=batch_size,
+        learning_rate=learning_rate,
+        speed_learning_rate=speed_learning_rate,
+        optimizer=optimizer,
+        speed_optimizer=speed_optimizer,
+        seed=seed,
+        verbose=verbose,
+        **(fit_options or {}),
+    )
+    seconds = sum(p.get("seconds", 0.0) for p in phases.values())
+    epochs = sum(p["epochs_run"] for p in phases.values())
+    results = {"arguments": arguments, **record, "phases": phases,
+               "epochs_run": epochs, "seconds_per_epoch": seconds / epochs if epochs else 0.0}
+    if "full_read" in phases:
+        results["full_read_validation_accuracy"] = phases["full_read"]["validation_accuracy"]
+    results["validation"] = evaluate_structural_jump(model, *data["validation"])
+    if "test" in data:
+        results["test"] = evaluate_structural_jump(model, *data["test"])
+    results.update(
+        flops=structural_jump_step_flops(units, embedding_dim, agent_units),
+        train_examples=int(len(data["train"][1])),
+        vocabulary_size=tokenizer.vocabulary_size,
+        punctuation_ids=punctuation_ids(tokenizer.vocabulary),
+        versions=versions(),
+    )
+    if output_dir is not None:
+        with contracts.staged_output_dir(output_dir, force=force) as stage:
+            model.save(os.path.join(stage, contracts.MODEL_FILE))
+            tokenizer.save(os.path.join(stage, contracts.TOKENIZER_FILE))
+            contracts.write_json(os.path.join(stage, contracts.TRAIN_CONFIG_FILE),
+                                 contracts.train_config_record(arguments, **{
+                                     k: v for k, v in results.items() if k != "arguments"}))
+    return model, results
