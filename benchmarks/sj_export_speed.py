@@ -161,7 +161,7 @@ def bench(folder, dataset, samples, rounds, accuracy_texts, long_repeats):
             contents[f"sj_{backend}"], results[backend] = export(folder, backend, out)
     meta = results["custom"].metadata
     m, e, a, V = meta["units"], meta["embedding_dim"], meta["agent_units"], meta["vocabulary_size"]
-    punctuation = sorted(sum(meta["punctuation"].values(), []))
+    punctuation = sorted(i for ids in meta["punctuation"].values() for i in ids)
     contents["lstm_words"] = contents["lstm_tokens"] = lstm_export(V, e, m, meta["num_classes"])
     runners = {n: Runner(c) for n, c in contents.items()}  # one interpreter per name
 
@@ -309,7 +309,7 @@ def _markdown(report):
         "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for row in r["rows"]:
-        def cell(key, fmt):
+        def cell(key, fmt, row=row):
             return format(row[key], fmt) if key in row else "-"
         lines.append(
             f"| {row['export']} | {row['bytes']} | {cell('test_accuracy', '.4f')} | {row['ms_per_text']:.3f} | "

@@ -202,7 +202,7 @@ def export_model(model_path, output_dir=None, *, force=False, tokenizer_path=Non
     max_length = train_config.max_length if train_config else None
 
     texts = _parity_texts(tokenizer, train_config, parity_samples)
-    punctuation = sorted(sum(plan.structure.values(), [])) if plan.structure else None
+    punctuation = sorted(i for ids in plan.structure.values() for i in ids) if plan.structure else None
     sequences = sample_sequences(
         plan.vocabulary_size, parity_samples, token_lists=texts, padding_id=plan.padding_id,
         punctuation_ids=punctuation,

@@ -1,6 +1,8 @@
 """Reads a Keras text classifier into what the exporter needs: the
 embedding matrix, the one recurrent cell (with its emitter) and the dense
 head. Layers that are identities at inference (Dropout, ...) are skipped.
+A Structural-Jump-LSTM model is recognised by its layers and planned by
+`structural_jump_emitter.plan_structural_jump`.
 """
 import dataclasses
 

@@ -207,7 +207,8 @@ def test_export_folder_outputs_and_metadata(exports, backend):
     result = results[backend]
     assert result.parity.ok and result.parity.mismatched_decisions == 0
     assert any("--threshold ignored" in note for note in result.notes)
-    meta = json.load(open(os.path.join(result.output_dir, "metadata.json")))
+    with open(os.path.join(result.output_dir, "metadata.json")) as f:
+        meta = json.load(f)
     assert meta["model_kind"] == "structural_jump_lstm" and meta["backend"] == backend
     assert (meta["units"], meta["agent_units"], meta["embedding_dim"], meta["vocabulary_size"]) == (M, A, E, V)
     assert meta["num_classes"] == 2 and meta["output_activation"] == "softmax"
