@@ -83,7 +83,7 @@ def _numpy_pass(model, ids, jumps=None):
     return codes, hidden @ np.asarray(model.classifier.kernel) + np.asarray(model.classifier.bias)
 
 
-def _export(model, backend):
+def _export(model, backend, fold=None):
     """(plan, runner) of `model` through one backend's flatbuffer and the
     runtime's interpreter (what `export_model` does, without the files)."""
     from keras_skim.export.exporter import _runner, backends
@@ -92,7 +92,7 @@ def _export(model, backend):
     plan = plan_model(model)
     chosen = backends()[backend]
     chosen.check(model, plan)
-    return plan, _runner(chosen.flatbuffer(model, plan, threshold=None, length=None))
+    return plan, _runner(chosen.flatbuffer(model, plan, threshold=None, length=None, fold=fold))
 
 
 @pytest.fixture(scope="module")
@@ -140,6 +140,19 @@ def test_every_action_gives_the_greedy_pass(library, backend, config):
         assert reads and skips and len(actions) >= 2
     else:
         assert skips == 0 and actions == {int(np.argmax(jump_bias))}
+
+
+@pytest.mark.parametrize("backend", ["builtin", "custom"])
+def test_folded_word_terms_give_the_same_pass(library, backend):
+    """fold=True: the LSTM's word term comes from a [V, 4m] table (by default
+    only when that is not larger than the embedding)."""
+    from keras_skim.export.parity import check_parity
+
+    model = _model("mixed")
+    plan, run = _export(model, backend, fold=True)
+    assert check_parity(model, plan, run, _texts(), [None]).ok
+    for ids in _texts()[:2]:
+        np.testing.assert_array_equal(run(ids[None], 0.0)["read_mask"][0], _numpy_pass(model, ids)[0])
 
 
 def test_jumps_land_on_the_first_word_after_the_separator(library):
