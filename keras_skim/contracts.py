@@ -51,11 +51,13 @@ OUTPUT_VISITED_COUNT = "visited_count"  # jump models: words not jumped over
 CUSTOM_OPS = {"skim_lstm": "KerasSkimLSTM", "structural_jump_lstm": "KerasSjLSTM"}
 
 # Codes of the per-token mask output (`read_mask`), the same in the Python
-# runtime, `keras-skim show` and the app. Skim models use 0 and 1 only.
-TOKEN_SKIMMED = 0  # skimmed by the small cell, or skipped by a jump model's skip agent (and padding)
+# runtime, `keras-skim show` and the app. Skim models use 0 and 1 only (their
+# padding is 0); a jump model (Structural-Jump-LSTM) uses all four (its
+# padding and punctuation are 3).
+TOKEN_SKIMMED = 0  # skimmed by the small cell, or skipped by a jump model's skip agent (skim models: and padding)
 TOKEN_READ = 1  # read by the big cell (the LSTM)
 TOKEN_JUMPED = 2  # jumped over: never touched
-TOKEN_NOT_A_WORD = 3  # punctuation that steers a jump model's jumps, never read
+TOKEN_NOT_A_WORD = 3  # punctuation that steers a jump model's jumps, never read, and a jump model's padding
 TOKEN_CODES = {TOKEN_SKIMMED: "skimmed", TOKEN_READ: "read", TOKEN_JUMPED: "jumped",
                TOKEN_NOT_A_WORD: "not a word"}
 

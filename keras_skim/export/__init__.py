@@ -2,8 +2,12 @@
 
 Modules: `model_plan` (reads the Keras model), `emitter_registry` with
 `lstm_emitters` / `gru_emitters` (one per layer kind), `graph_builder` (the
-argmax-free gated loop and the conversion), `parity` (Keras vs TFLite),
-`metadata`, `op_inventory` and `exporter` (`export_model`).
+argmax-free gated loop and the conversion), `structural_jump_emitter` /
+`structural_jump_graph` / `structural_jump_op` (Structural-Jump-LSTM: its
+plan, its builtin loop that advances by the jump, its KerasSjLSTM op),
+`custom_op_backend` and `flatbuffer_writer` (the custom-op exports),
+`parity` (Keras vs TFLite), `metadata`, `op_inventory` and `exporter`
+(`export_model`).
 """
 from keras_skim.export.errors import ExportError
 

@@ -1,14 +1,20 @@
-"""The builtin backend: the inference graph of `graph_builder`, converted
-with TensorFlow's TFLite converter to builtin ops only, so that any LiteRT /
+"""The builtin backend: the inference graph of `graph_builder` (or, for a
+Structural-Jump-LSTM model, of `structural_jump_graph`), converted with
+TensorFlow's TFLite converter to builtin ops only, so that any LiteRT /
 TFLite interpreter runs it on any platform."""
 from keras_skim.export.errors import ExportError
 
 
 class BuiltinBackend:
-    """Exports every cell the emitter registry knows, with builtin ops only."""
+    """Exports every cell the emitter registry knows, and Structural-Jump-LSTM
+    models, with builtin ops only."""
 
     name = "builtin"
     custom_ops = ()
+
+    def ops_for(self, plan):
+        """The custom ops an export of `plan` uses: none."""
+        return ()
 
     def check(self, model, plan):
         """Nothing beyond the model plan: every planned model is supported."""
@@ -23,6 +29,8 @@ class BuiltinBackend:
         from keras_skim.export.graph_builder import build_module, convert
         from keras_skim.export.op_inventory import non_builtin_ops
 
+        if plan.jumps:  # the loop that advances by the jump
+            from keras_skim.export.structural_jump_graph import build_module
         try:
             data = convert(build_module(plan, fold=fold), quantize=quantize)
         except ExportError:

@@ -16,12 +16,10 @@ The model needs the `KerasSkimLSTM` kernel at run time:
 padding when the Embedding has `mask_zero=True` (the step is skipped, its
 read_mask is 0). `custom_op_parity` checks decisions and outputs against Keras.
 """
-import functools
-import json
-
 import numpy as np
 
 from keras_skim.contracts import CUSTOM_OPS, SIGNATURE_KEY
+from keras_skim.export.flatbuffer_writer import BUFFER_ALIGNMENT  # noqa: F401  (the file's alignment)
 from keras_skim.export.parity import apply_activation, sample_sequences
 
 OP_NAME = CUSTOM_OPS["skim_lstm"]
@@ -185,152 +183,45 @@ def quantized_weights(info, fold=False, quantize=None):
 
 
 # ------------------------------------------------------------------ flatbuffer
-# LiteRT's custom-op path hands every constant tensor to the op as a host
-# tensor buffer and refuses data that is not 64-byte aligned ("Unaligned host
-# memory pointer"); the Python flatbuffers object API ignores the schema's
-# force_align. So each buffer's data starts at a multiple of this from the
-# start of the file (the runtime copies the file itself into aligned memory).
-BUFFER_ALIGNMENT = 64
-
-
-@functools.lru_cache(maxsize=None)
-def _aligned_buffer_class(S):
-    """A subclass of the schema's `BufferT` whose `data` (a uint8 array)
-    packs at a multiple of `BUFFER_ALIGNMENT` from the start of the finished
-    flatbuffer."""
-
-    class AlignedBufferT(S.BufferT):
-        def Pack(self, builder):
-            # Flatbuffers grow from the end and Finish() pads the whole buffer
-            # to the largest alignment asked for: padding here so that the
-            # vector's first byte lands on a BUFFER_ALIGNMENT boundary from
-            # the end puts it on one from the start too.
-            builder.Prep(BUFFER_ALIGNMENT, len(self.data))
-            data = builder.CreateNumpyVector(self.data)
-            S.BufferStart(builder)
-            S.BufferAddData(builder, data)
-            return S.BufferEnd(builder)
-
-    return AlignedBufferT
-
-
 def _build_flatbuffer(info, threshold, length, fold=False, quantize=None):
-    import flatbuffers
-    from ai_edge_litert import schema_py_generated as S
+    from keras_skim.export.flatbuffer_writer import FlatbufferWriter
 
     w = info["weights"]
     d, ds = info["d"], info["ds"]
     C = w["Wd"].shape[1]
     ops = quantized_weights(info, fold=fold, quantize=quantize)
-    buffers = [S.BufferT()]  # buffer 0: empty, for non-constant tensors
-    tensors = []
-    types = {np.dtype(np.float32): S.TensorType.FLOAT32, np.dtype(np.int32): S.TensorType.INT32,
-             np.dtype(np.int8): S.TensorType.INT8}
-
-    def add_tensor(name, shape, ttype, buffer=0, signature=None):
-        t = S.TensorT()
-        t.name = name.encode()
-        t.shape = list(shape)
-        if signature is not None:
-            t.shapeSignature = list(signature)
-        t.type = ttype
-        t.buffer = buffer
-        tensors.append(t)
-        return len(tensors) - 1
-
-    def const(name, array):
-        array = np.ascontiguousarray(array)
-        if array.size == 0:
-            # An unused input (a scale of float weights, the bias of folded
-            # rows): a 1-element placeholder, since LiteRT's C API cannot hand
-            # a custom op a tensor with a zero dimension.
-            array = np.zeros((1,), array.dtype)
-        b = _aligned_buffer_class(S)()
-        b.data = np.frombuffer(array.tobytes(), np.uint8)
-        buffers.append(b)
-        return add_tensor(name, array.shape, types[array.dtype], len(buffers) - 1)
-
-    F32, I32 = S.TensorType.FLOAT32, S.TensorType.INT32
-    t_tok = add_tensor("token_ids", [1, length], I32, signature=[1, -1])
-    t_thr = add_tensor("threshold", [], F32)
-    t_opt = const("options", np.array([int(info["mask_zero"])], np.int32))
-    t_rows = const("rows", ops["rows"])
-    t_rows_scale = const("rows_scale", ops["rows_scale"])
-    t_kernel = const("kernel", ops["kernel"])
-    t_kernel_scale = const("kernel_scale", ops["kernel_scale"])
-    t_skim = const("skim_kernel", ops["skim_kernel"])
-    t_bias = const("bias", ops["bias"])
-    t_Wd = const("dense_kernel", w["Wd"].T.astype(np.float32))
-    t_bd = const("dense_bias", w["bd"].astype(np.float32))
-    t_h = add_tensor("h", [1, d], F32)
-    t_m = add_tensor("read_mask", [1, length], F32, signature=[1, -1])
-    t_n = add_tensor("read_count", [1], I32)
-    t_y = add_tensor("logits", [1, C], F32)
-
-    def opcode(code, custom=None):
-        oc = S.OperatorCodeT()
-        oc.builtinCode = code
-        oc.deprecatedBuiltinCode = min(code, 127)
-        oc.version = 1
-        if custom:
-            oc.customCode = custom.encode()
-        return oc
-
-    codes = [opcode(S.BuiltinOperator.CUSTOM, OP_NAME), opcode(S.BuiltinOperator.FULLY_CONNECTED)]
-
-    def op(index, inputs, outputs, options_type=0, options=None):
-        o = S.OperatorT()
-        o.opcodeIndex = index
-        o.inputs = inputs
-        o.outputs = outputs
-        if options is not None:
-            o.builtinOptionsType = options_type
-            o.builtinOptions = options
-        return o
-
-    head = S.FullyConnectedOptionsT()
-    head.keepNumDims = False
-    custom = op(0, [t_tok, t_thr, t_opt, t_rows, t_rows_scale, t_kernel, t_kernel_scale, t_skim, t_bias],
-                [t_h, t_m, t_n])
-    custom.customOptionsFormat = S.CustomOptionsFormat.FLEXBUFFERS
-    operators = [
-        custom,
-        op(1, [t_h, t_Wd, t_bd], [t_y], S.BuiltinOptions.FullyConnectedOptions, head),
-    ]
-    subgraph = S.SubGraphT()
-    subgraph.tensors = tensors
-    subgraph.inputs = [t_tok, t_thr]
-    subgraph.outputs = [t_y, t_m, t_n]
-    subgraph.operators = operators
-    subgraph.name = b"main"
-    model = S.ModelT()
-    model.version = 3
-    model.operatorCodes = codes
-    model.subgraphs = [subgraph]
-    model.buffers = buffers
-    model.description = json.dumps({
-        "producer": "keras_skim.export.custom_op_backend", "custom_op": OP_NAME,
-        "units": d, "small_units": ds, "threshold": float(threshold),
-        "output_activation": info["output_activation"], "mask_zero": info["mask_zero"],
-        "folded": bool(fold), "quantize": quantize,
-    }).encode()
-
-    def tensor_map(name, index):
-        m = S.TensorMapT()
-        m.name = name.encode()
-        m.tensorIndex = index
-        return m
-
-    signature = S.SignatureDefT()
-    signature.signatureKey = SIGNATURE_KEY.encode()
-    signature.subgraphIndex = 0
-    signature.inputs = [tensor_map("token_ids", t_tok), tensor_map("threshold", t_thr)]
-    signature.outputs = [tensor_map("logits", t_y), tensor_map("read_mask", t_m),
-                         tensor_map("read_count", t_n)]
-    model.signatureDefs = [signature]
-    builder = flatbuffers.Builder(1024)
-    builder.Finish(model.Pack(builder), file_identifier=b"TFL3")
-    return bytes(builder.Output())
+    fb = FlatbufferWriter()
+    F32, I32 = np.float32, np.int32
+    t_tok = fb.tensor("token_ids", [1, length], I32, signature=[1, -1])
+    t_thr = fb.tensor("threshold", [], F32)
+    t_opt = fb.constant("options", np.array([int(info["mask_zero"])], np.int32))
+    t_rows = fb.constant("rows", ops["rows"])
+    t_rows_scale = fb.constant("rows_scale", ops["rows_scale"])
+    t_kernel = fb.constant("kernel", ops["kernel"])
+    t_kernel_scale = fb.constant("kernel_scale", ops["kernel_scale"])
+    t_skim = fb.constant("skim_kernel", ops["skim_kernel"])
+    t_bias = fb.constant("bias", ops["bias"])
+    t_Wd = fb.constant("dense_kernel", w["Wd"].T.astype(np.float32))
+    t_bd = fb.constant("dense_bias", w["bd"].astype(np.float32))
+    t_h = fb.tensor("h", [1, d], F32)
+    t_m = fb.tensor("read_mask", [1, length], F32, signature=[1, -1])
+    t_n = fb.tensor("read_count", [1], I32)
+    t_y = fb.tensor("logits", [1, C], F32)
+    custom = fb.opcode(fb.S.BuiltinOperator.CUSTOM, OP_NAME)
+    dense = fb.opcode(fb.S.BuiltinOperator.FULLY_CONNECTED)
+    fb.custom_operator(custom, [t_tok, t_thr, t_opt, t_rows, t_rows_scale, t_kernel, t_kernel_scale, t_skim,
+                                t_bias], [t_h, t_m, t_n])
+    fb.fully_connected(dense, [t_h, t_Wd, t_bd], [t_y])
+    return fb.finish(
+        [("token_ids", t_tok), ("threshold", t_thr)],
+        [("logits", t_y), ("read_mask", t_m), ("read_count", t_n)],
+        {
+            "producer": "keras_skim.export.custom_op_backend", "custom_op": OP_NAME,
+            "units": d, "small_units": ds, "threshold": float(threshold),
+            "output_activation": info["output_activation"], "mask_zero": info["mask_zero"],
+            "folded": bool(fold), "quantize": quantize,
+        },
+    )
 
 
 def write_custom_op_model(model, path, threshold=None, length=None, fold=None, quantize=None):
@@ -382,21 +273,28 @@ def custom_op_flatbuffer(model, threshold=None, length=None, fold=None, quantize
 
 # --------------------------------------------------------------------- backend
 class CustomOpBackend:
-    """The `custom` export backend: Skim-LSTM classifiers as one
-    `KerasSkimLSTM` op (see the module docstring)."""
+    """The `custom` export backend: one custom op per model kind,
+    `contracts.CUSTOM_OPS` (Skim-LSTM classifiers: `KerasSkimLSTM`, see the
+    module docstring; Structural-Jump-LSTM models: `KerasSjLSTM`, see
+    `keras_skim.export.structural_jump_op`)."""
 
     name = "custom"
-    custom_ops = (OP_NAME,)
+    custom_ops = tuple(CUSTOM_OPS.values())
+
+    def ops_for(self, plan):
+        """The custom ops an export of `plan` uses."""
+        return (CUSTOM_OPS[plan.model_kind],) if plan.model_kind in CUSTOM_OPS else ()
 
     def check(self, model, plan):
         """The model form and the op library (compiled on first use);
         ExportError (one line) suggesting --backend builtin otherwise."""
         from keras_skim.export.errors import ExportError
 
-        try:
-            read_model(model)
-        except ValueError as err:
-            raise ExportError(f"{str(err).splitlines()[0]}; use --backend builtin") from None
+        if not plan.jumps:
+            try:
+                read_model(model)
+            except ValueError as err:
+                raise ExportError(f"{str(err).splitlines()[0]}; use --backend builtin") from None
         try:
             from keras_skim import litert_ops
 
@@ -407,6 +305,10 @@ class CustomOpBackend:
             ) from None
 
     def flatbuffer(self, model, plan, *, threshold, length, fold=None, quantize=None):
+        if plan.jumps:
+            from keras_skim.export.structural_jump_op import structural_jump_flatbuffer
+
+            return structural_jump_flatbuffer(plan, length=length, fold=fold)
         return custom_op_flatbuffer(model, threshold=threshold, length=length, quantize=quantize)
 
     def parity_reference(self, model, flatbuffer):
@@ -487,14 +389,9 @@ def op_reference(info, ops, ids, threshold):
 def model_settings(path_or_bytes):
     """The settings a custom-op .tflite records in its description: units,
     small_units, threshold, output_activation, mask_zero, folded, quantize."""
-    from ai_edge_litert import schema_py_generated as schema
+    from keras_skim.export.flatbuffer_writer import model_description
 
-    data = path_or_bytes
-    if not isinstance(data, (bytes, bytearray)):
-        with open(data, "rb") as f:
-            data = f.read()
-    description = schema.Model.GetRootAsModel(data, 0).Description() or b"{}"
-    settings = json.loads(description.decode())
+    settings = model_description(path_or_bytes)
     settings.setdefault("folded", False)
     settings.setdefault("quantize", None)
     return settings

@@ -18,7 +18,7 @@ from keras_skim import contracts
 from keras_skim.export.errors import ExportError
 
 CUSTOM_OP_NOTE = (
-    "needs the KerasSkimLSTM custom op: keras_skim's runtime (SkimRunner, keras-skim bench) "
+    "needs the {op} custom op: keras_skim's runtime (SkimRunner, keras-skim bench) "
     "registers it through the LiteRT C API; an Android app through android_demo/app/src/main/cpp"
 )
 
@@ -166,16 +166,20 @@ def export_model(model_path, output_dir=None, *, force=False, tokenizer_path=Non
     )
 
     plan = plan_model(model)
+    if plan.jumps and quantize:
+        raise ExportError(f"--quantize {quantize} is not available for {plan.model_kind} models (export float32)")
     chosen.check(model, plan)
     emitter = plan.emitter
-    if not emitter.skims:
+    if not emitter.skims and not plan.jumps:
         notes.append(
             f"the model has no keras-skim layer: exported as a plain {emitter.model_kind.upper()} "
             "(read_mask is 1 on every token)"
         )
     default_threshold = emitter.default_threshold
     if threshold is not None:
-        if not emitter.skims:
+        if plan.jumps:
+            notes.append("--threshold ignored: a Structural-Jump-LSTM's agents decide what is read")
+        elif not emitter.skims:
             notes.append("--threshold ignored: the model has no skim cell")
         else:
             default_threshold = threshold
@@ -198,8 +202,10 @@ def export_model(model_path, output_dir=None, *, force=False, tokenizer_path=Non
     max_length = train_config.max_length if train_config else None
 
     texts = _parity_texts(tokenizer, train_config, parity_samples)
+    punctuation = sorted(i for ids in plan.structure.values() for i in ids) if plan.structure else None
     sequences = sample_sequences(
-        plan.vocabulary_size, parity_samples, token_lists=texts, padding_id=plan.padding_id
+        plan.vocabulary_size, parity_samples, token_lists=texts, padding_id=plan.padding_id,
+        punctuation_ids=punctuation,
     )
     thresholds = parity_thresholds(default_threshold if emitter.skims else None)
     flatbuffer = chosen.flatbuffer(
@@ -225,12 +231,12 @@ def export_model(model_path, output_dir=None, *, force=False, tokenizer_path=Non
                     tolerance={"decisions": tolerance.decisions, "atol": tolerance.atol}),
         ops=sorted({op for ops in op_inventory(flatbuffer).values() for op in ops}),
         backend=chosen.name,
-        custom_ops=list(chosen.custom_ops),
+        custom_ops=list(chosen.ops_for(plan)),
         quantize=quantize,
     )
-    if chosen.custom_ops:
-        metadata["runtime_note"] = CUSTOM_OP_NOTE
-        notes.append(f"custom-op model: {CUSTOM_OP_NOTE}")
+    for op in chosen.ops_for(plan):
+        metadata["runtime_note"] = CUSTOM_OP_NOTE.format(op=op)
+        notes.append(f"custom-op model: {metadata['runtime_note']}")
     files = [contracts.TFLITE_FILE, contracts.METADATA_FILE] + (
         [contracts.TOKENIZER_FILE] if tokenizer_file else []
     )

@@ -16,6 +16,8 @@ def weights_bytes(model):
 def flops_section(plan):
     from keras_skim.analysis.flops import flop_report
 
+    if plan.jumps:
+        return structural_jump_flops_section(plan)
     emitter = plan.emitter
     args = (emitter.flop_kind, emitter.units, emitter.small_units, plan.embedding_dim)
     if not emitter.skims:
@@ -38,11 +40,68 @@ def flops_section(plan):
     }
 
 
+def structural_jump_flops_section(plan):
+    """FLOPs of a Structural-Jump-LSTM's pieces (keras_skim.analysis.structural_jump_flops)
+    and how Flop-r follows from the export's outputs."""
+    from keras_skim.analysis.structural_jump_flops import structural_jump_step_flops
+
+    emitter = plan.emitter
+    step = structural_jump_step_flops(emitter.units, plan.embedding_dim, emitter.agent_units)
+    return {
+        "kind": emitter.model_kind,
+        "baseline_flops_per_token": step["baseline_lstm"],
+        "read_flops_per_token": None,
+        "skim_flops_per_token": None,
+        "skip_agent_flops": step["skip_agent"],
+        "lstm_flops": step["lstm"],
+        "jump_agent_flops": step["jump_agent"],
+        "read_step_flops": step["read_step"],
+        "flop_r_rule": (
+            "per text: words = tokens whose read_mask is not 3; FLOPs = visited_count x "
+            "skip_agent_flops + read_count x read_step_flops; full read = words x "
+            "baseline_flops_per_token (a vanilla LSTM of the same size); Flop-r = sum of full-read "
+            "FLOPs / sum of FLOPs over a corpus (keras_skim.analysis.structural_jump_flops)"
+        ),
+    }
+
+
+def _structural_jump_entries(plan, metadata):
+    """What a Structural-Jump-LSTM export adds to or changes in the metadata."""
+    emitter = plan.emitter
+    codes = {str(code): name for code, name in contracts.TOKEN_CODES.items()}
+    codes[str(contracts.TOKEN_SKIMMED)] = "skipped"
+    codes[str(contracts.TOKEN_NOT_A_WORD)] = "not a word (punctuation or padding)"
+    metadata.update(
+        agent_units=emitter.agent_units,
+        speed_reading=emitter.speed_reading,
+        punctuation=dict(plan.structure),
+        token_codes=codes,
+        threshold_rule=None,
+    )
+    metadata["inputs"][contracts.INPUT_TOKEN_IDS]["note"] = (
+        "raw tokenizer ids, punctuation included (it steers the jumps and is never read); id 0 is "
+        f"padding (ignored); ids must be < vocabulary_size ({plan.vocabulary_size}); texts longer "
+        "than max_length are cut there, as in training"
+    )
+    metadata["inputs"][contracts.INPUT_THRESHOLD]["note"] = (
+        "ignored: a Structural-Jump-LSTM's skip and jump agents decide what is read (greedy)"
+    )
+    metadata["outputs"][contracts.OUTPUT_READ_MASK].update(
+        dtype="int32",
+        note="per token: 1 = read, 0 = skipped by the skip agent, 2 = jumped over (never touched), "
+             "3 = not a word (punctuation or padding)",
+    )
+    metadata["outputs"][contracts.OUTPUT_READ_COUNT]["note"] = "words read (LSTM steps)"
+    metadata["outputs"][contracts.OUTPUT_VISITED_COUNT] = {
+        "shape": [1], "dtype": "int32", "note": "words not jumped over (read or skipped)"}
+    return metadata
+
+
 def build_metadata(plan, *, max_length, default_threshold, keras_bytes, tflite_bytes,
                    source_model, tokenizer_file, parity, ops, backend, custom_ops, quantize=None):
     emitter = plan.emitter
     mask_dtype = "float32" if custom_ops else "int32"
-    return {
+    metadata = {
         "format": contracts.METADATA_FORMAT,
         "version": contracts.METADATA_VERSION,
         "model_kind": emitter.model_kind,
@@ -98,3 +157,6 @@ def build_metadata(plan, *, max_length, default_threshold, keras_bytes, tflite_b
         "custom_ops": custom_ops,
         "quantize": quantize,
     }
+    if plan.jumps:
+        _structural_jump_entries(plan, metadata)
+    return metadata

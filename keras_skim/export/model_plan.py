@@ -1,6 +1,8 @@
 """Reads a Keras text classifier into what the exporter needs: the
 embedding matrix, the one recurrent cell (with its emitter) and the dense
 head. Layers that are identities at inference (Dropout, ...) are skipped.
+A Structural-Jump-LSTM model is recognised by its layers and planned by
+`structural_jump_emitter.plan_structural_jump`.
 """
 import dataclasses
 
@@ -35,6 +37,9 @@ class ModelPlan:
     padding_id: int = None
     embedding_layer: object = None
     rnn_layer: object = None
+    # A jump model's punctuation ids (separator_ids, sentence_end_ids,
+    # other_punctuation_ids); None for the per-token models.
+    structure: dict = None
 
     @property
     def vocabulary_size(self):
@@ -48,11 +53,29 @@ class ModelPlan:
     def num_classes(self):
         return int(self.head[-1][0].shape[1])
 
+    @property
+    def model_kind(self):
+        return self.emitter.model_kind
+
+    @property
+    def jumps(self):
+        """Whether the model jumps (Structural-Jump-LSTM): its mask has four codes."""
+        return bool(getattr(self.emitter, "jumps", False))
+
 
 def plan_model(model):
     """Returns the `ModelPlan` of `model`, or raises a one-line ExportError."""
     import keras
 
+    from keras_skim.export.structural_jump_emitter import (
+        CELL_CLASS,
+        MODEL_CLASS,
+        is_structural_jump,
+        plan_structural_jump,
+    )
+
+    if is_structural_jump(model):
+        return plan_structural_jump(model)
     layers = [layer for layer in model.layers if not isinstance(layer, keras.layers.InputLayer)]
     if len(model.inputs) != 1:
         raise ExportError(f"the model has {len(model.inputs)} inputs; the exporter takes one input of token ids")
@@ -82,6 +105,11 @@ def plan_model(model):
                     f"unsupported layer {layer.name!r} (a second recurrent layer): stacked RNNs are not exported yet"
                 )
             _check_rnn(layer)
+            if type(layer.cell).__name__ == CELL_CLASS:
+                raise ExportError(
+                    f"layer {layer.name!r}: a {CELL_CLASS} is exported only inside a keras_skim.{MODEL_CLASS} "
+                    "model (which computes the word stream and the jump offsets from the token ids)"
+                )
             rnn = layer
             continue
         if isinstance(layer, keras.layers.Dense):

@@ -49,10 +49,12 @@ def apply_activation(logits, activation):
     return logits
 
 
-def sample_sequences(vocabulary_size, count, seed=0, token_lists=None, padding_id=None):
+def sample_sequences(vocabulary_size, count, seed=0, token_lists=None, padding_id=None, punctuation_ids=None):
     """Token-id sequences: given ones first, then random ones of several
     lengths. With a padding id, some random sequences hold it too (inside
-    and at the end), so that parity covers padding."""
+    and at the end), so that parity covers padding. With punctuation ids (a
+    jump model's), about a fifth of the random tokens are punctuation, so
+    that the jumps land somewhere."""
     sequences = [np.asarray(t, np.int32)[:PARITY_MAX_TOKENS] for t in (token_lists or [])]
     sequences = [s for s in sequences if len(s)][:count]
     rng = np.random.default_rng(seed)
@@ -61,6 +63,9 @@ def sample_sequences(vocabulary_size, count, seed=0, token_lists=None, padding_i
     while len(sequences) < count:
         n = lengths[k % len(lengths)]
         ids = rng.integers(1, max(vocabulary_size, 2), size=n).astype(np.int32)
+        if punctuation_ids:
+            marks = rng.random(n) < 0.2
+            ids[marks] = rng.choice(np.asarray(punctuation_ids, np.int32), size=int(marks.sum()))
         if padding_id is not None and n > 2 and k % 2 == 1:
             ids[rng.choice(n - 1, size=max(1, n // 5), replace=False) + 1] = padding_id
             ids[-1] = padding_id
@@ -97,6 +102,8 @@ def keras_reference(model, plan):
     from keras_skim.layers.skim_cell_base import STAT_PENDING
     from keras_skim.layers.skim_controls import skim_cells
 
+    if plan.jumps:
+        return structural_jump_reference(model)
     cells = skim_cells(model)
     recorder = None
     padding_id = plan.padding_id
@@ -141,6 +148,51 @@ def keras_reference(model, plan):
     return reference
 
 
+def token_codes(trace, word_count, positions, length):
+    """The per-token codes (`contracts.TOKEN_*`) of one text from a
+    Structural-Jump-LSTM's greedy pass: its trace over the word stream, its
+    word count and the raw position of each word."""
+    from keras_skim.contracts import TOKEN_JUMPED, TOKEN_NOT_A_WORD, TOKEN_READ, TOKEN_SKIMMED
+    from keras_skim.layers.structural_jump_lstm_cell import TRACE_ACTIVE, TRACE_READ
+
+    codes = np.full((length,), TOKEN_NOT_A_WORD, np.int32)
+    n = int(word_count)
+    active = trace[:n, TRACE_ACTIVE] > 0.5
+    read = trace[:n, TRACE_READ] > 0.5
+    codes[positions[:n]] = np.where(read, TOKEN_READ, np.where(active, TOKEN_SKIMMED, TOKEN_JUMPED))
+    return codes
+
+
+def structural_jump_reference(model):
+    """A function ids [1, T] -> (logits [1, k], token codes [T]) of a
+    Structural-Jump-LSTM model's greedy pass (`training=False`): the
+    model's own call, traced once for any length."""
+    import tensorflow as tf
+
+    @tf.function(input_signature=[tf.TensorSpec([1, None], tf.int32)], reduce_retracing=True)
+    def run(ids):
+        out = model(ids, training=False)
+        _, _, positions = model.text_structure(ids)
+        return out["logits"], out["trace"], out["word_count"], positions
+
+    def reference(ids):
+        logits, trace, word_count, positions = (np.asarray(v) for v in run(tf.constant(ids, tf.int32)))
+        return logits, token_codes(trace[0], word_count[0], positions[0], np.asarray(ids).shape[1])
+
+    return reference
+
+
+def _jump_counts_ok(got, mask, want):
+    """read_count and visited_count agree with the mask and with Keras."""
+    from keras_skim.contracts import OUTPUT_VISITED_COUNT, TOKEN_READ, TOKEN_SKIMMED
+
+    read = int(np.asarray(got["read_count"]).reshape(-1)[0])
+    visited = int(np.asarray(got[OUTPUT_VISITED_COUNT]).reshape(-1)[0])
+    return (read == int(np.sum(mask == TOKEN_READ)) == int(np.sum(want == TOKEN_READ))
+            and visited == int(np.sum(np.isin(mask, (TOKEN_READ, TOKEN_SKIMMED))))
+            == int(np.sum(np.isin(want, (TOKEN_READ, TOKEN_SKIMMED)))))
+
+
 def check_parity(model, plan, runner, sequences, thresholds, reference=None, against="Keras",
                  tolerance=EXACT):
     """Runs every sequence at every threshold through Keras and the runner.
@@ -149,17 +201,25 @@ def check_parity(model, plan, runner, sequences, thresholds, reference=None, aga
         model: the Keras model.
         plan: its `ModelPlan`.
         runner: callable(token_ids [1, T] int32, threshold float) -> dict of
-            TFLite outputs (`logits`, `read_mask`, `read_count`).
+            TFLite outputs (`logits`, `read_mask`, `read_count`; a jump
+            model's also `visited_count`).
         sequences: list of int32 arrays [T] (padding ids allowed: `plan.padding_id`).
         thresholds: list of floats (None: a plain model, threshold unused).
         reference: callable(ids [1, T], threshold) -> (outputs, decisions
             [T]) to compare with instead of the Keras model (an int8 export
             against its own dequantized weights); `against` names it.
         tolerance: a `Tolerance`; `EXACT` by default.
+
+    A jump model (`plan.jumps`) is held to its per-token codes (read,
+    skipped, jumped, not a word: the visited and read positions), its two
+    counts, the predicted class, and its logits (before the softmax) within
+    the tolerance.
     """
     from keras_skim.layers.skim_controls import set_threshold, skim_cells
 
     skims = plan.emitter.skims
+    jumps = plan.jumps
+    activation = "linear" if jumps else plan.output_activation
     cells = skim_cells(model)
     saved = [cell.threshold for cell in cells]
     if reference is None:
@@ -181,20 +241,30 @@ def check_parity(model, plan, runner, sequences, thresholds, reference=None, aga
                 expected = np.asarray(expected, dtype=np.float64)
                 want = np.rint(np.asarray(want)).astype(np.int32)
                 got = runner(batch, 0.0 if threshold is None else threshold)
-                outputs = apply_activation(got["logits"], plan.output_activation)
+                outputs = apply_activation(got["logits"], activation)
                 diff = float(np.max(np.abs(outputs - expected)))
                 worst = max(worst, diff)
                 mask = np.asarray(got["read_mask"]).reshape(-1)
                 bad = int(np.sum(mask != want))
                 decisions += len(ids)
                 mismatched += bad
-                own_count = int(np.asarray(got["read_count"]).reshape(-1)[0])
-                count_ok = own_count == int(mask.sum()) and (tolerance.decisions < 1.0 or own_count == int(want.sum()))
+                if jumps:
+                    count_ok = _jump_counts_ok(got, mask, want)
+                    same_class = int(np.argmax(outputs)) == int(np.argmax(expected))
+                else:
+                    own_count = int(np.asarray(got["read_count"]).reshape(-1)[0])
+                    count_ok = own_count == int(mask.sum()) and (
+                        tolerance.decisions < 1.0 or own_count == int(want.sum()))
+                    same_class = True
                 if first_problem is None and ((bad and tolerance.decisions >= 1.0) or diff > tolerance.atol
-                                              or not count_ok):
+                                              or not count_ok or not same_class):
+                    what = "token codes (read/skipped/jumped)" if jumps else "read/skim decisions"
                     first_problem = (
-                        f"threshold {threshold}, {len(ids)} tokens: {bad} read/skim decisions differ, "
-                        f"max output difference {diff:.2e}" + ("" if count_ok else ", read_count wrong")
+                        ("" if jumps else f"threshold {threshold}, ")
+                        + f"{len(ids)} tokens: {bad} {what} differ, max output difference {diff:.2e}"
+                        + ("" if count_ok else (", read_count or visited_count wrong" if jumps
+                                                else ", read_count wrong"))
+                        + ("" if same_class else ", another predicted class")
                     )
     finally:
         for cell, value in zip(cells, saved):

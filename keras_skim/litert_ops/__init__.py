@@ -1,5 +1,6 @@
 """keras-skim's custom LiteRT ops (`KerasSkimLSTM`: a whole Skim-LSTM
-sequence in one op) and the runtime that runs them through LiteRT's C API.
+sequence in one op; `KerasSjLSTM`: a whole Structural-Jump-LSTM text in one
+op) and the runtime that runs them through LiteRT's C API.
 
 How the op reaches LiteRT. The prebuilt LiteRT libraries export C symbols
 only: `libLiteRt.so` (in the `ai-edge-litert` wheel and in the Android AAR
@@ -12,6 +13,7 @@ would not link. What works everywhere is the public C API:
 2. `LiteRtCreateOptions`, CPU with one XNNPACK thread (the opaque option
    "xnnpack", payload `num_threads = 1`), and per op
    `LiteRtAddCustomOpKernelOption(options, "KerasSkimLSTM", 1, &kernel, data)`
+   (every op of `library_ops.cc`: KerasSkimLSTM, KerasSjLSTM)
    where `kernel` is a `LiteRtCustomOpKernel` (Init / GetOutputLayouts / Run
    / Destroy over `LiteRtTensorBuffer`s);
 3. `LiteRtCreateCompiledModel`, then per input shape
@@ -27,8 +29,9 @@ run on ai-edge-litert's Python `Interpreter`, a few percent faster here), the
 JVM and the phone (every model) thus run the same code:
 
 - `op_kernel.h`: the runtime-free seam every op is written against
-  (`TensorView`, `OpKernel`, `LibraryOps()`); `skim_lstm_op.cc`,
-  `skim_lstm_core.cc`: the op;
+  (`TensorView`, `OpKernel`, `LibraryOps()`, listed in `library_ops.cc`);
+  `skim_lstm_op.cc`, `skim_lstm_core.cc`: the Skim-LSTM op; `sj_lstm_op.cc`,
+  `sj_lstm_core.cc`: the Structural-Jump-LSTM op;
 - `litert_c_abi.h`: our own declarations of the LiteRT C ABI we use, from the
   public headers; `litert_library.cc`: loads `libLiteRt.so` once per process
   and checks that every function is there (LiteRT >= 2.1.6);
@@ -56,7 +59,10 @@ import subprocess
 import tempfile
 import threading
 
-OP_NAME = "KerasSkimLSTM"
+from keras_skim.contracts import CUSTOM_OPS
+
+OP_NAME = CUSTOM_OPS["skim_lstm"]
+OP_NAMES = tuple(CUSTOM_OPS.values())  # every op the library registers (library_ops.cc)
 LIBRARY_NAME = "libkeras_skim_ops.so"
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -222,6 +228,7 @@ def make_interpreter(model_path=None, num_threads=1, model_content=None):
 
 __all__ = [
     "OP_NAME",
+    "OP_NAMES",
     "library_path",
     "load_library",
     "make_interpreter",

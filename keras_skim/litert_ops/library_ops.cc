@@ -1,5 +1,6 @@
 // keras-skim: the table of every op this library provides.
 #include "op_kernel.h"
+#include "sj_lstm_op.h"
 #include "skim_lstm_op.h"
 
 namespace keras_skim {
@@ -7,6 +8,7 @@ namespace keras_skim {
 const OpDef* LibraryOps(int* count) {
   static const OpDef kOps[] = {
       {kSkimLstmOpName, 1, CreateSkimLstmKernel},
+      {kSjLstmOpName, 1, CreateSjLstmKernel},
   };
   *count = static_cast<int>(sizeof(kOps) / sizeof(kOps[0]));
   return kOps;

@@ -76,12 +76,20 @@ class SkimRunner:
 
     @property
     def backend(self):
-        """"builtin" (builtin ops only) or "custom" (needs the KerasSkimLSTM op)."""
+        """"builtin" (builtin ops only) or "custom" (needs the custom op
+        named in the metadata's `custom_ops`: KerasSkimLSTM or KerasSjLSTM)."""
         return self.metadata.get("backend", "builtin")
 
     @property
     def skims(self):
         return self.metadata.get("model_kind", "").startswith("skim")
+
+    @property
+    def jumps(self):
+        """Whether the model jumps (Structural-Jump-LSTM): `read_mask` then
+        holds the four codes of `keras_skim.contracts.TOKEN_CODES` and the
+        outputs include `visited_count`; the threshold is ignored."""
+        return self.metadata.get("model_kind") == "structural_jump_lstm"
 
     def encode(self, text):
         """(token ids int32 [T], tokens) of one text, cut at `max_length`."""
@@ -98,7 +106,9 @@ class SkimRunner:
         one text, [T] or [1, T] (a batch of several texts is refused).
 
         Ids must lie in [0, vocabulary_size); id 0 follows the export's
-        `padding_id` rule (metadata). An empty text reads as one unknown token.
+        `padding_id` rule (metadata). An empty text reads as one unknown
+        token, except in a jump model, where it runs as one padding token
+        (no word, as the empty text is for the Keras model).
         """
         return self.invoke(*self.prepare(token_ids, threshold))
 
@@ -124,7 +134,8 @@ class SkimRunner:
                 f"token id {bad} is outside the model's vocabulary [0, {self.vocabulary_size})"
             )
         if ids.shape[1] == 0:
-            ids = np.full((1, 1), contracts.UNKNOWN_ID, np.int64)
+            # No zero-length input: a custom op cannot receive one.
+            ids = np.full((1, 1), contracts.PADDING_ID if self.jumps else contracts.UNKNOWN_ID, np.int64)
         if threshold is None:
             threshold = self.default_threshold if self.default_threshold is not None else 0.0
         try:
@@ -136,7 +147,9 @@ class SkimRunner:
     def classify(self, text, threshold=None):
         """(probabilities, read_mask, tokens) of one text.
 
-        `read_mask[i]` is 1 if the big cell read `tokens[i]`, 0 if skimmed.
+        `read_mask[i]` is 1 if the big cell read `tokens[i]`, 0 if skimmed;
+        in a jump model one of `keras_skim.contracts.TOKEN_CODES` (1 read,
+        0 skipped, 2 jumped, 3 not a word).
         """
         ids, tokens = self.encode(text)
         out = self.run_ids(ids, threshold)

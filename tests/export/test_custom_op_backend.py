@@ -44,7 +44,8 @@ def test_library_builds_into_cache(op_cache):
     assert path.startswith(os.path.join(op_cache, "litert_ops", litert_ops.source_hash()))
     assert os.path.basename(path) == "libkeras_skim_ops.so" and os.path.getsize(path) > 0
     assert litert_ops.library_path(build=False) == path  # cached
-    assert litert_ops.op_names() == ["KerasSkimLSTM"]  # registered with every model
+    # every op of contracts.CUSTOM_OPS, registered with every model
+    assert litert_ops.op_names() == ["KerasSkimLSTM", "KerasSjLSTM"] == list(litert_ops.OP_NAMES)
 
 
 def test_op_inventory_has_custom_op(written):

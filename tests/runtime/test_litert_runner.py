@@ -66,10 +66,10 @@ def test_unaligned_custom_model_is_refused_when_opened(custom_models, monkeypatc
     """What the custom backend wrote before: LiteRT's custom-op path would
     fail at the first run ("Unaligned host memory pointer"); the runtime says
     so when the model is opened."""
-    from keras_skim.export import custom_op_backend
+    from keras_skim.export import custom_op_backend, flatbuffer_writer
     from keras_skim.runtime.litert_runner import LiteRtError, LiteRtModel
 
-    monkeypatch.setattr(custom_op_backend, "_aligned_buffer_class", lambda schema: schema.BufferT)
+    monkeypatch.setattr(flatbuffer_writer, "_aligned_buffer_class", lambda schema: schema.BufferT)
     model, _ = custom_models[4]
     data = custom_op_backend.custom_op_flatbuffer(model, threshold=0.5)
     assert any(o % 64 for o in buffer_offsets(data))  # the old layout
