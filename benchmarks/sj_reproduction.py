@@ -101,7 +101,7 @@ def train_sj(args, data, tokenizer, glove, folder):
         learning_rate=args.learning_rate, speed_learning_rate=args.speed_learning_rate,
         optimizer=args.optimizer, speed_optimizer=args.speed_optimizer, seed=args.seed, force=True,
         verbose=2,
-        model_options={"advantage": args.advantage},
+        model_options={"advantage": args.advantage, "rolling_weight": args.rolling_weight},
         fit_options={
             "full_read_weights": os.path.join(os.path.dirname(folder), "sj_lstm_full_read.weights.h5"),
             "read_budget": args.read_budget,
@@ -186,7 +186,7 @@ def write_report(report, stem):
         f"up to {args['lstm_epochs']} epochs, best validation accuracy kept. SJ-LSTM: LSTM "
         f"{args['units']}, agents 25, optimizer {args['optimizer']} {args['learning_rate']} (full read) / "
         f"{args.get('speed_optimizer') or args['optimizer']} {args['speed_learning_rate']} (speed read), "
-        f"advantage {args['advantage']}, delta {args.get('entropy_weight', 0.1)} decayed to 5% over the first "
+        f"advantage {args['advantage']}, rolling weight {args.get('rolling_weight', 0.1)}, delta {args.get('entropy_weight', 0.1)} decayed to 5% over the first "
         f"half of speed reading, critic warm-up {args.get('critic_warmup_steps', 0)} steps, "
         f"full read up to {args['full_read_epochs']} epochs (best validation accuracy), speed read "
         f"{args['speed_read_epochs']} epochs, greedy actions at test.", "",
@@ -269,6 +269,8 @@ def main(argv=None):
                         help="SJ-LSTM's optimizer (full read; also speed read unless --speed-optimizer)")
     parser.add_argument("--speed-optimizer", default=None, choices=["rmsprop_tf1", "rmsprop", "adam"])
     parser.add_argument("--advantage", default="paper", choices=["paper", "code"])
+    parser.add_argument("--rolling-weight", type=float, default=0.1,
+                        help="w, the weight of the word costs in the return (paper grid 0.05, 0.1, 0.15)")
     parser.add_argument("--entropy-weight", type=float, default=0.1,
                         help="delta, decayed to 5%% of it over the first half of speed reading "
                         "(paper grid 0.01, 0.05, 0.1, 0.15)")
