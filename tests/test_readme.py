@@ -51,24 +51,9 @@ def test_shell_block_runs(index, tmp_path):
             continue
         argv = shlex.split(line)
         assert argv[0] == "keras-skim", line
-        if argv[1] == "export" and _trained_cell(tmp_path / argv[2]) == "sj-lstm":
-            from tests.sj_export import require_jump_export
-
-            require_jump_export()  # the lines before it have run
         done = subprocess.run([sys.executable, "-m", "keras_skim", *argv[1:]], cwd=tmp_path, env=env,
                               capture_output=True, text=True, timeout=600)
         assert done.returncode == 0, f"{line}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
-
-
-def _trained_cell(folder):
-    """The `--cell` a model folder was trained with, if it has a train_config.json."""
-    import json
-
-    try:
-        with open(folder / "train_config.json", encoding="utf-8") as f:
-            return json.load(f)["arguments"].get("cell")
-    except (OSError, ValueError, KeyError):
-        return None
 
 
 def _write_reviews_csv(path):

@@ -1,7 +1,6 @@
 """The app with a Structural-Jump-LSTM: its mask codes (read, skipped, jumped, punctuation), the
 highlighting and summary of `keras-skim show`, Flop-r and the Benchmark report of `keras-skim
-bench`, checked against the Python code they port; and, once the export exists, the release
-pipeline's catalog and golden files of a real jump-model export, through the Java core and the
+bench`, checked against the Python code they port; and the release pipeline's catalog and golden files of a real jump-model export, through the Java core and the
 JNI shim."""
 import json
 import math
@@ -13,12 +12,12 @@ import numpy as np
 import pytest
 
 from keras_skim import contracts
+from keras_skim.export.exporter import export_model
 from keras_skim.cli.show_command import render_terminal
 from keras_skim.runtime import bench
 from keras_skim.runtime.runner import probabilities_from_logits
 from tests.android.test_core_with_jni_shim import native_probe, shim  # noqa: F401  (fixtures)
 from tests.android.test_highlight_and_bench import LSTM_META, _assert_same, _Clock, _FakeRunner, _script
-from tests.sj_export import export_structural_jump, require_jump_export
 
 R, S, J, P = (contracts.TOKEN_READ, contracts.TOKEN_SKIMMED, contracts.TOKEN_JUMPED,
               contracts.TOKEN_NOT_A_WORD)
@@ -145,16 +144,15 @@ def test_benchmark_of_a_jump_model_equals_keras_skim_bench(probe, monkeypatch, w
     assert "(structural_jump_lstm, d=16, builtin backend)" in answer["markdown"]
 
 
-# ---- with a real Structural-Jump-LSTM export (waits on the exporter) ----
+# ---- with a real Structural-Jump-LSTM export ----
 
 @pytest.fixture(scope="module")
 def jump_release(tmp_path_factory, trained_folder, tiny_exports):
     """The pipeline's assets from a real jump-model export (builtin backend) and the LSTM."""
-    require_jump_export()
     from tests.android.conftest import BENCH_ROWS, run_pipeline
 
     root = tmp_path_factory.mktemp("jump_release")
-    sj = export_structural_jump(trained_folder("sj"), str(root / "sj_export")).output_dir
+    sj = export_model(trained_folder("sj"), str(root / "sj_export")).output_dir
     bench_file = root / "bench.tsv"
     bench_file.write_text("text\tlabel\n" + "".join(f"{t}\t{y}\n" for t, y in BENCH_ROWS), encoding="utf-8")
     assets = root / "assets"

@@ -8,7 +8,7 @@ import pytest
 
 from keras_skim import contracts
 from keras_skim.runtime import bench
-from tests.sj_export import export_structural_jump, require_jump_export
+from keras_skim.export.exporter import export_model
 
 R, S, J, P = (contracts.TOKEN_READ, contracts.TOKEN_SKIMMED, contracts.TOKEN_JUMPED,
               contracts.TOKEN_NOT_A_WORD)
@@ -83,18 +83,13 @@ def test_skim_results_have_no_jump_fields():
     assert result["flop_r"] == pytest.approx(100 / (0.5 * 110 + 0.5 * 10))
 
 
-@pytest.fixture
-def jump_export_available():
-    require_jump_export()
-
-
-def test_bench_of_a_structural_jump_export(jump_export_available, trained_folder, exported, tmp_path):
-    """Needs the Structural-Jump-LSTM export (skipped until keras_skim/export/ has it)."""
+def test_bench_of_a_structural_jump_export(trained_folder, exported, tmp_path):
+    """`keras-skim bench` on a real Structural-Jump-LSTM export: word fractions and Flop-r."""
     from keras_skim.runtime import SkimRunner
     from tests.assertions import one_line
     from tests.export.helpers import run_cli
 
-    sj = export_structural_jump(trained_folder("sj"), str(tmp_path / "sj_export")).output_dir
+    sj = export_model(trained_folder("sj"), str(tmp_path / "sj_export")).output_dir
     _, lstm, _ = exported("lstm")
     texts = ["a moving , funny and brilliant film . the cast is great", "a dull , tedious mess .",
              "the plot is boring and flat"]

@@ -59,10 +59,14 @@ public final class DemoModel implements BenchSubject, AutoCloseable {
         return Encoded.of(text, tokenizer, metadata.maxLength);
     }
 
-    /** {@code SkimRunner.run_ids}: an empty text runs as one unknown token. */
+    /**
+     * {@code SkimRunner.run_ids}: an empty text runs as one unknown token, or in a jump model as
+     * one padding token (no word, as the empty text is for the Keras model).
+     */
     @Override
     public RunResult run(int[] tokenIds, float threshold) throws ModelException {
-        int[] ids = tokenIds.length == 0 ? new int[] {Tokenizer.UNK_ID} : tokenIds;
+        int[] ids = tokenIds.length == 0
+                ? new int[] {metadata.jumps() ? Tokenizer.PAD_ID : Tokenizer.UNK_ID} : tokenIds;
         return model.run(ids, threshold);
     }
 
