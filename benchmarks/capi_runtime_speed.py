@@ -16,6 +16,7 @@ no copies), through each runtime's public API.
 
 Writes benchmarks/results/capi_runtime_speed.json and .md.
 """
+
 import argparse
 import os
 import tempfile
@@ -145,14 +146,21 @@ def main():
                 rows.append({"units": d, "inputs": pattern, **time_pattern(runs, ids_list, repeats)})
             # the run alone: no input or output copies, no Python per input
             fixed = [np.zeros((1, T), np.int32)] * 4
-            rows.append({"units": d, "inputs": f"run only ({T}, inputs set once)",
-                         **time_pattern(invoke_only(path, T), fixed, repeats, check=False)})
+            rows.append(
+                {
+                    "units": d,
+                    "inputs": f"run only ({T}, inputs set once)",
+                    **time_pattern(invoke_only(path, T), fixed, repeats, check=False),
+                }
+            )
     from keras_skim.runtime.litert_runner import load
 
     report = {
         "benchmark": "capi_runtime_speed",
         "model": f"builtin export of Embedding({V}, {E}) -> LSTM(d) -> Dense(2), random weights",
-        "threads": 1, "batch": 1, "repeats": repeats,
+        "threads": 1,
+        "batch": 1,
+        "repeats": repeats,
         "libLiteRt": load()[1],
         "machine": litert_report.machine(load_average=True),
         "versions": litert_report.versions(),
@@ -179,15 +187,24 @@ def main():
     for r in rows:
         m, c = r["median_us_per_token"], r["cpu_median_us_per_token"]
         diff = "-" if r["max_logit_difference"] is None else f"{r['max_logit_difference']:.1e}"
-        lines.append(f"| {r['units']} | {r['inputs']} | {m['python_interpreter']:.2f} | {m['litert_c_api']:.2f} | "
-                     f"{r['speedup_c_api']:.3f} | {c['python_interpreter']:.2f} | {c['litert_c_api']:.2f} | "
-                     f"{r['cpu_speedup_c_api']:.3f} | {diff} |")
+        lines.append(
+            f"| {r['units']} | {r['inputs']} | {m['python_interpreter']:.2f} | {m['litert_c_api']:.2f} | "
+            f"{r['speedup_c_api']:.3f} | {c['python_interpreter']:.2f} | {c['litert_c_api']:.2f} | "
+            f"{r['cpu_speedup_c_api']:.3f} | {diff} |"
+        )
     cpu = [r["cpu_speedup_c_api"] for r in rows]
     slower = sum(c < 1.0 for c in cpu)
-    lines += ["", f"CPU-time speed-up of the C API route: {min(cpu):.3f} to {max(cpu):.3f}, median "
-              f"{float(np.median(cpu)):.3f}, below 1 on {slower} of {len(cpu)} rows."
-              + (" So keras_skim.runtime keeps builtin-only models on the Python Interpreter (models with custom "
-                 "ops go through the C API, the only way to register them)." if np.median(cpu) < 1.0 else "")]
+    lines += [
+        "",
+        f"CPU-time speed-up of the C API route: {min(cpu):.3f} to {max(cpu):.3f}, median "
+        f"{float(np.median(cpu)):.3f}, below 1 on {slower} of {len(cpu)} rows."
+        + (
+            " So keras_skim.runtime keeps builtin-only models on the Python Interpreter (models with custom "
+            "ops go through the C API, the only way to register them)."
+            if np.median(cpu) < 1.0
+            else ""
+        ),
+    ]
     litert_report.write("capi_runtime_speed", report, "\n".join(lines) + "\n")
 
 

@@ -28,6 +28,7 @@ step's FLOP rate (the custom op's own all-read row of the same d).
 
 Writes benchmarks/results/custom_op_speed.{json,md} (or --out STEM).
 """
+
 import argparse
 import json
 import os
@@ -90,8 +91,7 @@ class Timed:
         from keras_skim.runtime.interpreter_loader import make_interpreter
 
         self.name = name
-        self.signature = make_interpreter(model_content=content, num_threads=1).get_signature_runner(
-            "serving_default")
+        self.signature = make_interpreter(model_content=content, num_threads=1).get_signature_runner("serving_default")
         # By dtype, not name: the stock converter names its input otherwise
         # and has no threshold.
         details = self.signature.get_input_details()
@@ -159,8 +159,9 @@ def main():
     ap.add_argument("--runs", type=int, default=60, help="timed rounds per row (default 60)")
     ap.add_argument("--quick", action="store_true", help="d=100 only")
     ap.add_argument("--cpu", type=int, default=None, help="pin the process to this CPU")
-    ap.add_argument("--out", default=os.path.join(litert_report.RESULTS, "custom_op_speed"),
-                    help="output path without extension")
+    ap.add_argument(
+        "--out", default=os.path.join(litert_report.RESULTS, "custom_op_speed"), help="output path without extension"
+    )
     a = ap.parse_args()
     if a.runs < 20:
         ap.error("--runs must be >= 20")
@@ -193,8 +194,13 @@ def main():
         for rate in RATES:
             op = Timed("op", contents["op"], tokens)
             threshold = threshold_for(op, rate)
-            models = [base, op, Timed("op_folded", contents["op_folded"], tokens, threshold),
-                      Timed("builtin_skim", contents["builtin_skim"], tokens, threshold), stock_it]
+            models = [
+                base,
+                op,
+                Timed("op_folded", contents["op_folded"], tokens, threshold),
+                Timed("builtin_skim", contents["builtin_skim"], tokens, threshold),
+                stock_it,
+            ]
             op.set_threshold(threshold)
             mask = op.read_mask()
             _, want = op_reference(info, ops, tokens, threshold)
@@ -208,11 +214,17 @@ def main():
             flops = flop_report("lstm", d, SMALL, E, skim_rate)
             if rate == 0.0:
                 read_us = us["op"]
-            row = dict(d=d, small_units=SMALL, target_skim=rate, skim_rate=round(skim_rate, 4),
-                       threshold=float(threshold), flop_r=round(flops["flop_r"], 3),
-                       us_per_token={k: round(v, 3) for k, v in us.items()},
-                       speedup_vs_lstm_export={k: round(v, 3) for k, v in ratios.items() if k != "lstm"},
-                       mask_mismatches_vs_reference=mismatches)
+            row = dict(
+                d=d,
+                small_units=SMALL,
+                target_skim=rate,
+                skim_rate=round(skim_rate, 4),
+                threshold=float(threshold),
+                flop_r=round(flops["flop_r"], 3),
+                us_per_token={k: round(v, 3) for k, v in us.items()},
+                speedup_vs_lstm_export={k: round(v, 3) for k, v in ratios.items() if k != "lstm"},
+                mask_mismatches_vs_reference=mismatches,
+            )
             row["op_speedup_over_flop_r"] = round(ratios["op"] / flops["flop_r"], 3)
             row["op_folded_speedup_over_flop_r"] = round(ratios["op_folded"] / flops["flop_r"], 3)
             if rate == 0.0:
@@ -234,13 +246,25 @@ def main():
     report = {
         "benchmark": "custom_op_speed",
         "command": litert_report.command(),
-        "machine": dict(litert_report.machine(load_average=True), load_average_at_start=load_before,
-                        nice=os.nice(0), cpus_allowed=sorted(os.sched_getaffinity(0))),
+        "machine": dict(
+            litert_report.machine(load_average=True),
+            load_average_at_start=load_before,
+            nice=os.nice(0),
+            cpus_allowed=sorted(os.sched_getaffinity(0)),
+        ),
         "versions": litert_report.versions(),
-        "setup": dict(vocabulary=V, embedding=E, tokens=T, small_units=SMALL, batch=1, num_threads=1,
-                      runs=a.runs, warmup=5, timing="interleaved rounds (alternating order), medians",
-                      baseline="keras.layers.LSTM(d) exported by keras-skim (builtin ops, hoisted input "
-                               "projections, XNNPACK on)"),
+        "setup": dict(
+            vocabulary=V,
+            embedding=E,
+            tokens=T,
+            small_units=SMALL,
+            batch=1,
+            num_threads=1,
+            runs=a.runs,
+            warmup=5,
+            timing="interleaved rounds (alternating order), medians",
+            baseline="keras.layers.LSTM(d) exported by keras-skim (builtin ops, hoisted input projections, XNNPACK on)",
+        ),
         "seconds": round(time.time() - started, 1),
         "rows": rows,
     }
@@ -273,18 +297,22 @@ def _markdown(report):
         lines.append(
             f"| {r['d']} | {r['skim_rate']:.1%} | {r['flop_r']:.2f} | {us['lstm']:.2f} | {us['op']:.2f} | "
             f"{x['op']:.2f}x | {r['op_speedup_over_flop_r']:.2f} | {target} | {'yes' if r['met'] else 'NO'} | "
-            f"{x['op_folded']:.2f}x | {x['builtin_skim']:.2f}x | {x['stock_lstm']:.2f}x |")
+            f"{x['op_folded']:.2f}x | {x['builtin_skim']:.2f}x | {x['stock_lstm']:.2f}x |"
+        )
     lines += [
         "",
-        "Flop-R: `keras_skim.analysis.flops.flop_report(\"lstm\", d, 10, 50, skim_rate)` at the measured rate. "
+        'Flop-R: `keras_skim.analysis.flops.flop_report("lstm", d, 10, 50, skim_rate)` at the measured rate. '
         "The FLOP floor at 100% skim is the skim step's FLOPs (gate, small cell) at the FLOP rate of the custom op's "
         "own all-read row. `stock LSTM`: `TFLiteConverter.from_keras_model` (a WHILE loop of unfused ops); a "
         "speed-up below 1 means it is slower than the baseline. Every row's read decisions (custom op, folded op, "
         "builtin skim graph) match a NumPy reference: mismatches in the JSON.",
         "",
-        "File sizes (bytes): " + "; ".join(
+        "File sizes (bytes): "
+        + "; ".join(
             f"d={r['d']}: " + ", ".join(f"{k} {v}" for k, v in r["file_bytes"].items())
-            for r in report["rows"] if "file_bytes" in r),
+            for r in report["rows"]
+            if "file_bytes" in r
+        ),
         "",
     ]
     return "\n".join(lines)

@@ -12,6 +12,7 @@ by `TFLiteConverter.from_keras_model` (the "export nothing special" path).
 
 Writes benchmarks/results/export_speed.json and .md.
 """
+
 import argparse
 import json
 import os
@@ -143,8 +144,15 @@ def main():
         "machine": litert_report.machine(),
         "versions": litert_report.versions(),
         "command": litert_report.command(),
-        "setup": {"vocabulary": V, "embedding_dim": E, "tokens": T, "samples": args.samples,
-                  "repeats": args.repeats, "threads": 1, "batch": 1},
+        "setup": {
+            "vocabulary": V,
+            "embedding_dim": E,
+            "tokens": T,
+            "samples": args.samples,
+            "repeats": args.repeats,
+            "threads": 1,
+            "batch": 1,
+        },
         "seconds": round(time.time() - started, 1),
         "rows": rows,
     }
@@ -163,7 +171,7 @@ def _markdown(report):
         "- `LSTM export`: `keras.layers.LSTM` exported by keras-skim (same graph style, no IF);"
         " `Keras LSTM`: `TFLiteConverter.from_keras_model` of the same model.",
         "",
-        "| d | d' | target skim | measured skim | skim us/tok | LSTM export us/tok | speed-up | Keras LSTM us/tok | speed-up vs Keras LSTM | Flop-R | speed-up / Flop-R |",
+        "| d | d' | target skim | measured skim | skim us/tok | LSTM export us/tok | speed-up | Keras LSTM us/tok | speed-up vs Keras LSTM | Flop-R | speed-up / Flop-R |",  # noqa: E501 (a table header)
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in report["rows"]:

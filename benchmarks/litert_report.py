@@ -1,5 +1,6 @@
 """Machine, versions, command line and result files of the LiteRT export
 benchmarks (`export_speed.py`, `scornn_export_speed.py`)."""
+
 import json
 import os
 import platform

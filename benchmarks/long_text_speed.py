@@ -14,6 +14,7 @@ T=50,000 within 1.3x of T=500.
 
 Writes benchmarks/results/long_text_speed.json and .md.
 """
+
 import argparse
 import os
 import tempfile
@@ -72,18 +73,27 @@ def main():
             base = float(np.median(times[lengths[0]]))
             for n in lengths:
                 median = float(np.median(times[n]))
-                rows.append({
-                    "backend": backend, "tokens": n, "read_fraction": reads[n] / n,
-                    "us_per_token_median": median, "us_per_token_min": float(np.min(times[n])),
-                    "ratio_to_shortest": median / base, "runs": len(times[n]),
-                })
+                rows.append(
+                    {
+                        "backend": backend,
+                        "tokens": n,
+                        "read_fraction": reads[n] / n,
+                        "us_per_token_median": median,
+                        "us_per_token_min": float(np.min(times[n])),
+                        "ratio_to_shortest": median / base,
+                        "runs": len(times[n]),
+                    }
+                )
     report = {
         "what": "per-token latency of one exported Skim-LSTM text against its length",
-        "model": {"units": D, "small_units": DS, "embedding_dim": E, "vocabulary_size": V,
-                  "threshold": args.threshold},
-        "threads": 1, "repeats": args.repeats, "target": "ratio_to_shortest <= 1.3 at 50,000 tokens",
-        "results": rows, "machine": litert_report.machine(load_average=True),
-        "versions": litert_report.versions(), "command": litert_report.command(),
+        "model": {"units": D, "small_units": DS, "embedding_dim": E, "vocabulary_size": V, "threshold": args.threshold},
+        "threads": 1,
+        "repeats": args.repeats,
+        "target": "ratio_to_shortest <= 1.3 at 50,000 tokens",
+        "results": rows,
+        "machine": litert_report.machine(load_average=True),
+        "versions": litert_report.versions(),
+        "command": litert_report.command(),
     }
     lines = [
         "# Cost per token against the text length (exported Skim-LSTM, d=100, d'=10)",
@@ -100,10 +110,14 @@ def main():
             f"{row['us_per_token_median']:.2f} | {row['us_per_token_min']:.2f} | {row['ratio_to_shortest']:.2f}x |"
         )
     machine = report["machine"]
-    lines += ["", f"Machine: {machine['platform']}, {machine['cpu_count']} CPUs, load average at the end "
-              f"{machine['load_average_at_end']}. Versions: "
-              + ", ".join(f"{k} {v}" for k, v in report["versions"].items())
-              + f". Command: `{report['command']}`.", ""]
+    lines += [
+        "",
+        f"Machine: {machine['platform']}, {machine['cpu_count']} CPUs, load average at the end "
+        f"{machine['load_average_at_end']}. Versions: "
+        + ", ".join(f"{k} {v}" for k, v in report["versions"].items())
+        + f". Command: `{report['command']}`.",
+        "",
+    ]
     litert_report.write(args.output, report, "\n".join(lines))
 
 

@@ -17,6 +17,7 @@ alternating which goes first, median over all timed runs).
 
 Writes benchmarks/results/scornn_export_speed.json and .md.
 """
+
 import argparse
 import json
 import os
@@ -61,7 +62,7 @@ def build(kind, units, seed):
 def recurrent_layer_params(model):
     import keras
 
-    layer = next(l for l in model.layers if isinstance(l, keras.layers.RNN))
+    layer = next(layer for layer in model.layers if isinstance(layer, keras.layers.RNN))
     return int(sum(np.prod(w.shape) for w in layer.trainable_weights))
 
 
@@ -78,21 +79,22 @@ def main():
     parser.add_argument("--repeats", type=int, default=25, help="interleaved timed rounds (default 25, >= 20)")
     args = parser.parse_args()
 
+    from scornn_tasks import matched_units, rnn_parameters
+
     from keras_skim.export.emitter_registry import known_cells
     from keras_skim.export.exporter import export_model
     from keras_skim.runtime.bench import bench_threshold
     from keras_skim.runtime.runner import SkimRunner
 
-    from scornn_tasks import matched_units, rnn_parameters
-
     target = rnn_parameters("scornn", N, E)
     models = [("scornn", "ScoRNN", N), ("lstm", "LSTM (matched params)", matched_units("lstm", target, E))]
     skipped = {}
     if "SimpleRNNCell" in known_cells():
-        models.append(("simple_rnn", "SimpleRNN (matched params)",
-                       matched_units("simple_rnn", target, E)))
+        models.append(("simple_rnn", "SimpleRNN (matched params)", matched_units("simple_rnn", target, E)))
     else:
-        skipped["simple_rnn"] = "the exporter has no emitter for SimpleRNNCell (known: " + ", ".join(known_cells()) + ")"
+        skipped["simple_rnn"] = (
+            "the exporter has no emitter for SimpleRNNCell (known: " + ", ".join(known_cells()) + ")"
+        )
 
     rng = np.random.default_rng(0)
     ids_list = [rng.integers(1, V, size=T).astype(np.int32) for _ in range(args.samples)]
@@ -127,26 +129,36 @@ def main():
         comparisons = []
         for kind, _, _ in models[1:]:
             r = bench_threshold(runners["scornn"], runners[kind], ids_list, ids_list, None, 0.0, args.repeats)
-            comparisons.append({
-                "baseline": kind,
-                "scornn_us_per_token": r["model_latency"]["median_us"],
-                "scornn_p90_us": r["model_latency"]["p90_us"],
-                "baseline_us_per_token": r["baseline_latency"]["median_us"],
-                "baseline_p90_us": r["baseline_latency"]["p90_us"],
-                "runs_each": r["model_latency"]["runs"],
-                # ScoRNN time / baseline time: median over rounds of the
-                # per-round totals (>1: ScoRNN slower)
-                "scornn_over_baseline": 1.0 / r["speedup"],
-                "scornn_over_baseline_per_token_medians": 1.0 / r["speedup_per_token_median"],
-            })
+            comparisons.append(
+                {
+                    "baseline": kind,
+                    "scornn_us_per_token": r["model_latency"]["median_us"],
+                    "scornn_p90_us": r["model_latency"]["p90_us"],
+                    "baseline_us_per_token": r["baseline_latency"]["median_us"],
+                    "baseline_p90_us": r["baseline_latency"]["p90_us"],
+                    "runs_each": r["model_latency"]["runs"],
+                    # ScoRNN time / baseline time: median over rounds of the
+                    # per-round totals (>1: ScoRNN slower)
+                    "scornn_over_baseline": 1.0 / r["speedup"],
+                    "scornn_over_baseline_per_token_medians": 1.0 / r["speedup_per_token_median"],
+                }
+            )
             print(json.dumps(comparisons[-1]), flush=True)
     report = {
         "machine": litert_report.machine(load_average=True),
         "versions": litert_report.versions(),
         "command": litert_report.command(),
-        "setup": {"vocabulary": V, "embedding_dim": E, "tokens": T, "samples": args.samples,
-                  "repeats": args.repeats, "threads": 1, "batch": 1, "backend": "builtin",
-                  "scornn_target_recurrent_params": target},
+        "setup": {
+            "vocabulary": V,
+            "embedding_dim": E,
+            "tokens": T,
+            "samples": args.samples,
+            "repeats": args.repeats,
+            "threads": 1,
+            "batch": 1,
+            "backend": "builtin",
+            "scornn_target_recurrent_params": target,
+        },
         "models": info,
         "skipped": skipped,
         "comparisons": comparisons,
@@ -164,13 +176,17 @@ def table(report):
     # ScoRNN's own latency: the pass against the LSTM
     lstm = next(c for c in report["comparisons"] if c["baseline"] == "lstm")
     s = info["scornn"]
-    lines.append(f"| ScoRNN | {s['units']} | {s['recurrent_params']:,} | {s['tflite_bytes']:,} | "
-                 f"{lstm['scornn_us_per_token']:.2f} | {lstm['scornn_p90_us']:.2f} | 1.00 |")
+    lines.append(
+        f"| ScoRNN | {s['units']} | {s['recurrent_params']:,} | {s['tflite_bytes']:,} | "
+        f"{lstm['scornn_us_per_token']:.2f} | {lstm['scornn_p90_us']:.2f} | 1.00 |"
+    )
     for c in report["comparisons"]:
         m = info[c["baseline"]]
-        lines.append(f"| {m['label']} | {m['units']} | {m['recurrent_params']:,} | {m['tflite_bytes']:,} | "
-                     f"{c['baseline_us_per_token']:.2f} | {c['baseline_p90_us']:.2f} | "
-                     f"**{c['scornn_over_baseline']:.2f}** |")
+        lines.append(
+            f"| {m['label']} | {m['units']} | {m['recurrent_params']:,} | {m['tflite_bytes']:,} | "
+            f"{c['baseline_us_per_token']:.2f} | {c['baseline_p90_us']:.2f} | "
+            f"**{c['scornn_over_baseline']:.2f}** |"
+        )
     return "\n".join(lines)
 
 
@@ -200,8 +216,10 @@ def _markdown(report):
     for kind, why in report["skipped"].items():
         lines.append(f"- {kind} skipped: {why}")
     for kind, m in report["models"].items():
-        lines.append(f"- {kind}: export {m['export_seconds']} s, parity max |diff| {m['parity_max_abs_diff']:.1e}, "
-                     f"FLOPs/token (export metadata) {m['flops_per_token']:,}")
+        lines.append(
+            f"- {kind}: export {m['export_seconds']} s, parity max |diff| {m['parity_max_abs_diff']:.1e}, "
+            f"FLOPs/token (export metadata) {m['flops_per_token']:,}"
+        )
     return "\n".join(lines) + "\n"
 
 

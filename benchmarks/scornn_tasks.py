@@ -27,6 +27,7 @@ Examples:
   python benchmarks/scornn_tasks.py copying --T 1000 --steps 4000
   python benchmarks/scornn_tasks.py mnist --permuted --epochs 70
 """
+
 import argparse
 import datetime
 import json
@@ -144,8 +145,7 @@ def task_model(args, n, rho, input_dim, head, return_sequences):
     keras.utils.set_random_seed(args.seed)
     if args.model == "scornn":
         return scornn_model(n, rho, input_dim, head, return_sequences, args.seed)
-    layer_cls = {"lstm": keras.layers.LSTM,
-                 "simple_rnn": keras.layers.SimpleRNN}[args.model]
+    layer_cls = {"lstm": keras.layers.LSTM, "simple_rnn": keras.layers.SimpleRNN}[args.model]
     return keras.Sequential(
         [
             keras.Input((None, input_dim)),
@@ -191,10 +191,7 @@ def fit_stream(model, stream, args):
         verbose=2 if args.verbose else 0,
     )
     seconds = time.perf_counter() - start
-    log = [
-        {"step": (i + 1) * chunk, **{k: float(v[i]) for k, v in history.history.items()}}
-        for i in range(epochs)
-    ]
+    log = [{"step": (i + 1) * chunk, **{k: float(v[i]) for k, v in history.history.items()}} for i in range(epochs)]
     return log, seconds, chunk * epochs
 
 
@@ -223,9 +220,7 @@ def run_copying(args):
     x, y = copying_batch(np.random.default_rng(args.seed + 1), 512, T)
     logits = model.predict(x, batch_size=128, verbose=0)
     ce = float(
-        keras.ops.convert_to_numpy(
-            keras.losses.sparse_categorical_crossentropy(y, logits, from_logits=True)
-        ).mean()
+        keras.ops.convert_to_numpy(keras.losses.sparse_categorical_crossentropy(y, logits, from_logits=True)).mean()
     )
     copied = (logits[:, -10:].argmax(-1) == y[:, -10:]).mean()
     return {
@@ -321,10 +316,7 @@ def run_mnist(args):
         "test_accuracy": float(acc),
         "orthogonality_error": orthogonality(model),
         "parameters": model.count_params(),
-        "log": [
-            {"epoch": i + 1, **{k: float(v[i]) for k, v in history.history.items()}}
-            for i in range(args.epochs)
-        ],
+        "log": [{"epoch": i + 1, **{k: float(v[i]) for k, v in history.history.items()}} for i in range(args.epochs)],
     }
 
 
@@ -379,20 +371,14 @@ def run_speed(args):
         if kind == "scornn":
             layer = keras.layers.RNN(ScoRNNCell(n, rho=rho, seed=args.seed))
         elif kind == "scornn_w_per_step":
-            layer = keras.layers.RNN(
-                _PerStepScoRNNCell(n, rho=rho, seed=args.seed)
-            )
+            layer = keras.layers.RNN(_PerStepScoRNNCell(n, rho=rho, seed=args.seed))
         elif kind == "scornn_autodiff_modrelu":
-            layer = keras.layers.RNN(
-                _ReferenceModReLUScoRNNCell(n, rho=rho, seed=args.seed)
-            )
+            layer = keras.layers.RNN(_ReferenceModReLUScoRNNCell(n, rho=rho, seed=args.seed))
         elif kind.startswith("simple_rnn"):
             layer = keras.layers.SimpleRNN(units[kind])
         else:
             layer = keras.layers.LSTM(units[kind])
-        model = keras.Sequential(
-            [keras.Input((T, input_dim)), layer, keras.layers.Dense(1)]
-        )
+        model = keras.Sequential([keras.Input((T, input_dim)), layer, keras.layers.Dense(1)])
         if kind.startswith("scornn"):
             compile_scornn(model, args, "mse")
         else:
@@ -446,9 +432,7 @@ def run_speed(args):
         "warmup": args.warmup,
         "jit_compile": args.jit_compile,
         "tf_intra_op_threads": tf.config.threading.get_intra_op_parallelism_threads(),
-        "process_cpu_seconds_median": {
-            k: statistics.median(v) for k, v in cpu_times.items()
-        },
+        "process_cpu_seconds_median": {k: statistics.median(v) for k, v in cpu_times.items()},
         "rows": rows,
         "times": times,
     }
@@ -470,9 +454,7 @@ def environment():
     except OSError:
         pass
     return {
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(
-            timespec="seconds"
-        ),
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "machine": f"{platform.node()} {cpu}, {os.cpu_count()} logical CPUs",
         "platform": platform.platform(),
         "python": platform.python_version(),
@@ -486,8 +468,7 @@ def environment():
 
 def markdown(result, env):
     lines = [f"# scoRNN benchmark: {result['task']}", ""]
-    for key in ("date", "machine", "platform", "python", "tensorflow",
-                "keras", "numpy", "gpus"):
+    for key in ("date", "machine", "platform", "python", "tensorflow", "keras", "numpy", "gpus"):
         lines.append(f"- {key}: {env[key]}")
     lines += [f"- command: `{env['command']}`", ""]
     if result["task"] == "speed":
@@ -498,8 +479,7 @@ def markdown(result, env):
             f"(interleaved, after {result['warmup']} warm-up calls), "
             f"XLA {'on' if result.get('jit_compile') else 'off'}.",
             "",
-            "| model | units | RNN parameters | median s/batch | min s/batch "
-            "| time / ScoRNN | time / SimpleRNN |",
+            "| model | units | RNN parameters | median s/batch | min s/batch | time / ScoRNN | time / SimpleRNN |",
             "|---|---:|---:|---:|---:|---:|---:|",
         ]
         for r in result["rows"]:
@@ -520,13 +500,13 @@ def markdown(result, env):
             lines.append(f"| {key} | {value} |")
         if result.get("log"):
             keys = list(result["log"][0])
-            lines += ["", "Training log:", "",
-                      "| " + " | ".join(keys) + " |",
-                      "|" + "---|" * len(keys)]
+            lines += ["", "Training log:", "", "| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
             for entry in result["log"]:
-                lines.append("| " + " | ".join(
-                    f"{entry[k]:.5g}" if isinstance(entry[k], float) else str(entry[k])
-                    for k in keys) + " |")
+                lines.append(
+                    "| "
+                    + " | ".join(f"{entry[k]:.5g}" if isinstance(entry[k], float) else str(entry[k]) for k in keys)
+                    + " |"
+                )
     return "\n".join(lines) + "\n"
 
 
@@ -539,8 +519,7 @@ def save(result, args):
         name += f"-{args.model}"
     name += f"-{args.tag}" if args.tag else ""
     (out / f"{name}.json").write_text(
-        json.dumps({"environment": env, "arguments": vars(args), "result": result},
-                   indent=2, default=str)
+        json.dumps({"environment": env, "arguments": vars(args), "result": result}, indent=2, default=str)
     )
     (out / f"{name}.md").write_text(markdown(result, env))
     return out / f"{name}.json", out / f"{name}.md"
@@ -551,16 +530,17 @@ def parser():
     sub = p.add_subparsers(dest="command", required=True)
 
     def common(sp, n, batch, T=None):
-        sp.add_argument("--n", type=int, default=n,
-                        help="hidden units (default: the paper's size for "
-                             "--model, SimpleRNN matched to the scoRNN "
-                             "parameter count)")
-        sp.add_argument("--model", choices=("scornn", "lstm", "simple_rnn"),
-                        default="scornn")
-        sp.add_argument("--threads", type=int, default=0,
-                        help="TensorFlow intra/inter-op threads (0: default)")
-        sp.add_argument("--rho", type=int, default=None,
-                        help="number of -1 entries of D (task default)")
+        sp.add_argument(
+            "--n",
+            type=int,
+            default=n,
+            help="hidden units (default: the paper's size for "
+            "--model, SimpleRNN matched to the scoRNN "
+            "parameter count)",
+        )
+        sp.add_argument("--model", choices=("scornn", "lstm", "simple_rnn"), default="scornn")
+        sp.add_argument("--threads", type=int, default=0, help="TensorFlow intra/inter-op threads (0: default)")
+        sp.add_argument("--rho", type=int, default=None, help="number of -1 entries of D (task default)")
         sp.add_argument("--batch-size", type=int, default=batch)
         if T is not None:
             sp.add_argument("--T", type=int, default=T, help="sequence length")
@@ -570,9 +550,11 @@ def parser():
         sp.add_argument("--out-dir", default=str(ROOT / "benchmarks" / "results"))
         sp.add_argument("--tag", default="", help="suffix of the result files")
         sp.add_argument("--verbose", action="store_true")
-        sp.add_argument("--jit-compile", action="store_true",
-                        help="compile the train step with XLA (Keras' default "
-                             "only where a GPU is present)")
+        sp.add_argument(
+            "--jit-compile",
+            action="store_true",
+            help="compile the train step with XLA (Keras' default only where a GPU is present)",
+        )
 
     sp = sub.add_parser("copying", help="copying memory task")
     common(sp, None, 20, T=1000)
@@ -589,16 +571,14 @@ def parser():
     sp.add_argument("--permuted", action="store_true")
     sp.add_argument("--permutation-seed", type=int, default=1234)
     sp.add_argument("--epochs", type=int, default=70)
-    sp.add_argument("--limit", type=int, default=None,
-                    help="class-balanced subset of the training set")
+    sp.add_argument("--limit", type=int, default=None, help="class-balanced subset of the training set")
     sp.add_argument("--test-limit", type=int, default=None)
 
     sp = sub.add_parser("speed", help="time per batch vs SimpleRNN / LSTM")
     common(sp, 170, 50, T=200)
     sp.add_argument("--repeats", type=int, default=10)
     sp.add_argument("--warmup", type=int, default=2)
-    sp.add_argument("--skip-per-step", action="store_true",
-                    help="leave out the W-per-step ScoRNN variant")
+    sp.add_argument("--skip-per-step", action="store_true", help="leave out the W-per-step ScoRNN variant")
     return p
 
 
@@ -609,8 +589,7 @@ def main(argv=None):
 
         tf.config.threading.set_intra_op_parallelism_threads(args.threads)
         tf.config.threading.set_inter_op_parallelism_threads(args.threads)
-    run = {"copying": run_copying, "adding": run_adding,
-           "mnist": run_mnist, "speed": run_speed}[args.command]
+    run = {"copying": run_copying, "adding": run_adding, "mnist": run_mnist, "speed": run_speed}[args.command]
     result = run(args)
     paths = save(result, args)
     summary = {k: v for k, v in result.items() if k not in ("log", "times")}

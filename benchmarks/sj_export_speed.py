@@ -31,6 +31,7 @@ Structural-Jump-LSTM run) it reports:
 
 Writes benchmarks/results/sj_export_speed.{json,md} (or --out STEM).
 """
+
 import argparse
 import json
 import os
@@ -55,8 +56,7 @@ class Runner:
     def __init__(self, content):
         from keras_skim.runtime.interpreter_loader import make_interpreter
 
-        self.signature = make_interpreter(model_content=content, num_threads=1).get_signature_runner(
-            "serving_default")
+        self.signature = make_interpreter(model_content=content, num_threads=1).get_signature_runner("serving_default")
         self.inputs = None
 
     def prepare(self, ids):
@@ -126,8 +126,10 @@ def full_read_exports(folder):
     model = load_model(os.path.join(folder, "model.keras"))
     model.speed_reading = False
     plan = plan_model(model)
-    return {f"sj_{name}_full_read": backends()[name].flatbuffer(model, plan, threshold=None, length=None)
-            for name in ("custom", "builtin")}
+    return {
+        f"sj_{name}_full_read": backends()[name].flatbuffer(model, plan, threshold=None, length=None)
+        for name in ("custom", "builtin")
+    }
 
 
 def counts(runner, ids_list):
@@ -195,9 +197,12 @@ def bench(folder, dataset, samples, rounds, accuracy_texts, long_repeats):
     words = int(word_count.sum())
     rows = []
     for name in ("sj_custom", "sj_builtin", "lstm_words", "lstm_tokens"):
-        row = {"export": name, "bytes": len(contents[name]),
-               "ms_per_text": round(float(np.median(totals[name])) / len(sample) * 1e3, 4),
-               "us_per_word": round(float(np.median(totals[name])) / words * 1e6, 3)}
+        row = {
+            "export": name,
+            "bytes": len(contents[name]),
+            "ms_per_text": round(float(np.median(totals[name])) / len(sample) * 1e3, 4),
+            "us_per_word": round(float(np.median(totals[name])) / words * 1e6, 3),
+        }
         for base in ("lstm_words", "lstm_tokens"):
             row[f"speedup_vs_{base}"] = round(float(np.median(totals[base] / totals[name])), 3)
         if name.startswith("sj"):
@@ -227,20 +232,33 @@ def bench(folder, dataset, samples, rounds, accuracy_texts, long_repeats):
         long_rows.append(row)
     n = max(int(all_words.sum()), 1)
     return {
-        "folder": os.path.abspath(folder), "dataset": dataset, "units": m, "agent_units": a, "embedding": e,
-        "vocabulary": V, "max_length": max_length, "speed_reading": meta["speed_reading"],
+        "folder": os.path.abspath(folder),
+        "dataset": dataset,
+        "units": m,
+        "agent_units": a,
+        "embedding": e,
+        "vocabulary": V,
+        "max_length": max_length,
+        "speed_reading": meta["speed_reading"],
         "keras_test_accuracy_at_training": config.get("test", {}).get("accuracy"),
         "parity": {backend: results[backend].parity.message for backend in results},
         "accuracy_texts": int(len(evaluated)),
         "read_fraction": round(int(all_read.sum()) / n, 4),
         "skip_fraction": round(int(all_visited.sum() - all_read.sum()) / n, 4),
         "jump_fraction": round(int(all_words.sum() - all_visited.sum()) / n, 4),
-        "timed_texts": len(sample), "timed_tokens": tokens, "timed_words": words, "rounds": rounds,
+        "timed_texts": len(sample),
+        "timed_tokens": tokens,
+        "timed_words": words,
+        "rounds": rounds,
         "timed_read_fraction": round(int(read.sum()) / max(words, 1), 4),
         "timed_skip_fraction": round(int(visited.sum() - read.sum()) / max(words, 1), 4),
         "timed_jump_fraction": round(int(word_count.sum() - visited.sum()) / max(words, 1), 4),
-        "flop_r": round(flops["flop_r"], 3), "flop_r_per_document_mean": round(flops["flop_r_per_document_mean"], 3),
-        "step_flops": flops["step_flops"], "rows": rows, "long_text": long_rows, "long_repeats": long_repeats,
+        "flop_r": round(flops["flop_r"], 3),
+        "flop_r_per_document_mean": round(flops["flop_r_per_document_mean"], 3),
+        "step_flops": flops["step_flops"],
+        "rows": rows,
+        "long_text": long_rows,
+        "long_repeats": long_repeats,
     }
 
 
@@ -264,10 +282,17 @@ def main():
     started = time.time()
     result = bench(a.model, a.data, a.samples, a.rounds, a.accuracy_texts, a.long_repeats)
     report = {
-        "benchmark": "sj_export_speed", "command": litert_report.command(),
-        "machine": dict(litert_report.machine(load_average=True), load_average_at_start=load_before,
-                        nice=os.nice(0), cpus_allowed=sorted(os.sched_getaffinity(0))),
-        "versions": litert_report.versions(), "seconds": round(time.time() - started, 1), "model": result,
+        "benchmark": "sj_export_speed",
+        "command": litert_report.command(),
+        "machine": dict(
+            litert_report.machine(load_average=True),
+            load_average_at_start=load_before,
+            nice=os.nice(0),
+            cpus_allowed=sorted(os.sched_getaffinity(0)),
+        ),
+        "versions": litert_report.versions(),
+        "seconds": round(time.time() - started, 1),
+        "model": result,
     }
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
     with open(a.out + ".json", "w") as f:
@@ -309,12 +334,15 @@ def _markdown(report):
         "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for row in r["rows"]:
+
         def cell(key, fmt, row=row):
             return format(row[key], fmt) if key in row else "-"
+
         lines.append(
             f"| {row['export']} | {row['bytes']} | {cell('test_accuracy', '.4f')} | {row['ms_per_text']:.3f} | "
             f"{row['us_per_word']:.3f} | {row['speedup_vs_lstm_words']:.2f}x | {row['speedup_vs_lstm_tokens']:.2f}x | "
-            f"{cell('speedup_over_flop_r', '.2f')} |")
+            f"{cell('speedup_over_flop_r', '.2f')} |"
+        )
     lines += [
         "",
         "Per-token time against the text length: the timed texts joined, both exports with the agents off "
@@ -326,11 +354,19 @@ def _markdown(report):
     ]
     names = ("sj_custom_full_read", "sj_builtin_full_read", "lstm_tokens")
     for row in r["long_text"]:
-        lines.append(f"| {row['tokens']} | {row['words']} | " + " | ".join(
-            f"{row[f'{n}_us_per_token']:.3f}" for n in names) + " |")
+        lines.append(
+            f"| {row['tokens']} | {row['words']} | "
+            + " | ".join(f"{row[f'{n}_us_per_token']:.3f}" for n in names)
+            + " |"
+        )
     first, last = r["long_text"][0], r["long_text"][-1]
-    lines += ["", f"Growth from {first['tokens']} to {last['tokens']} tokens: " + ", ".join(
-        f"{n} {last[f'{n}_us_per_token'] / first[f'{n}_us_per_token']:.2f}x" for n in names) + ".", ""]
+    lines += [
+        "",
+        f"Growth from {first['tokens']} to {last['tokens']} tokens: "
+        + ", ".join(f"{n} {last[f'{n}_us_per_token'] / first[f'{n}_us_per_token']:.2f}x" for n in names)
+        + ".",
+        "",
+    ]
     return "\n".join(lines)
 
 

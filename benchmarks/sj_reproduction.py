@@ -11,6 +11,7 @@ machine, the versions and the command, and keeps the trained model folders
     python benchmarks/sj_reproduction.py --data imdb --full-read-epochs 4 --speed-read-epochs 12
     python benchmarks/sj_reproduction.py --data imdb --report-only   # rebuild the Markdown
 """
+
 import argparse
 import json
 import os
@@ -53,19 +54,26 @@ def train_lstm(args, data, tokenizer, glove, folder):
 
     keras.utils.set_random_seed(args.seed)
     model = build_text_classifier(
-        "lstm", tokenizer.vocabulary_size, args.max_length, embedding_dim=50, units=args.units,
-        embedding_matrix=glove, train_embedding=True,
+        "lstm",
+        tokenizer.vocabulary_size,
+        args.max_length,
+        embedding_dim=50,
+        units=args.units,
+        embedding_matrix=glove,
+        train_embedding=True,
     )
     compile_text_classifier(model, args.lstm_learning_rate)
     x, y = data["train"]
-    stop = keras.callbacks.EarlyStopping(
-        monitor="val_accuracy", mode="max", patience=2, restore_best_weights=True
-    )
+    stop = keras.callbacks.EarlyStopping(monitor="val_accuracy", mode="max", patience=2, restore_best_weights=True)
     started = time.perf_counter()
     history = model.fit(
-        x, y.astype("float32"), batch_size=args.batch_size, epochs=args.lstm_epochs,
+        x,
+        y.astype("float32"),
+        batch_size=args.batch_size,
+        epochs=args.lstm_epochs,
         validation_data=(data["validation"][0], data["validation"][1].astype("float32")),
-        callbacks=[stop], verbose=2,
+        callbacks=[stop],
+        verbose=2,
     )
     seconds = time.perf_counter() - started
     epochs = len(history.history["loss"])
@@ -76,10 +84,16 @@ def train_lstm(args, data, tokenizer, glove, folder):
         return float(np.mean((logits >= 0) == (labels == 1)))
 
     result = {
-        "model": "LSTM", "units": args.units, "epochs_run": epochs,
+        "model": "LSTM",
+        "units": args.units,
+        "epochs_run": epochs,
         "seconds_per_epoch": seconds / epochs,
-        "validation_accuracy": accuracy("validation"), "accuracy": accuracy("test"),
-        "read_fraction": 1.0, "skip_fraction": 0.0, "jump_fraction": 0.0, "flop_r": 1.0,
+        "validation_accuracy": accuracy("validation"),
+        "accuracy": accuracy("test"),
+        "read_fraction": 1.0,
+        "skip_fraction": 0.0,
+        "jump_fraction": 0.0,
+        "flop_r": 1.0,
         "history": {k: [float(v) for v in vs] for k, vs in history.history.items()},
         "versions": versions(),
     }
@@ -95,11 +109,21 @@ def train_sj(args, data, tokenizer, glove, folder):
     from keras_skim.training.structural_jump_training import train_structural_jump
 
     _, results = train_structural_jump(
-        folder, data=data, tokenizer=tokenizer, embedding_matrix=glove,
-        units=args.units, agent_units=25, full_read_epochs=args.full_read_epochs,
-        speed_read_epochs=args.speed_read_epochs, batch_size=args.batch_size,
-        learning_rate=args.learning_rate, speed_learning_rate=args.speed_learning_rate,
-        optimizer=args.optimizer, speed_optimizer=args.speed_optimizer, seed=args.seed, force=True,
+        folder,
+        data=data,
+        tokenizer=tokenizer,
+        embedding_matrix=glove,
+        units=args.units,
+        agent_units=25,
+        full_read_epochs=args.full_read_epochs,
+        speed_read_epochs=args.speed_read_epochs,
+        batch_size=args.batch_size,
+        learning_rate=args.learning_rate,
+        speed_learning_rate=args.speed_learning_rate,
+        optimizer=args.optimizer,
+        speed_optimizer=args.speed_optimizer,
+        seed=args.seed,
+        force=True,
         verbose=2,
         model_options={"advantage": args.advantage, "rolling_weight": args.rolling_weight},
         fit_options={
@@ -115,7 +139,9 @@ def train_sj(args, data, tokenizer, glove, folder):
     epochs = sum(p["epochs_run"] for p in phases.values())
     test = results["test"]
     return {
-        "model": "SJ-LSTM", "units": args.units, "epochs_run": epochs,
+        "model": "SJ-LSTM",
+        "units": args.units,
+        "epochs_run": epochs,
         "full_read_epochs_run": phases.get("full_read", {}).get("epochs_run", 0),
         "speed_read_epochs_run": phases.get("speed_read", {}).get("epochs_run", 0),
         "speed_read_selected_epoch": phases.get("speed_read", {}).get("selected_epoch"),
@@ -127,11 +153,15 @@ def train_sj(args, data, tokenizer, glove, folder):
         "full_read_loaded_from": phases.get("full_read", {}).get("loaded_from"),
         "validation_accuracy": results["validation"]["accuracy"],
         "accuracy": test["accuracy"],
-        "read_fraction": test["read_fraction"], "skip_fraction": test["skip_fraction"],
-        "jump_fraction": test["jump_fraction"], "per_document": test["per_document"],
+        "read_fraction": test["read_fraction"],
+        "skip_fraction": test["skip_fraction"],
+        "jump_fraction": test["jump_fraction"],
+        "per_document": test["per_document"],
         "jump_actions": test["jump_actions"],
-        "flop_r": test["flop_r"], "flop_r_per_document_mean": test["flop_r_per_document_mean"],
-        "validation": results["validation"], "test": test,
+        "flop_r": test["flop_r"],
+        "flop_r_per_document_mean": test["flop_r_per_document_mean"],
+        "validation": results["validation"],
+        "test": test,
     }
 
 
@@ -148,20 +178,33 @@ def skim_rows(args):
     for r in report["rows"]:
         if r["cell"] == "skim-lstm" and r["small_units"] == 10:
             tuned = r.get("tuned", {}).get("test", {})
-            rows.append({
-                "model": f"Skim-LSTM d={report['arguments']['units']} d'=10 gamma={r['gamma']}",
-                "accuracy": r["accuracy"], "skim_fraction": r["skim_rate"], "flop_r": r["flop_r"],
-                "seconds_per_epoch": r["seconds_per_epoch"], "epochs_run": r["epochs_run"],
-                "tuned_threshold": r.get("tuned", {}).get("threshold"),
-                "tuned_accuracy": tuned.get("accuracy"), "tuned_skim_fraction": tuned.get("skim_rate"),
-                "tuned_flop_r": tuned.get("flop_r"), "train_examples": r["train_examples"],
-                "max_length": r["max_length"],
-            })
+            rows.append(
+                {
+                    "model": f"Skim-LSTM d={report['arguments']['units']} d'=10 gamma={r['gamma']}",
+                    "accuracy": r["accuracy"],
+                    "skim_fraction": r["skim_rate"],
+                    "flop_r": r["flop_r"],
+                    "seconds_per_epoch": r["seconds_per_epoch"],
+                    "epochs_run": r["epochs_run"],
+                    "tuned_threshold": r.get("tuned", {}).get("threshold"),
+                    "tuned_accuracy": tuned.get("accuracy"),
+                    "tuned_skim_fraction": tuned.get("skim_rate"),
+                    "tuned_flop_r": tuned.get("flop_r"),
+                    "train_examples": r["train_examples"],
+                    "max_length": r["max_length"],
+                }
+            )
         if r["cell"] == "lstm":
-            rows.append({"model": f"LSTM d={report['arguments']['units']} (skim script)",
-                         "accuracy": r["accuracy"], "seconds_per_epoch": r["seconds_per_epoch"],
-                         "epochs_run": r["epochs_run"], "train_examples": r["train_examples"],
-                         "max_length": r["max_length"]})
+            rows.append(
+                {
+                    "model": f"LSTM d={report['arguments']['units']} (skim script)",
+                    "accuracy": r["accuracy"],
+                    "seconds_per_epoch": r["seconds_per_epoch"],
+                    "epochs_run": r["epochs_run"],
+                    "train_examples": r["train_examples"],
+                    "max_length": r["max_length"],
+                }
+            )
     return rows, os.path.basename(path)
 
 
@@ -174,8 +217,10 @@ def write_report(report, stem):
     sj = next((r for r in rows if r["model"] == "SJ-LSTM"), None)
     pct = lambda v: "-" if v is None else f"{100 * v:.1f}%"  # noqa: E731
     lines = [
-        f"# Structural-Jump-LSTM reproduction on {args['data']}", "",
-        f"Command: `{report['command']}`", "",
+        f"# Structural-Jump-LSTM reproduction on {args['data']}",
+        "",
+        f"Command: `{report['command']}`",
+        "",
         f"Machine: {report['machine']}; versions: "
         + ", ".join(f"{k} {v}" for k, v in report["versions"].items() if k not in ("machine", "cpus")),
         "",
@@ -186,15 +231,19 @@ def write_report(report, stem):
         f"up to {args['lstm_epochs']} epochs, best validation accuracy kept. SJ-LSTM: LSTM "
         f"{args['units']}, agents 25, optimizer {args['optimizer']} {args['learning_rate']} (full read) / "
         f"{args.get('speed_optimizer') or args['optimizer']} {args['speed_learning_rate']} (speed read), "
-        f"advantage {args['advantage']}, rolling weight {args.get('rolling_weight', 0.1)}, delta {args.get('entropy_weight', 0.1)} decayed to 5% over the first "
+        f"advantage {args['advantage']}, rolling weight {args.get('rolling_weight', 0.1)}, "
+        f"delta {args.get('entropy_weight', 0.1)} decayed to 5% over the first "
         f"half of speed reading, critic warm-up {args.get('critic_warmup_steps', 0)} steps, "
         f"full read up to {args['full_read_epochs']} epochs (best validation accuracy), speed read "
-        f"{args['speed_read_epochs']} epochs, greedy actions at test.", "",
-        f"Paper (Table 2): {PAPER[args['data']]}.", "",
+        f"{args['speed_read_epochs']} epochs, greedy actions at test.",
+        "",
+        f"Paper (Table 2): {PAPER[args['data']]}.",
+        "",
         "Read/skip/jump: corpus-level fractions of the test words (per-document means in the JSON). "
         "Flop-r as defined in keras_skim/analysis/structural_jump_flops.py (corpus level; per-document "
         "mean in parentheses); the paper's Flop-r values cannot be reproduced from its own Table 2 with "
-        "a FLOP count. The TFLite speed-up column comes with the exporter (phase 2).", "",
+        "a FLOP count. The TFLite speed-up column comes with the exporter (phase 2).",
+        "",
         "| model | test accuracy | vs our LSTM | read | skip | jump | Flop-r | epochs | s/epoch |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
@@ -230,22 +279,31 @@ def write_report(report, stem):
                 f"{r['epochs_run']} | {r['seconds_per_epoch']:.0f} |"
             )
     if report.get("skim_source"):
-        lines += ["", f"\\* From `{report['skim_source']}` in this folder (its own tokenizer and 90/10 train/validation "
-                  "split, same test set; Skim-LSTM reads every token, punctuation included)."]
+        lines += [
+            "",
+            f"\\* From `{report['skim_source']}` in this folder (its own tokenizer and 90/10 train/validation "
+            "split, same test set; Skim-LSTM reads every token, punctuation included).",
+        ]
     if sj:
         loaded = sj.get("full_read_loaded_from")
-        lines += ["", "SJ-LSTM: full-read validation accuracy "
-                  f"{sj['full_read_validation_accuracy']:.4f}"
-                  + (f" (phase 1 of an earlier run, loaded from {loaded})" if loaded else "")
-                  + f"; speed-read epoch kept: {sj.get('speed_read_selected_epoch')} "
-                  f"({sj.get('speed_read_selection') or 'best val_reward'}); its validation accuracy "
-                  f"{sj['validation_accuracy']:.4f}, validation read {pct(sj['validation']['read_fraction'])}; "
-                  f"jump actions on test: {sj['jump_actions']}; s/epoch is full read / speed read."]
+        lines += [
+            "",
+            "SJ-LSTM: full-read validation accuracy "
+            f"{sj['full_read_validation_accuracy']:.4f}"
+            + (f" (phase 1 of an earlier run, loaded from {loaded})" if loaded else "")
+            + f"; speed-read epoch kept: {sj.get('speed_read_selected_epoch')} "
+            f"({sj.get('speed_read_selection') or 'best val_reward'}); its validation accuracy "
+            f"{sj['validation_accuracy']:.4f}, validation read {pct(sj['validation']['read_fraction'])}; "
+            f"jump actions on test: {sj['jump_actions']}; s/epoch is full read / speed read.",
+        ]
     if lstm and sj:
         text, margin, budget = TARGET[args["data"]]
         met = sj["accuracy"] >= lstm["accuracy"] - margin and sj["read_fraction"] <= budget
-        lines += ["", f"Target: {text}: {'met' if met else 'NOT met'} "
-                  f"({100 * (sj['accuracy'] - lstm['accuracy']):+.2f} pt at {pct(sj['read_fraction'])} read)."]
+        lines += [
+            "",
+            f"Target: {text}: {'met' if met else 'NOT met'} "
+            f"({100 * (sj['accuracy'] - lstm['accuracy']):+.2f} pt at {pct(sj['read_fraction'])} read).",
+        ]
     with open(stem + ".md", "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines), flush=True)
@@ -265,26 +323,46 @@ def main(argv=None):
     parser.add_argument("--learning-rate", type=float, default=5e-4)
     parser.add_argument("--speed-learning-rate", type=float, default=5e-4)
     parser.add_argument("--lstm-learning-rate", type=float, default=1e-3)
-    parser.add_argument("--optimizer", default="rmsprop_tf1", choices=["rmsprop_tf1", "rmsprop", "adam"],
-                        help="SJ-LSTM's optimizer (full read; also speed read unless --speed-optimizer)")
+    parser.add_argument(
+        "--optimizer",
+        default="rmsprop_tf1",
+        choices=["rmsprop_tf1", "rmsprop", "adam"],
+        help="SJ-LSTM's optimizer (full read; also speed read unless --speed-optimizer)",
+    )
     parser.add_argument("--speed-optimizer", default=None, choices=["rmsprop_tf1", "rmsprop", "adam"])
     parser.add_argument("--advantage", default="paper", choices=["paper", "code"])
-    parser.add_argument("--rolling-weight", type=float, default=0.1,
-                        help="w, the weight of the word costs in the return (paper grid 0.05, 0.1, 0.15)")
-    parser.add_argument("--entropy-weight", type=float, default=0.1,
-                        help="delta, decayed to 5%% of it over the first half of speed reading "
-                        "(paper grid 0.01, 0.05, 0.1, 0.15)")
-    parser.add_argument("--critic-warmup-steps", type=int, default=0,
-                        help="speed-read steps without the actor loss first (the code's init_runs: 0)")
-    parser.add_argument("--read-budget", type=float, default=None,
-                        help="select the speed-read epoch by validation accuracy within this validation "
-                        "read fraction (default: best validation reward, the authors' rule)")
-    parser.add_argument("--tag", default=None,
-                        help="suffix of the result files and of the SJ-LSTM model folder")
+    parser.add_argument(
+        "--rolling-weight",
+        type=float,
+        default=0.1,
+        help="w, the weight of the word costs in the return (paper grid 0.05, 0.1, 0.15)",
+    )
+    parser.add_argument(
+        "--entropy-weight",
+        type=float,
+        default=0.1,
+        help="delta, decayed to 5%% of it over the first half of speed reading (paper grid 0.01, 0.05, 0.1, 0.15)",
+    )
+    parser.add_argument(
+        "--critic-warmup-steps",
+        type=int,
+        default=0,
+        help="speed-read steps without the actor loss first (the code's init_runs: 0)",
+    )
+    parser.add_argument(
+        "--read-budget",
+        type=float,
+        default=None,
+        help="select the speed-read epoch by validation accuracy within this validation "
+        "read fraction (default: best validation reward, the authors' rule)",
+    )
+    parser.add_argument("--tag", default=None, help="suffix of the result files and of the SJ-LSTM model folder")
     parser.add_argument("--skip-lstm", action="store_true", help="reuse the LSTM row of the last report")
-    parser.add_argument("--resume-full-read", action="store_true",
-                        help="load the full-read weights of the last run instead of phase 1 "
-                        "(sets --full-read-epochs 0)")
+    parser.add_argument(
+        "--resume-full-read",
+        action="store_true",
+        help="load the full-read weights of the last run instead of phase 1 (sets --full-read-epochs 0)",
+    )
     parser.add_argument("--report-only", action="store_true", help="rebuild the Markdown from the JSON")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--models-dir", default="/work/runs/sj")

@@ -18,6 +18,7 @@ Run:  PYTHONPATH=$PWD python benchmarks/skim_loss_share.py [--label after]
 Writes benchmarks/results/skim_loss_share_<label>.json and .md. The mirrored
 setting runs in a subprocess on two logical CPUs.
 """
+
 import argparse
 import json
 import os
@@ -48,8 +49,9 @@ SETTINGS = {
 }
 
 
-def measure(architecture, loss_scale=None, half_weights=False, mask_zero=True, mixed=False,
-            strategy=None, empty_row=False):
+def measure(
+    architecture, loss_scale=None, half_weights=False, mask_zero=True, mixed=False, strategy=None, empty_row=False
+):
     import keras
     import numpy as np
 
@@ -79,7 +81,13 @@ def measure(architecture, loss_scale=None, half_weights=False, mask_zero=True, m
                     )
                 else:
                     explicit, task, skim = _replica_reference(
-                        ref, model, parts, architecture, ids, labels, saved,
+                        ref,
+                        model,
+                        parts,
+                        architecture,
+                        ids,
+                        labels,
+                        saved,
                         strategy.num_replicas_in_sync,
                     )
                 gates = ref.gate_bias_indices(model)
@@ -109,9 +117,7 @@ def _replica_reference(ref, model, parts, architecture, ids, labels, saved, repl
     for r in range(replicas):
         ref.restore(model, parts, saved)
         part = slice(r * shard, (r + 1) * shard)
-        g, t, s = ref.reference_gradients(
-            model, parts, architecture, ids[part], labels[part], GAMMA
-        )
+        g, t, s = ref.reference_gradients(model, parts, architecture, ids[part], labels[part], GAMMA)
         total = g if total is None else [a + b for a, b in zip(total, g)]
         task += t / replicas
         skim += s / replicas
@@ -122,8 +128,8 @@ def _share(skim, task):
     """|skim| / (|skim| + |task|), Frobenius norms over the gate biases."""
     import numpy as np
 
-    s = np.sqrt(sum((p ** 2).sum() for p in skim))
-    t = np.sqrt(sum((p ** 2).sum() for p in task))
+    s = np.sqrt(sum((p**2).sum() for p in skim))
+    t = np.sqrt(sum((p**2).sum() for p in task))
     return float(s / (s + t))
 
 
@@ -140,15 +146,16 @@ def _run_one(name):
     try:
         return measure(**spec)
     except Exception as error:  # a crash is a result here ("before" under mixed_float16)
-        return {"crash": f"{type(error).__name__}: {str(error).splitlines()[0][:200]}",
-                "trace": traceback.format_exc()[-1500:]}
+        return {
+            "crash": f"{type(error).__name__}: {str(error).splitlines()[0][:200]}",
+            "trace": traceback.format_exc()[-1500:],
+        }
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--label", default="after", help="result file suffix, e.g. before / after")
-    parser.add_argument("--source", help="which keras_skim is measured (default: its path "
-                        "and this checkout's commit)")
+    parser.add_argument("--source", help="which keras_skim is measured (default: its path and this checkout's commit)")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
@@ -158,8 +165,9 @@ def main():
     results = {}
     for name in SETTINGS:
         # One process per setting: logical devices and the dtype policy are global.
-        done = subprocess.run([sys.executable, __file__, "--one", name], capture_output=True,
-                              text=True, env=env, timeout=900)
+        done = subprocess.run(
+            [sys.executable, __file__, "--one", name], capture_output=True, text=True, env=env, timeout=900
+        )
         try:
             results[name] = json.loads(done.stdout.strip().splitlines()[-1])
         except (IndexError, json.JSONDecodeError):
@@ -198,9 +206,13 @@ def main():
             f"{_fmt(r['logged_loss'])} | {r['explicit_loss']:.5f} | {_fmt(r['logged_skim_loss'])} | "
             f"{r['explicit_skim_loss']:.5f} |"
         )
-    lines += ["", f"keras_skim measured: {report['keras_skim']}",
-              f"Machine: {report['machine']}", f"Versions: {report['versions']}",
-              f"Command: `{report['command']}`"]
+    lines += [
+        "",
+        f"keras_skim measured: {report['keras_skim']}",
+        f"Machine: {report['machine']}",
+        f"Versions: {report['versions']}",
+        f"Command: `{report['command']}`",
+    ]
     path = pathlib.Path(litert_report.RESULTS)
     path.mkdir(parents=True, exist_ok=True)
     (path / f"skim_loss_share_{args.label}.json").write_text(json.dumps(report, indent=2) + "\n")
@@ -212,8 +224,9 @@ def _source():
     import keras_skim
 
     path = os.path.dirname(os.path.abspath(keras_skim.__file__))
-    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-                            capture_output=True, text=True).stdout.strip()
+    commit = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
     return f"{path} (checkout at {commit}, with its uncommitted changes if any)"
 
 

@@ -8,6 +8,7 @@ machine, the versions and the command. Scale arguments (--limit,
 
     python benchmarks/skim_reproduction.py --data rotten_tomatoes --epochs 3
 """
+
 import argparse
 import json
 import os
@@ -20,8 +21,13 @@ PAPER = {
     "rotten_tomatoes": "LSTM 82.5; Skim-LSTM 84.2 at 52% skim, Flop-R 2.1x",
     "imdb": "LSTM 91.1; Skim-LSTM 91.2 at 83.9% skim (5.8x), 90.9 at 90.7% (9.5x)",
 }
-CONFIGS = [("lstm", 0, 0.0), ("skim-lstm", 5, 0.01), ("skim-lstm", 5, 0.02),
-           ("skim-lstm", 10, 0.01), ("skim-lstm", 10, 0.02)]
+CONFIGS = [
+    ("lstm", 0, 0.0),
+    ("skim-lstm", 5, 0.01),
+    ("skim-lstm", 5, 0.02),
+    ("skim-lstm", 10, 0.01),
+    ("skim-lstm", 10, 0.02),
+]
 
 
 THRESHOLDS = [0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7]
@@ -55,8 +61,8 @@ def tune_threshold(model_dir, args, lstm_validation, margin=0.005):
     good = [r for r in sweep if lstm_validation is None or r["accuracy"] >= lstm_validation - margin]
     best = max(good, key=lambda r: r["skim_rate"]) if good else max(sweep, key=lambda r: r["accuracy"])
     test_ids, test_y, _ = load_encoded(
-        args.data, tokenizer, "test", max_length, config["test"]["examples"] if args.limit else None,
-        args.seed)
+        args.data, tokenizer, "test", max_length, config["test"]["examples"] if args.limit else None, args.seed
+    )
     test = evaluate_model(model, test_ids, test_y, threshold=best["threshold"])
     test["flop_r"] = flop_summary(model, test["skim_rate"])["flop_r"]
     return {"threshold": best["threshold"], "validation_sweep": sweep, "test": test}
@@ -82,10 +88,10 @@ def main(argv=None):
     parser.add_argument("--units", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--results", default=os.path.join(os.path.dirname(__file__), "results"))
-    parser.add_argument("--configs", default=None,
-                        help="comma-separated subset, e.g. lstm,skim-lstm:10:0.01 (default: all five)")
-    parser.add_argument("--name", default=None,
-                        help="result file stem (default skim_reproduction_<data>)")
+    parser.add_argument(
+        "--configs", default=None, help="comma-separated subset, e.g. lstm,skim-lstm:10:0.01 (default: all five)"
+    )
+    parser.add_argument("--name", default=None, help="result file stem (default skim_reproduction_<data>)")
     args = parser.parse_args(argv)
     configs = CONFIGS if args.configs is None else [_parse_config(c) for c in args.configs.split(",")]
 
@@ -96,17 +102,31 @@ def main(argv=None):
     for cell, small, gamma in configs:
         with tempfile.TemporaryDirectory() as tmp:
             result = train_text_model(
-                os.path.join(tmp, "model"), dataset=args.data, cell=cell, units=args.units,
-                small_units=small, gamma=gamma, epochs=args.epochs, batch_size=args.batch_size,
-                learning_rate=args.learning_rate, max_length=args.max_length, limit=args.limit,
-                seed=args.seed, verbose=2,
+                os.path.join(tmp, "model"),
+                dataset=args.data,
+                cell=cell,
+                units=args.units,
+                small_units=small,
+                gamma=gamma,
+                epochs=args.epochs,
+                batch_size=args.batch_size,
+                learning_rate=args.learning_rate,
+                max_length=args.max_length,
+                limit=args.limit,
+                seed=args.seed,
+                verbose=2,
             )
-            row = {"cell": cell, "small_units": small, "gamma": gamma, **result["test"],
-                   "validation_accuracy": result["validation"]["accuracy"],
-                   "epochs_run": result["epochs_run"],
-                   "seconds_per_epoch": result["seconds_per_epoch"],
-                   "train_examples": result["train_examples"],
-                   "max_length": result["arguments"]["max_length"]}
+            row = {
+                "cell": cell,
+                "small_units": small,
+                "gamma": gamma,
+                **result["test"],
+                "validation_accuracy": result["validation"]["accuracy"],
+                "epochs_run": result["epochs_run"],
+                "seconds_per_epoch": result["seconds_per_epoch"],
+                "train_examples": result["train_examples"],
+                "max_length": result["arguments"]["max_length"],
+            }
             if cell == "lstm":
                 lstm_validation = result["validation"]["accuracy"]
             else:
@@ -117,22 +137,29 @@ def main(argv=None):
     baseline = rows[0]["accuracy"]
     report = {
         "command": " ".join(shlex.quote(a) for a in [sys.executable, *sys.argv]),
-        "arguments": vars(args), "versions": versions(), "paper": PAPER[args.data], "rows": rows,
+        "arguments": vars(args),
+        "versions": versions(),
+        "paper": PAPER[args.data],
+        "rows": rows,
     }
     os.makedirs(args.results, exist_ok=True)
     stem = os.path.join(args.results, args.name or f"skim_reproduction_{args.data}")
     with open(stem + ".json", "w") as f:
         json.dump(report, f, indent=2)
     lines = [
-        f"# Skim-RNN reproduction on {args.data}", "",
-        f"Command: `{report['command']}`", "",
+        f"# Skim-RNN reproduction on {args.data}",
+        "",
+        f"Command: `{report['command']}`",
+        "",
         f"Machine: {platform.platform()}, {os.cpu_count()} CPUs; versions: "
         + ", ".join(f"{k} {v}" for k, v in report["versions"].items() if k not in ("machine", "cpus")),
         "",
         f"Settings: d={args.units}, GloVe 6B 50d, Adam lr {args.learning_rate}, batch "
         f"{args.batch_size}, {args.epochs} epochs, {rows[0]['train_examples']} training texts, "
-        f"max length {rows[0]['max_length']}, threshold 0.5.", "",
-        f"Paper (Table 2): {PAPER[args.data]}.", "",
+        f"max length {rows[0]['max_length']}, threshold 0.5.",
+        "",
+        f"Paper (Table 2): {PAPER[args.data]}.",
+        "",
         "Threshold 0.5 is the default; the tuned threshold is chosen on the validation split "
         "(highest skim rate within 0.5 pt of the LSTM's validation accuracy), then applied to test.",
         "",
@@ -147,7 +174,8 @@ def main(argv=None):
             f"{tuned['threshold']:.2f} | {tuned['test']['accuracy']:.4f} | "
             f"{100 * (tuned['test']['accuracy'] - baseline):+.1f} pt | "
             f"{tuned['test']['skim_rate']:.3f} | {tuned['test']['flop_r']:.2f}x"
-            if tuned else "- | - | - | - | -"
+            if tuned
+            else "- | - | - | - | -"
         )
         lines.append(
             f"| {name} | {r['small_units'] or '-'} | {r['gamma'] or '-'} | {r['epochs_run']} | "

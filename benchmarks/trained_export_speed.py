@@ -24,6 +24,7 @@ length is done before each timed invoke, for every model alike.
 
 Writes benchmarks/results/trained_export_speed.{json,md} (or --out STEM).
 """
+
 import argparse
 import json
 import os
@@ -46,14 +47,18 @@ def read_folder(folder):
 
     with open(os.path.join(folder, "train_config.json")) as f:
         config = json.load(f)
-    return load_model(os.path.join(folder, "model.keras")), Tokenizer.load(os.path.join(folder, "tokenizer.json")), config
+    return (
+        load_model(os.path.join(folder, "model.keras")),
+        Tokenizer.load(os.path.join(folder, "tokenizer.json")),
+        config,
+    )
 
 
 def lstm_like(model, d, seed=0):
     """A Keras LSTM classifier of the same V, e and d (random weights)."""
     import keras
 
-    embedding = next(l for l in model.layers if isinstance(l, keras.layers.Embedding))
+    embedding = next(layer for layer in model.layers if isinstance(layer, keras.layers.Embedding))
     keras.utils.set_random_seed(seed)
     inp = keras.Input((None,), dtype="int32")
     x = keras.layers.Embedding(embedding.input_dim, embedding.output_dim, mask_zero=True)(inp)
@@ -84,14 +89,12 @@ class Runner:
     def __init__(self, content):
         from keras_skim.runtime.interpreter_loader import make_interpreter
 
-        self.signature = make_interpreter(model_content=content, num_threads=1).get_signature_runner(
-            "serving_default")
+        self.signature = make_interpreter(model_content=content, num_threads=1).get_signature_runner("serving_default")
         self.inputs = None
 
     def prepare(self, ids, threshold):
         """Sets the inputs the next `invoke` runs."""
-        self.inputs = {"token_ids": np.asarray(ids, np.int32)[None],
-                       "threshold": np.array(threshold, np.float32)}
+        self.inputs = {"token_ids": np.asarray(ids, np.int32)[None], "threshold": np.array(threshold, np.float32)}
 
     def invoke(self):
         return self.signature(**self.inputs)
@@ -187,7 +190,8 @@ def bench_model(name, folder, samples, rounds):
         base = "lstm_int8" if n.endswith("_int8") else "lstm"
         speedup = float(np.median(totals["lstm"] / totals[n]))
         row = {
-            "export": n, "bytes": len(contents[n]),
+            "export": n,
+            "bytes": len(contents[n]),
             "size_vs_float": round(len(contents[n]) / len(contents[n.replace("_int8", "")]), 3),
             "us_per_token": round(float(np.median(totals[n])) / tokens * 1e6, 3),
             "speedup_vs_lstm_export": round(speedup, 3),
@@ -204,21 +208,34 @@ def bench_model(name, folder, samples, rounds):
         rows.append(row)
     test_skim = 1.0 - sum(int(np.sum(m)) for m in masks["custom"]) / sum(len(m) for m in masks["custom"])
     return {
-        "name": name, "folder": os.path.abspath(folder), "dataset": dataset, "units": d, "small_units": ds,
-        "embedding": e, "vocabulary": info["vocabulary_size"], "threshold": threshold, "max_length": max_length,
+        "name": name,
+        "folder": os.path.abspath(folder),
+        "dataset": dataset,
+        "units": d,
+        "small_units": ds,
+        "embedding": e,
+        "vocabulary": info["vocabulary_size"],
+        "threshold": threshold,
+        "max_length": max_length,
         "keras_test_accuracy_at_training": config.get("test", {}).get("accuracy"),
-        "test_texts": len(ids_list), "test_skim_rate": round(test_skim, 4),
+        "test_texts": len(ids_list),
+        "test_skim_rate": round(test_skim, 4),
         "float_custom_vs_builtin_decision_agreement": round(custom_vs_builtin, 6),
-        "timed_texts": len(sample), "timed_tokens": tokens, "rounds": rounds,
-        "mean_tokens": round(tokens / len(sample), 1), "skim_rate": round(skim_rate, 4), "flop_r": round(flop_r, 3),
+        "timed_texts": len(sample),
+        "timed_tokens": tokens,
+        "rounds": rounds,
+        "mean_tokens": round(tokens / len(sample), 1),
+        "skim_rate": round(skim_rate, 4),
+        "flop_r": round(flop_r, 3),
         "rows": rows,
     }
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--model", action="append", required=True, metavar="NAME=FOLDER",
-                    help="a trained model folder (repeatable)")
+    ap.add_argument(
+        "--model", action="append", required=True, metavar="NAME=FOLDER", help="a trained model folder (repeatable)"
+    )
     ap.add_argument("--samples", type=int, default=200, help="test texts timed (default 200)")
     ap.add_argument("--rounds", type=int, default=15, help="timed rounds (default 15)")
     ap.add_argument("--cpu", type=int, default=None, help="pin the process to this CPU")
@@ -237,10 +254,17 @@ def main():
         models.append(bench_model(name, folder, a.samples, a.rounds))
         print(json.dumps(models[-1]), flush=True)
     report = {
-        "benchmark": "trained_export_speed", "command": litert_report.command(),
-        "machine": dict(litert_report.machine(load_average=True), load_average_at_start=load_before,
-                        nice=os.nice(0), cpus_allowed=sorted(os.sched_getaffinity(0))),
-        "versions": litert_report.versions(), "seconds": round(time.time() - started, 1), "models": models,
+        "benchmark": "trained_export_speed",
+        "command": litert_report.command(),
+        "machine": dict(
+            litert_report.machine(load_average=True),
+            load_average_at_start=load_before,
+            nice=os.nice(0),
+            cpus_allowed=sorted(os.sched_getaffinity(0)),
+        ),
+        "versions": litert_report.versions(),
+        "seconds": round(time.time() - started, 1),
+        "models": models,
     }
     litert_report.write_files(a.out, report, _markdown(report))
 
@@ -256,7 +280,7 @@ def _markdown(report):
         f"CPUs {m['cpus_allowed']}",
         f"- versions: {', '.join(f'{k} {v}' for k, v in report['versions'].items())}",
         "- baselines: `keras.layers.LSTM(d)` of the same V, e, d exported by keras-skim (builtin ops, hoisted input "
-        "projections, XNNPACK on), float32 and int8 (`convert(quantize=\"int8\")`, dynamic range); LiteRT, batch 1, "
+        'projections, XNNPACK on), float32 and int8 (`convert(quantize="int8")`, dynamic range); LiteRT, batch 1, '
         "one thread, texts at their own length; speed-up = median over rounds of baseline time / model time.",
         "- custom: `KerasSkimLSTM` op (`custom_op_flatbuffer`, int8: embedding with a scale per row, big-cell kernel "
         "with a scale per column); builtin: `keras-skim export` graph (int8: TFLite dynamic-range quantization).",
@@ -269,7 +293,8 @@ def _markdown(report):
             "",
             f"Accuracy and agreement: all {model['test_texts']} test texts (skim rate {model['test_skim_rate']:.1%}; "
             f"Keras at training: {model['keras_test_accuracy_at_training']}; float custom op and builtin graph decide "
-            f"alike on {model['float_custom_vs_builtin_decision_agreement']:.4%} of tokens). Speed: {model['timed_texts']} test "
+            f"alike on {model['float_custom_vs_builtin_decision_agreement']:.4%} of tokens). "
+            f"Speed: {model['timed_texts']} test "
             f"texts ({model['mean_tokens']} tokens on average), {model['rounds']} rounds; skim rate there "
             f"{model['skim_rate']:.1%}, Flop-R {model['flop_r']:.2f}x.",
             "",
@@ -278,14 +303,17 @@ def _markdown(report):
             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
         ]
         for r in model["rows"]:
-            def cell(key, fmt):
+
+            def cell(key, fmt, r=r):
                 return format(r[key], fmt) if key in r else "-"
+
             agree = r.get("decision_agreement_with_float")
             lines.append(
                 f"| {r['export']} | {r['bytes']} | {r['size_vs_float']:.3f} | {cell('test_accuracy', '.4f')} | "
                 f"{cell('accuracy_change_points', '+.2f')} | {'-' if agree is None else f'{agree:.2%}'} | "
                 f"{r['us_per_token']:.3f} | {r['speedup_vs_lstm_export']:.2f}x | "
-                f"{cell('speedup_vs_lstm_int8', '.2f')} | {cell('speedup_over_flop_r', '.2f')} |")
+                f"{cell('speedup_vs_lstm_int8', '.2f')} | {cell('speedup_over_flop_r', '.2f')} |"
+            )
         lines.append("")
     return "\n".join(lines)
 

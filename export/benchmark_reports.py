@@ -6,6 +6,7 @@ Groups: "speed" (LiteRT latency of exports of random-weight models: no data set,
 "app" (`keras-skim bench` on the assets that `build_release.py assets` wrote: the same models
 and texts as the app's Benchmark button, timed on this machine).
 """
+
 import csv
 import dataclasses
 import json
@@ -33,30 +34,78 @@ def _py(script, *args):
 
 
 REPORTS = (
-    Report("custom_op_speed", "speed", _py("custom_op_speed.py", "--runs", "60", "--cpu", "1"),
-           ("benchmarks/results/custom_op_speed.json", "benchmarks/results/custom_op_speed.md")),
-    Report("export_speed", "speed", _py("export_speed.py"),
-           ("benchmarks/results/export_speed.json", "benchmarks/results/export_speed.md")),
-    Report("scornn_export_speed", "speed", _py("scornn_export_speed.py"),
-           ("benchmarks/results/scornn_export_speed.json", "benchmarks/results/scornn_export_speed.md")),
-    Report("long_text_speed", "speed", _py("long_text_speed.py", "--repeats", "7"),
-           ("benchmarks/results/long_text_speed.json", "benchmarks/results/long_text_speed.md")),
-    Report("trained_export_speed", "trained", ("bash", "benchmarks/trained_export_speed.sh"),
-           ("benchmarks/results/trained_export_speed.json", "benchmarks/results/trained_export_speed.md"),
-           "trains a Rotten Tomatoes and an IMDB Skim-LSTM first"),
-    Report("skim_reproduction_rotten_tomatoes", "trained",
-           _py("skim_reproduction.py", "--data", "rotten_tomatoes", "--epochs", "6"),
-           ("benchmarks/results/skim_reproduction_rotten_tomatoes.json",
-            "benchmarks/results/skim_reproduction_rotten_tomatoes.md"), "trains five models"),
-    Report("skim_reproduction_imdb", "trained",
-           _py("skim_reproduction.py", "--data", "imdb", "--epochs", "4", "--limit", "6000", "--max-length", "200"),
-           ("benchmarks/results/skim_reproduction_imdb.json", "benchmarks/results/skim_reproduction_imdb.md"),
-           "trains five models"),
-    Report("app_models_speed", "app",
-           ("keras-skim", "bench", "<assets>/<default model>", "--baseline", "<assets>/<baseline>",
-            "--data", APP_TEXTS, "--split", "all", "--samples", "<all texts>", "--repeats", "5",
-            "-o", "benchmarks/results/app_models_speed", "--force"),
-           ("benchmarks/results/app_models_speed/",), "needs `build_release.py assets` first"),
+    Report(
+        "custom_op_speed",
+        "speed",
+        _py("custom_op_speed.py", "--runs", "60", "--cpu", "1"),
+        ("benchmarks/results/custom_op_speed.json", "benchmarks/results/custom_op_speed.md"),
+    ),
+    Report(
+        "export_speed",
+        "speed",
+        _py("export_speed.py"),
+        ("benchmarks/results/export_speed.json", "benchmarks/results/export_speed.md"),
+    ),
+    Report(
+        "scornn_export_speed",
+        "speed",
+        _py("scornn_export_speed.py"),
+        ("benchmarks/results/scornn_export_speed.json", "benchmarks/results/scornn_export_speed.md"),
+    ),
+    Report(
+        "long_text_speed",
+        "speed",
+        _py("long_text_speed.py", "--repeats", "7"),
+        ("benchmarks/results/long_text_speed.json", "benchmarks/results/long_text_speed.md"),
+    ),
+    Report(
+        "trained_export_speed",
+        "trained",
+        ("bash", "benchmarks/trained_export_speed.sh"),
+        ("benchmarks/results/trained_export_speed.json", "benchmarks/results/trained_export_speed.md"),
+        "trains a Rotten Tomatoes and an IMDB Skim-LSTM first",
+    ),
+    Report(
+        "skim_reproduction_rotten_tomatoes",
+        "trained",
+        _py("skim_reproduction.py", "--data", "rotten_tomatoes", "--epochs", "6"),
+        (
+            "benchmarks/results/skim_reproduction_rotten_tomatoes.json",
+            "benchmarks/results/skim_reproduction_rotten_tomatoes.md",
+        ),
+        "trains five models",
+    ),
+    Report(
+        "skim_reproduction_imdb",
+        "trained",
+        _py("skim_reproduction.py", "--data", "imdb", "--epochs", "4", "--limit", "6000", "--max-length", "200"),
+        ("benchmarks/results/skim_reproduction_imdb.json", "benchmarks/results/skim_reproduction_imdb.md"),
+        "trains five models",
+    ),
+    Report(
+        "app_models_speed",
+        "app",
+        (
+            "keras-skim",
+            "bench",
+            "<assets>/<default model>",
+            "--baseline",
+            "<assets>/<baseline>",
+            "--data",
+            APP_TEXTS,
+            "--split",
+            "all",
+            "--samples",
+            "<all texts>",
+            "--repeats",
+            "5",
+            "-o",
+            "benchmarks/results/app_models_speed",
+            "--force",
+        ),
+        ("benchmarks/results/app_models_speed/",),
+        "needs `build_release.py assets` first",
+    ),
 )
 GROUPS = ("speed", "trained", "app")
 
@@ -119,7 +168,8 @@ def command_line(report, assets=DEFAULT_OUTPUT, texts_file=APP_TEXTS):
 def run(reports, *, assets=DEFAULT_OUTPUT, dry_run=False, log=print):
     """Runs each report's script from the checkout's root, one after the other; stops at the first failure."""
     for report in reports:
-        log(f"== {report.name} ({report.group}{'; ' + report.note if report.note else ''}) -> {', '.join(report.writes)}")
+        note = "; " + report.note if report.note else ""
+        log(f"== {report.name} ({report.group}{note}) -> {', '.join(report.writes)}")
         if dry_run:
             log("$ " + " ".join(report.command))
             continue

@@ -15,6 +15,7 @@
 
 Errors are one line on stderr and exit code 2; nothing is left half-written.
 """
+
 import argparse
 import os
 import sys
@@ -36,14 +37,28 @@ def assets_command(args):
         folders = args.from_exports
     else:
         folders = release_assets.train_demo_exports(
-            args.work, data=args.data, epochs=args.epochs, limit=args.limit, reuse=args.reuse_trained,
-            jump_model=args.jump_model)
+            args.work,
+            data=args.data,
+            epochs=args.epochs,
+            limit=args.limit,
+            reuse=args.reuse_trained,
+            jump_model=args.jump_model,
+        )
     labels = [s.strip() for s in args.labels.split(",")] if args.labels else None
     catalog = release_assets.build_assets(
-        folders, output=args.output, golden_dir=args.golden, bench_data=args.bench_data or args.data,
-        bench_samples=args.bench_samples, bench_split=args.bench_split, labels=labels, force=args.force)
-    print(f"wrote {_relative(args.output)}/: catalog.json, bench_texts.json, "
-          + ", ".join(m["id"] for m in catalog["models"]))
+        folders,
+        output=args.output,
+        golden_dir=args.golden,
+        bench_data=args.bench_data or args.data,
+        bench_samples=args.bench_samples,
+        bench_split=args.bench_split,
+        labels=labels,
+        force=args.force,
+    )
+    print(
+        f"wrote {_relative(args.output)}/: catalog.json, bench_texts.json, "
+        + ", ".join(m["id"] for m in catalog["models"])
+    )
     print(f"wrote {_relative(args.golden)}/: one golden file per model")
     print("next: open android_demo/ in Android Studio and run the app (android_demo/README.md)")
     return 0
@@ -64,32 +79,53 @@ def parser():
     top = argparse.ArgumentParser(prog="build_release.py", description=__doc__.split("\n\n")[0])
     sub = top.add_subparsers(dest="command", required=True)
     a = sub.add_parser("assets", help="the app's assets and golden files")
-    a.add_argument("--from-exports", nargs="+", metavar="DIR",
-                   help="export folders (of `keras-skim export`) to bundle instead of training the demo's models")
-    a.add_argument("-o", "--output", default=release_assets.DEFAULT_OUTPUT,
-                   help="assets folder to write (default: android_demo/app/src/main/assets/keras_skim)")
-    a.add_argument("--golden", default=release_assets.DEFAULT_GOLDEN,
-                   help="golden files folder to write (default: android_demo/golden)")
+    a.add_argument(
+        "--from-exports",
+        nargs="+",
+        metavar="DIR",
+        help="export folders (of `keras-skim export`) to bundle instead of training the demo's models",
+    )
+    a.add_argument(
+        "-o",
+        "--output",
+        default=release_assets.DEFAULT_OUTPUT,
+        help="assets folder to write (default: android_demo/app/src/main/assets/keras_skim)",
+    )
+    a.add_argument(
+        "--golden",
+        default=release_assets.DEFAULT_GOLDEN,
+        help="golden files folder to write (default: android_demo/golden)",
+    )
     a.add_argument("--work", default=release_assets.DEFAULT_WORK, help="where the demo's models are trained")
     a.add_argument("--reuse-trained", action="store_true", help="keep models already trained under --work")
-    a.add_argument("--jump-model", action="store_true",
-                   help="also train and bundle a Structural-Jump-LSTM (both backends; adds minutes of training)")
+    a.add_argument(
+        "--jump-model",
+        action="store_true",
+        help="also train and bundle a Structural-Jump-LSTM (both backends; adds minutes of training)",
+    )
     a.add_argument("--data", choices=["rotten_tomatoes", "imdb"], default="rotten_tomatoes")
     a.add_argument("--epochs", type=int, default=3)
     a.add_argument("--limit", type=int, default=None, help="train on a subset (quick look)")
-    a.add_argument("--bench-data", default=None, metavar="DATA",
-                   help="the Benchmark button's texts: imdb, rotten_tomatoes or a text/CSV/TSV file "
-                        "(as `keras-skim bench --data`; default: --data)")
+    a.add_argument(
+        "--bench-data",
+        default=None,
+        metavar="DATA",
+        help="the Benchmark button's texts: imdb, rotten_tomatoes or a text/CSV/TSV file "
+        "(as `keras-skim bench --data`; default: --data)",
+    )
     a.add_argument("--bench-samples", type=int, default=100, metavar="N")
-    a.add_argument("--bench-split", default="test", choices=["train", "validation", "test", "all"],
-                   help="which split of --bench-data to take the texts from (default test, as keras-skim bench)")
+    a.add_argument(
+        "--bench-split",
+        default="test",
+        choices=["train", "validation", "test", "all"],
+        help="which split of --bench-data to take the texts from (default test, as keras-skim bench)",
+    )
     a.add_argument("--labels", default=None, help="class names, comma-separated (default: negative,positive)")
     a.add_argument("--force", action="store_true", help="replace the assets and golden folders")
     a.set_defaults(run=assets_command)
     b = sub.add_parser("benchmarks", help="regenerate the committed benchmark reports")
     b.add_argument("--only", nargs="+", metavar="NAME", help="these reports (see --list)")
-    b.add_argument("--group", nargs="+", choices=benchmark_reports.GROUPS,
-                   help="these groups (default: speed)")
+    b.add_argument("--group", nargs="+", choices=benchmark_reports.GROUPS, help="these groups (default: speed)")
     b.add_argument("--list", action="store_true", help="list the reports, their commands and files")
     b.add_argument("--dry-run", action="store_true", help="print the commands only")
     b.add_argument("--assets", default=release_assets.DEFAULT_OUTPUT, help="the app assets (group app)")

@@ -15,6 +15,7 @@ Layout (the app reads it under `assets/keras_skim/`, `ModelRepository.ASSET_ROOT
 The golden values come from `keras_skim.runtime.SkimRunner` (LiteRT, no TensorFlow), the
 runner that `keras-skim bench` uses.
 """
+
 import json
 import os
 import shutil
@@ -36,8 +37,14 @@ CATALOG_FORMAT = "keras_skim.app_catalog"
 BENCH_TEXTS_FORMAT = "keras_skim.bench_texts"
 GOLDEN_FORMAT = "keras_skim.golden"
 EXPORT_FILES = ("model.tflite", "tokenizer.json", "metadata.json")
-KIND_TITLES = {"skim_lstm": "Skim-LSTM", "skim_gru": "Skim-GRU", "lstm": "LSTM", "gru": "GRU", "scornn": "scoRNN",
-               "structural_jump_lstm": "Structural-Jump-LSTM"}
+KIND_TITLES = {
+    "skim_lstm": "Skim-LSTM",
+    "skim_gru": "Skim-GRU",
+    "lstm": "LSTM",
+    "gru": "GRU",
+    "scornn": "scoRNN",
+    "structural_jump_lstm": "Structural-Jump-LSTM",
+}
 BACKEND_TITLES = {"custom": "custom op", "builtin": "builtin ops"}
 BASELINE_KIND = "lstm"
 JUMP_KIND = "structural_jump_lstm"  # ModelMetadata.JUMP_MODEL_KIND in the app
@@ -63,18 +70,48 @@ def _keras_skim(args, log):
         raise ReleaseError(f"keras-skim {args[0]} failed (exit {done.returncode}): {last}")
 
 
-def train_demo_exports(work, *, data="rotten_tomatoes", epochs=3, limit=None, units=100, small_units=10,
-                       gamma=0.02, reuse=False, jump_model=False, log=print):
+def train_demo_exports(
+    work,
+    *,
+    data="rotten_tomatoes",
+    epochs=3,
+    limit=None,
+    units=100,
+    small_units=10,
+    gamma=0.02,
+    reuse=False,
+    jump_model=False,
+    log=print,
+):
     """Trains the demo's Skim-LSTM and LSTM as `keras-skim demo` does (its own code, via the CLI)
     and exports them: the Skim-LSTM with the custom-op and the builtin backend, the LSTM with
     the builtin one. With `jump_model`, also a Structural-Jump-LSTM (`keras-skim train --cell
     sj-lstm` with its defaults: LSTM 128, 3 full-read and 10 speed-read epochs) exported with
     both backends. Returns the export folders."""
     trained = os.path.join(work, "trained")
-    if not (reuse and os.path.isfile(os.path.join(trained, "skim_lstm", "model.keras"))
-            and os.path.isfile(os.path.join(trained, "lstm", "model.keras"))):
-        args = ["demo", "--no-export", "--quiet", "--force", "-o", trained, "--data", data, "--epochs", str(epochs),
-                "--units", str(units), "--small-units", str(small_units), "--gamma", str(gamma)]
+    if not (
+        reuse
+        and os.path.isfile(os.path.join(trained, "skim_lstm", "model.keras"))
+        and os.path.isfile(os.path.join(trained, "lstm", "model.keras"))
+    ):
+        args = [
+            "demo",
+            "--no-export",
+            "--quiet",
+            "--force",
+            "-o",
+            trained,
+            "--data",
+            data,
+            "--epochs",
+            str(epochs),
+            "--units",
+            str(units),
+            "--small-units",
+            str(small_units),
+            "--gamma",
+            str(gamma),
+        ]
         if limit:
             args += ["--limit", str(limit)]
         _keras_skim(args, log)
@@ -104,8 +141,9 @@ def read_export(folder):
     folder = os.path.abspath(folder)
     for name in EXPORT_FILES:
         if not os.path.isfile(os.path.join(folder, name)):
-            raise ReleaseError(f"{folder}: no {name} (expected a folder written by `keras-skim export`, "
-                               "with the model's tokenizer)")
+            raise ReleaseError(
+                f"{folder}: no {name} (expected a folder written by `keras-skim export`, with the model's tokenizer)"
+            )
     try:
         with open(os.path.join(folder, "metadata.json"), encoding="utf-8") as f:
             metadata = json.load(f)
@@ -136,16 +174,18 @@ def catalog(exports, labels=None):
         kind, backend = metadata["model_kind"], metadata.get("backend", "builtin")
         title = KIND_TITLES.get(kind, kind)
         title += " (baseline)" if kind == BASELINE_KIND else f" ({BACKEND_TITLES.get(backend, backend)})"
-        models.append({
-            "id": mid,
-            "title": title,
-            "model_kind": kind,
-            "backend": backend,
-            "model": f"{mid}/model.tflite",
-            "tokenizer": f"{mid}/tokenizer.json",
-            "metadata": f"{mid}/metadata.json",
-            "labels": list(labels) if labels else default_labels(metadata),
-        })
+        models.append(
+            {
+                "id": mid,
+                "title": title,
+                "model_kind": kind,
+                "backend": backend,
+                "model": f"{mid}/model.tflite",
+                "tokenizer": f"{mid}/tokenizer.json",
+                "metadata": f"{mid}/metadata.json",
+                "labels": list(labels) if labels else default_labels(metadata),
+            }
+        )
     if not models:
         raise ReleaseError("no models to bundle")
     baselines = [m["id"] for m in models if m["model_kind"] == BASELINE_KIND]
@@ -171,8 +211,13 @@ def bench_texts(spec, samples, split="test"):
         texts, labels, description = load_bench_texts(spec, samples, split=split)
     except BenchDataError as err:
         raise ReleaseError(f"benchmark texts: {err}") from None
-    return {"format": BENCH_TEXTS_FORMAT, "version": 1, "description": description,
-            "texts": list(texts), "labels": None if labels is None else [int(v) for v in labels]}
+    return {
+        "format": BENCH_TEXTS_FORMAT,
+        "version": 1,
+        "description": description,
+        "texts": list(texts),
+        "labels": None if labels is None else [int(v) for v in labels],
+    }
 
 
 def fixture_cases(sample_reviews=SAMPLE_REVIEWS):
@@ -201,16 +246,24 @@ def golden(folder, mid, cases, thresholds=GOLDEN_THRESHOLDS):
         runs = []
         for threshold in thresholds:
             result = runner.run_ids(ids, threshold)
-            runs.append({
-                "threshold": float(threshold),
-                "logits": [float(v) for v in np.asarray(result["logits"], np.float32).reshape(-1)],
-                "read_mask": [int(round(float(v))) for v in np.asarray(result["read_mask"]).reshape(-1)],
-                "read_count": int(np.asarray(result["read_count"]).reshape(-1)[0]),
-            })
-        out.append({"name": name, "text": text, "tokens": list(tokens),
-                    "token_ids": [int(i) for i in ids], "runs": runs})
-    return {"format": GOLDEN_FORMAT, "version": 1, "model": mid, "thresholds": [float(t) for t in thresholds],
-            "cases": out}
+            runs.append(
+                {
+                    "threshold": float(threshold),
+                    "logits": [float(v) for v in np.asarray(result["logits"], np.float32).reshape(-1)],
+                    "read_mask": [int(round(float(v))) for v in np.asarray(result["read_mask"]).reshape(-1)],
+                    "read_count": int(np.asarray(result["read_count"]).reshape(-1)[0]),
+                }
+            )
+        out.append(
+            {"name": name, "text": text, "tokens": list(tokens), "token_ids": [int(i) for i in ids], "runs": runs}
+        )
+    return {
+        "format": GOLDEN_FORMAT,
+        "version": 1,
+        "model": mid,
+        "thresholds": [float(t) for t in thresholds],
+        "cases": out,
+    }
 
 
 def _write_json(path, value):
@@ -239,9 +292,19 @@ class _Staged:
         shutil.rmtree(self.stage, ignore_errors=True)
 
 
-def build_assets(export_folders, *, output=DEFAULT_OUTPUT, golden_dir=DEFAULT_GOLDEN, bench_data="rotten_tomatoes",
-                 bench_samples=100, bench_split="test", labels=None, force=False, sample_reviews=SAMPLE_REVIEWS,
-                 log=print):
+def build_assets(
+    export_folders,
+    *,
+    output=DEFAULT_OUTPUT,
+    golden_dir=DEFAULT_GOLDEN,
+    bench_data="rotten_tomatoes",
+    bench_samples=100,
+    bench_split="test",
+    labels=None,
+    force=False,
+    sample_reviews=SAMPLE_REVIEWS,
+    log=print,
+):
     """Writes the app's assets and the golden files; nothing is left half-written on failure.
     Returns the catalog dict."""
     for target in (output, golden_dir):

@@ -6,6 +6,7 @@ a phone runs the model. If Keras is already imported when this package is
 imported, the layers are registered at once, so that
 `keras.saving.load_model` finds them.
 """
+
 import importlib
 import sys
 

@@ -17,6 +17,7 @@ It also holds the one way keras-skim writes an output folder
 only when complete, tagged with a marker file, so that `--force` replaces
 only folders keras-skim wrote and never deletes what a user put there.
 """
+
 import contextlib
 import dataclasses
 import json
@@ -58,8 +59,7 @@ TOKEN_SKIMMED = 0  # skimmed by the small cell, or skipped by a jump model's ski
 TOKEN_READ = 1  # read by the big cell (the LSTM)
 TOKEN_JUMPED = 2  # jumped over: never touched
 TOKEN_NOT_A_WORD = 3  # punctuation that steers a jump model's jumps, never read, and a jump model's padding
-TOKEN_CODES = {TOKEN_SKIMMED: "skimmed", TOKEN_READ: "read", TOKEN_JUMPED: "jumped",
-               TOKEN_NOT_A_WORD: "not a word"}
+TOKEN_CODES = {TOKEN_SKIMMED: "skimmed", TOKEN_READ: "read", TOKEN_JUMPED: "jumped", TOKEN_NOT_A_WORD: "not a word"}
 
 # Token ids: the tokenizer never emits 0; a 0 in the input is padding, which
 # every path (Keras with mask_zero, both export backends, the runtime) skips:
@@ -67,9 +67,7 @@ TOKEN_CODES = {TOKEN_SKIMMED: "skimmed", TOKEN_READ: "read", TOKEN_JUMPED: "jump
 # not counted.
 PADDING_ID = 0
 UNKNOWN_ID = 1
-PADDING_RULE = (
-    "id 0 is padding: the step is skipped (state kept, read_mask 0, not counted as a token)"
-)
+PADDING_RULE = "id 0 is padding: the step is skipped (state kept, read_mask 0, not counted as a token)"
 # The read decision, the same in Keras, in both backends and in the runtime.
 THRESHOLD_RULE = (
     "read a token iff l_read - l_skim >= log(t / (1 - t)), i.e. p_read >= t: t = 0 reads "
@@ -189,9 +187,7 @@ def tokenizer_file(path):
     path = os.fspath(path)
     candidate = os.path.join(path, TOKENIZER_FILE) if os.path.isdir(path) else path
     if not os.path.isfile(candidate):
-        raise ContractError(
-            f"{path}: no such tokenizer (expected a {TOKENIZER_FILE} file or a folder holding one)"
-        )
+        raise ContractError(f"{path}: no such tokenizer (expected a {TOKENIZER_FILE} file or a folder holding one)")
     if not candidate.endswith(".json"):
         raise ContractError(f"{path}: not a tokenizer (expected a {TOKENIZER_FILE} file)")
     return candidate
@@ -235,11 +231,11 @@ def read_train_config(path):
     arguments = record.get("arguments")
     if not isinstance(arguments, dict):
         raise ContractError(
-            f"{path}: no \"arguments\" object (expected a {TRAIN_CONFIG_FILE} written by keras-skim train)"
+            f'{path}: no "arguments" object (expected a {TRAIN_CONFIG_FILE} written by keras-skim train)'
         )
     max_length = arguments.get("max_length")
     if max_length is not None and (isinstance(max_length, bool) or not isinstance(max_length, int) or max_length < 1):
-        raise ContractError(f"{path}: \"arguments\".\"max_length\" must be a positive integer; got {max_length!r}")
+        raise ContractError(f'{path}: "arguments"."max_length" must be a positive integer; got {max_length!r}')
     results = {k: v for k, v in record.items() if k != "arguments"}
     return TrainConfig(os.fspath(path), arguments, results)
 
@@ -324,8 +320,7 @@ def check_output_folder(path, force=False, inputs=()):
     """
     target = os.path.realpath(os.fspath(path))
     shown = os.path.abspath(os.fspath(path))
-    protected = {os.path.realpath(os.sep), os.path.realpath(os.path.expanduser("~")),
-                 os.path.realpath(os.getcwd())}
+    protected = {os.path.realpath(os.sep), os.path.realpath(os.path.expanduser("~")), os.path.realpath(os.getcwd())}
     if target in protected or _inside(os.path.realpath(os.getcwd()), target):
         raise OutputRefused(
             f"{shown}: refusing to write into the current, home or root folder or a parent of "
@@ -400,7 +395,7 @@ def staged_output_dir(path, force=False, inputs=()):
     try:
         yield stage
         write_json(os.path.join(stage, MARKER_FILE), _marker())
-        for root, dirs, files in os.walk(stage):
+        for root, _dirs, files in os.walk(stage):
             apply_umask(root, directory=True)
             for name in files:
                 apply_umask(os.path.join(root, name))

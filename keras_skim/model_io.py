@@ -1,4 +1,5 @@
 """Loading Keras models safely (safe mode, one-line errors)."""
+
 import os
 import zipfile
 
@@ -42,9 +43,7 @@ def load_model(path, compile=False):
         try:
             with h5py.File(path, "r") as f:
                 if "model_config" not in f.attrs:
-                    raise ModelLoadError(
-                        f"{path}: HDF5 file without a model config (weights only?)"
-                    )
+                    raise ModelLoadError(f"{path}: HDF5 file without a model config (weights only?)")
         except ModelLoadError:
             raise
         except Exception as err:
@@ -66,15 +65,11 @@ def load_model(path, compile=False):
 
         custom_objects["NotEqual"] = NotEqual
     try:
-        return keras.saving.load_model(
-            path, compile=compile, safe_mode=True, custom_objects=custom_objects
-        )
+        return keras.saving.load_model(path, compile=compile, safe_mode=True, custom_objects=custom_objects)
     except Exception as err:
         message = _first_line(err)
         if "Could not locate class" in message or "Unknown layer" in message:
-            raise ModelLoadError(
-                f"{path}: uses a layer keras-skim does not know ({message})"
-            ) from None
+            raise ModelLoadError(f"{path}: uses a layer keras-skim does not know ({message})") from None
         raise ModelLoadError(f"{path}: could not load the model ({message})") from None
 
 

@@ -14,13 +14,42 @@ KINDS = {
     "gru": ["--cell", "skim-gru", "--small-units", "4"],
     "lstm": ["--cell", "lstm"],
 }
-TRAIN = ["train", "--data", "rotten_tomatoes", "--units", "16", "--epochs", "1", "--no-glove",
-         "--max-length", "30", "--quiet", "--gamma", "0.05"]
+TRAIN = [
+    "train",
+    "--data",
+    "rotten_tomatoes",
+    "--units",
+    "16",
+    "--epochs",
+    "1",
+    "--no-glove",
+    "--max-length",
+    "30",
+    "--quiet",
+    "--gamma",
+    "0.05",
+]
 MAX_LENGTH = 30
 # A Structural-Jump-LSTM, both training phases, the fastest settings that still train.
-SJ_TRAIN = ["train", "--cell", "sj-lstm", "--data", "rotten_tomatoes", "--units", "16", "--agent-units", "4",
-            "--full-read-epochs", "1", "--speed-read-epochs", "1", "--no-glove", "--max-length", str(MAX_LENGTH),
-            "--quiet"]
+SJ_TRAIN = [
+    "train",
+    "--cell",
+    "sj-lstm",
+    "--data",
+    "rotten_tomatoes",
+    "--units",
+    "16",
+    "--agent-units",
+    "4",
+    "--full-read-epochs",
+    "1",
+    "--speed-read-epochs",
+    "1",
+    "--no-glove",
+    "--max-length",
+    str(MAX_LENGTH),
+    "--quiet",
+]
 
 
 @pytest.fixture(scope="session")
@@ -67,7 +96,6 @@ def exported(trained_folder, tmp_path_factory):
         return cache[name]
 
     return get
-
 
 
 @pytest.fixture(autouse=True)

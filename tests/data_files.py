@@ -20,8 +20,11 @@ def bad_data_arguments(tmp_path):
     add("latin1.csv", b"text,label\nfine,a\ncaf\xe9 au lait,b\n", "line 3: not UTF-8")
     add("mixed.csv", "text,label\nhello,1\nbye,spam\n", "line 3: label 'spam' is a name but")
     add("fraction.csv", "text,label\nhello,0.5\nbye,1\n", "line 2: label '0.5' is neither an integer nor")
-    add("blank_label.jsonl", '{"text": "a", "label": 1}\n{"text": "b", "label": null}\n',
-        "line 2: label None is neither")
+    add(
+        "blank_label.jsonl",
+        '{"text": "a", "label": 1}\n{"text": "b", "label": null}\n',
+        "line 2: label None is neither",
+    )
     add("not_json.jsonl", '{"text": "a", "label": 1}\n{oops\n', "line 2: not JSON")
     add("no_label.csv", "text\nhello\nbye\n", "no labels")
     add("unknown.xlsx", "x", "unknown file type '.xlsx'")

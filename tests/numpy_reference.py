@@ -1,4 +1,5 @@
 """Independent NumPy references of the recurrent steps, for golden tests."""
+
 import numpy as np
 
 
@@ -33,9 +34,7 @@ def skim_lstm_hard_step(x, h, c, w, small_units, threshold):
     h_read, c_read = lstm_step(x, h, c, w["kernel"], w["recurrent_kernel"], w["bias"])
     h_skim, c_skim = h.copy(), c.copy()
     if small_units:
-        hs, cs = lstm_step(
-            x, h, c[:, :small_units], w["small_kernel"], w["small_recurrent_kernel"], w["small_bias"]
-        )
+        hs, cs = lstm_step(x, h, c[:, :small_units], w["small_kernel"], w["small_recurrent_kernel"], w["small_bias"])
         h_skim[:, :small_units] = hs
         c_skim[:, :small_units] = cs
     r = read[:, None]

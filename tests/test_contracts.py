@@ -1,5 +1,6 @@
 """keras_skim.contracts: the model and export folders' files, and output
 folders that never lose what keras-skim did not write."""
+
 import json
 import os
 
@@ -79,8 +80,12 @@ def test_train_config_and_metadata_readers(tmp_path):
     config = contracts.read_train_config(path)
     assert (config.dataset, config.max_length) == ("imdb", 200)
     assert config.as_dict() == json.loads(path.read_text())
-    for text, message in (("{", "not valid JSON"), ("[]", "JSON object"), ('{"max_length": 30}', "arguments"),
-                          ('{"arguments": {"max_length": 0}}', "positive integer")):
+    for text, message in (
+        ("{", "not valid JSON"),
+        ("[]", "JSON object"),
+        ('{"max_length": 30}', "arguments"),
+        ('{"arguments": {"max_length": 0}}', "positive integer"),
+    ):
         path.write_text(text)
         with pytest.raises(contracts.ContractError, match=message) as info:
             contracts.read_train_config(path)

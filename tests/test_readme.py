@@ -1,6 +1,7 @@
 """Every code block of README.md runs as written (Python blocks in a fresh
 namespace; the CLI walk-through on tiny local copies of its data sets).
 The set-up commands (virtual environment, pip) are what CI itself runs."""
+
 import os
 import re
 import shlex
@@ -51,8 +52,14 @@ def test_shell_block_runs(index, tmp_path):
             continue
         argv = shlex.split(line)
         assert argv[0] == "keras-skim", line
-        done = subprocess.run([sys.executable, "-m", "keras_skim", *argv[1:]], cwd=tmp_path, env=env,
-                              capture_output=True, text=True, timeout=600)
+        done = subprocess.run(
+            [sys.executable, "-m", "keras_skim", *argv[1:]],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         assert done.returncode == 0, f"{line}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
 
 
@@ -62,9 +69,11 @@ def _write_reviews_csv(path):
     import random
 
     rng = random.Random(0)
-    words = {"praise": "great moving funny warm brilliant".split(),
-             "complaint": "dull tedious boring flat awful".split(),
-             "question": "why how when where what".split()}
+    words = {
+        "praise": "great moving funny warm brilliant".split(),
+        "complaint": "dull tedious boring flat awful".split(),
+        "question": "why how when where what".split(),
+    }
     with open(path, "w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
         writer.writerow(["text", "label"])

@@ -1,6 +1,7 @@
 """Tiny real-format data sets for tests: files in the exact layout of the
 registry packages the loaders read, wired in through the documented
 `KERAS_SKIM_DATA_<NAME>` overrides. Never the web."""
+
 import bz2
 import csv
 import io

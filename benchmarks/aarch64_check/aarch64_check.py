@@ -23,6 +23,7 @@ the network to download the aarch64 wheel into
 ~/.cache/keras_skim/aarch64/. Writes results.json and results.md (next to
 this script unless --out); exit 1 if any output differs.
 """
+
 import argparse
 import hashlib
 import json
@@ -79,8 +80,11 @@ def aarch64_litert(wheel=None):
     from importlib import metadata
 
     version = metadata.version("ai-edge-litert")
-    cache = os.path.join(os.environ.get("KERAS_SKIM_CACHE") or os.path.expanduser("~/.cache/keras_skim"),
-                         "aarch64", f"ai-edge-litert-{version}")
+    cache = os.path.join(
+        os.environ.get("KERAS_SKIM_CACHE") or os.path.expanduser("~/.cache/keras_skim"),
+        "aarch64",
+        f"ai-edge-litert-{version}",
+    )
     target = os.path.join(cache, "libLiteRt.so")
     name_file = os.path.join(cache, "wheel.txt")
     if wheel is None and os.path.isfile(target) and os.path.isfile(name_file):
@@ -88,13 +92,31 @@ def aarch64_litert(wheel=None):
     with tempfile.TemporaryDirectory() as tmp:
         if wheel is None:
             done = subprocess.run(
-                [sys.executable, "-m", "pip", "download", f"ai-edge-litert=={version}", "--no-deps",
-                 "--only-binary=:all:", "--platform", "manylinux_2_27_aarch64", "--python-version", "3.11",
-                 "-d", tmp, "-q"], capture_output=True, text=True)
+                [
+                    sys.executable,
+                    "-m",
+                    "pip",
+                    "download",
+                    f"ai-edge-litert=={version}",
+                    "--no-deps",
+                    "--only-binary=:all:",
+                    "--platform",
+                    "manylinux_2_27_aarch64",
+                    "--python-version",
+                    "3.11",
+                    "-d",
+                    tmp,
+                    "-q",
+                ],
+                capture_output=True,
+                text=True,
+            )
             wheels = [f for f in os.listdir(tmp) if f.endswith(".whl")]
             if done.returncode != 0 or not wheels:
-                raise SystemExit(f"aarch64_check: cannot download the aarch64 ai-edge-litert {version} wheel: "
-                                 f"{(done.stderr or done.stdout).strip().splitlines()[-1:]}")
+                raise SystemExit(
+                    f"aarch64_check: cannot download the aarch64 ai-edge-litert {version} wheel: "
+                    f"{(done.stderr or done.stdout).strip().splitlines()[-1:]}"
+                )
             wheel = os.path.join(tmp, wheels[0])
         os.makedirs(cache, exist_ok=True)
         with zipfile.ZipFile(wheel) as z:
@@ -110,10 +132,14 @@ def aarch64_litert(wheel=None):
 def build_runner(work):
     """run_model cross-compiled for aarch64 from the library's own sources."""
     sources = [os.path.join(HERE, "run_model.cc")] + sorted(
-        os.path.join(OPS, f) for f in os.listdir(OPS) if f.endswith(".cc") and f != "keras_skim_c.cc")
+        os.path.join(OPS, f) for f in os.listdir(OPS) if f.endswith(".cc") and f != "keras_skim_c.cc"
+    )
     out = os.path.join(work, "run_model")
-    done = subprocess.run(["aarch64-linux-gnu-g++", "-O2", "-std=c++17", "-Wall", "-I", OPS, *sources,
-                           "-o", out, "-ldl", "-pthread"], capture_output=True, text=True)
+    done = subprocess.run(
+        ["aarch64-linux-gnu-g++", "-O2", "-std=c++17", "-Wall", "-I", OPS, *sources, "-o", out, "-ldl", "-pthread"],
+        capture_output=True,
+        text=True,
+    )
     if done.returncode != 0:
         raise SystemExit(f"aarch64_check: cross-compiling failed: {done.stderr.strip()[-2000:]}")
     return out
@@ -122,15 +148,34 @@ def build_runner(work):
 def run_aarch64(runner, litert, model, requests, cpuinfo):
     """Answers of run_model under qemu for `requests` [(threshold, ids)]."""
     unshare = ["unshare", "-m"] if os.geteuid() == 0 else ["unshare", "-r", "-m"]
-    command = [*unshare, "sh", "-c", 'mount --bind "$0" /proc/cpuinfo && exec "$@"', cpuinfo,
-               "qemu-aarch64", "-L", SYSROOT, runner, litert, model, "1"]
+    command = [
+        *unshare,
+        "sh",
+        "-c",
+        'mount --bind "$0" /proc/cpuinfo && exec "$@"',
+        cpuinfo,
+        "qemu-aarch64",
+        "-L",
+        SYSROOT,
+        runner,
+        litert,
+        model,
+        "1",
+    ]
     text = "".join(f"{t} {' '.join(str(int(i)) for i in ids)}\n" for t, ids in requests)
-    done = subprocess.run(command, input=text, capture_output=True, text=True, timeout=600,
-                          env=dict(os.environ, KERAS_SKIM_LITERT_LOG="error"))
+    done = subprocess.run(
+        command,
+        input=text,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=dict(os.environ, KERAS_SKIM_LITERT_LOG="error"),
+    )
     answers = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
     if done.returncode != 0 or len(answers) != len(requests):
-        raise SystemExit(f"aarch64_check: {model} under qemu failed (exit {done.returncode}): "
-                         f"{done.stderr.strip()[-1500:]}")
+        raise SystemExit(
+            f"aarch64_check: {model} under qemu failed (exit {done.returncode}): {done.stderr.strip()[-1500:]}"
+        )
     return answers
 
 
@@ -155,8 +200,11 @@ def tiny_exports(work):
     from keras_skim.export.exporter import export_model
 
     exports = {}
-    for name, small, backends in (("skim_lstm", 4, ("builtin", "custom")), ("skim_lstm_d0", 0, ("custom",)),
-                                  ("lstm", None, ("builtin",))):
+    for name, small, backends in (
+        ("skim_lstm", 4, ("builtin", "custom")),
+        ("skim_lstm_d0", 0, ("custom",)),
+        ("lstm", None, ("builtin",)),
+    ):
         keras.utils.set_random_seed(7)
         inp = keras.Input((None,), dtype="int32")
         x = keras.layers.Embedding(50, 8, mask_zero=True)(inp)
@@ -209,17 +257,28 @@ def check(exports, work, wheel=None):
                 continue
             want = reference.run_ids(ids, threshold)
             worst = max(worst, float(np.max(np.abs(np.asarray(got["logits"]) - want["logits"].reshape(-1)))))
-            masks += np.array_equal(np.rint(np.asarray(got["read_mask"])).astype(int),
-                                    np.rint(want["read_mask"].reshape(-1)).astype(int))
+            masks += np.array_equal(
+                np.rint(np.asarray(got["read_mask"])).astype(int), np.rint(want["read_mask"].reshape(-1)).astype(int)
+            )
             counts += int(got["read_count"][0]) == int(want["read_count"].reshape(-1)[0])
             if threshold == 0.5:  # shows the decisions are not all alike
                 reads += int(got["read_count"][0])
                 tokens += ids.size
         row_ok = not errors and worst <= ATOL and masks == counts == len(requests)
         ok &= row_ok
-        rows.append({"model": name, "backend": reference.backend, "cases": len(requests),
-                     "max_logit_difference": worst, "identical_masks": masks, "identical_counts": counts,
-                     "reads_at_0.5": f"{reads}/{tokens}", "errors": errors[:3], "ok": row_ok})
+        rows.append(
+            {
+                "model": name,
+                "backend": reference.backend,
+                "cases": len(requests),
+                "max_logit_difference": worst,
+                "identical_masks": masks,
+                "identical_counts": counts,
+                "reads_at_0.5": f"{reads}/{tokens}",
+                "errors": errors[:3],
+                "ok": row_ok,
+            }
+        )
     return {
         "check": "aarch64 native runtime under qemu-user vs the x86-64 Python runtime",
         "ok": ok,
@@ -229,8 +288,10 @@ def check(exports, work, wheel=None):
         "aarch64_wheel": wheel_name,
         "libLiteRt_sha256": hashlib.sha256(open(litert, "rb").read()).hexdigest(),
         "host": {"platform": platform.platform(), "python": platform.python_version()},
-        "tools": {"aarch64-linux-gnu-g++": first_line(["aarch64-linux-gnu-g++", "--version"]),
-                  "qemu-aarch64": first_line(["qemu-aarch64", "--version"])},
+        "tools": {
+            "aarch64-linux-gnu-g++": first_line(["aarch64-linux-gnu-g++", "--version"]),
+            "qemu-aarch64": first_line(["qemu-aarch64", "--version"]),
+        },
         "command": " ".join([os.path.basename(sys.executable)] + sys.argv),
     }
 
@@ -252,9 +313,11 @@ def markdown(report):
         "|---|---|---|---|---|---|---|---|",
     ]
     for r in report["rows"]:
-        lines.append(f"| {r['model']} | {r['backend']} | {r['cases']} | {r['max_logit_difference']:.1e} | "
-                     f"{r['identical_masks']}/{r['cases']} | {r['identical_counts']}/{r['cases']} | {r['reads_at_0.5']} | "
-                     f"{'yes' if r['ok'] else 'NO: ' + '; '.join(r['errors'])} |")
+        lines.append(
+            f"| {r['model']} | {r['backend']} | {r['cases']} | {r['max_logit_difference']:.1e} | "
+            f"{r['identical_masks']}/{r['cases']} | {r['identical_counts']}/{r['cases']} | {r['reads_at_0.5']} | "
+            f"{'yes' if r['ok'] else 'NO: ' + '; '.join(r['errors'])} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -266,8 +329,9 @@ def main():
     args = parser.parse_args()
     missing = missing_tools()
     if missing:
-        raise SystemExit(f"aarch64_check: missing {', '.join(missing)} "
-                         "(apt-get install g++-aarch64-linux-gnu qemu-user)")
+        raise SystemExit(
+            f"aarch64_check: missing {', '.join(missing)} (apt-get install g++-aarch64-linux-gnu qemu-user)"
+        )
     started = time.time()
     with tempfile.TemporaryDirectory(prefix="aarch64-check-") as work:
         exports = export_names(args.export) if args.export else tiny_exports(work)

@@ -28,6 +28,7 @@ gives when Read is the corpus fraction (see the project's SJ-LSTM notes,
 section 3). Expect our values to come out 20-30% below the paper's at the
 same read fractions.
 """
+
 import numpy as np
 
 from keras_skim.analysis.flops import rnn_step_flops
@@ -76,8 +77,9 @@ def structural_jump_flop_report(word_count, visited, read, units, embedding_dim,
     v = np.asarray(visited, dtype=np.float64).reshape(-1)
     r = np.asarray(read, dtype=np.float64).reshape(-1)
     if not (n.shape == v.shape == r.shape):
-        raise ValueError(f"word_count, visited and read must have one entry per document; got "
-                         f"{n.shape}, {v.shape}, {r.shape}")
+        raise ValueError(
+            f"word_count, visited and read must have one entry per document; got {n.shape}, {v.shape}, {r.shape}"
+        )
     if np.any(r > v) or np.any(v > n) or np.any(r < 0):
         raise ValueError("counts must satisfy 0 <= read <= visited <= word_count for every document")
     step = structural_jump_step_flops(units, embedding_dim, agent_units)

@@ -1,27 +1,35 @@
 """`keras-skim bench MODEL.tflite`: per-token latency with LiteRT, skim rate,
 Flop-R and speed-up against a baseline, without TensorFlow."""
+
 import json
 import os
 
-from keras_skim.cli.model_args import THRESHOLD_HELP, threshold_list
 from keras_skim.cli.data_args import add_data_argument, add_split_arguments
+from keras_skim.cli.model_args import THRESHOLD_HELP, threshold_list
 
 
 def add_arguments(parser):
     parser.add_argument("model", metavar="MODEL", help="exported model.tflite or its export folder")
     parser.add_argument("--baseline", metavar="BASE", help="exported baseline model to compare with")
-    add_data_argument(parser, default_help="random token ids of max_length; a .txt file of one text "
-                                           "per line is read unlabelled")
-    add_split_arguments(parser, "seed of the held-out split of data without its own split (default 0, "
-                                "as in train)")
+    add_data_argument(
+        parser, default_help="random token ids of max_length; a .txt file of one text per line is read unlabelled"
+    )
+    add_split_arguments(parser, "seed of the held-out split of data without its own split (default 0, as in train)")
     parser.add_argument("--threads", type=int, default=1, help="interpreter threads (default 1)")
     parser.add_argument("--samples", type=int, default=50, metavar="N", help="texts to run (default 50)")
     parser.add_argument("--repeats", type=int, default=5, metavar="R", help="timed runs per text (default 5)")
-    parser.add_argument("--thresholds", metavar="T1,T2", type=threshold_list,
-                        help="comma-separated thresholds to sweep; " + THRESHOLD_HELP)
+    parser.add_argument(
+        "--thresholds",
+        metavar="T1,T2",
+        type=threshold_list,
+        help="comma-separated thresholds to sweep; " + THRESHOLD_HELP,
+    )
     parser.add_argument("-o", "--output", metavar="REPORT_DIR", help="write report.json, report.md (and a PNG)")
-    parser.add_argument("--force", action="store_true",
-                        help="replace REPORT_DIR if keras-skim wrote it (never a folder with other files)")
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="replace REPORT_DIR if keras-skim wrote it (never a folder with other files)",
+    )
 
 
 def run(args):
@@ -44,16 +52,22 @@ def run(args):
     try:
         probe = SkimRunner(args.model, num_threads=args.threads)
         if thresholds and jumps(probe.metadata):
-            raise CliError(f"--thresholds does not apply to {args.model}: a Structural-Jump-LSTM's agents "
-                           "decide what to read, skip and jump")
+            raise CliError(
+                f"--thresholds does not apply to {args.model}: a Structural-Jump-LSTM's agents "
+                "decide what to read, skip and jump"
+            )
         vocab = probe.vocabulary_size
         if args.baseline:
             vocab = min(vocab, SkimRunner(args.baseline, num_threads=args.threads).vocabulary_size)
         texts = labels = token_ids = None
         if args.data:
             texts, labels, description = load_bench_texts(
-                args.data, args.samples, split=args.split, split_seed=args.split_seed or 0,
-                num_classes=probe.metadata.get("num_classes"))
+                args.data,
+                args.samples,
+                split=args.split,
+                split_seed=args.split_seed or 0,
+                num_classes=probe.metadata.get("num_classes"),
+            )
             if probe.tokenizer is None:
                 raise CliError(f"{args.model}: the export has no tokenizer.json, so it cannot read texts")
         else:
@@ -62,9 +76,17 @@ def run(args):
             # Ids both models know (the baseline may have a smaller vocabulary).
             token_ids = [rng.integers(1, vocab, size=length) for _ in range(args.samples)]
             description = f"random token ids, {length} tokens each"
-        report = run_bench(args.model, args.baseline, texts=texts, labels=labels, token_ids=token_ids,
-                           thresholds=thresholds, threads=args.threads, repeats=args.repeats,
-                           data_description=description)
+        report = run_bench(
+            args.model,
+            args.baseline,
+            texts=texts,
+            labels=labels,
+            token_ids=token_ids,
+            thresholds=thresholds,
+            threads=args.threads,
+            repeats=args.repeats,
+            data_description=description,
+        )
     except (RuntimeModelError, BenchDataError) as err:
         raise CliError(str(err)) from None
     markdown = markdown_report(report)

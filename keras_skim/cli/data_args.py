@@ -1,5 +1,6 @@
 """The data options shared by train, evaluate, show, bench and demo
 (TensorFlow-free); their names and help come from the dataset registry."""
+
 from keras_skim.cli.errors import CliError
 from keras_skim.cli.model_args import non_negative_int
 from keras_skim.datasets.registry import DATA_HELP, SPLIT_HELP, SPLITS

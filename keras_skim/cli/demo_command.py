@@ -7,6 +7,7 @@ Skim-LSTM with the custom-op backend when its op library builds, else the
 builtin one; the LSTM with the builtin one) and benchmarks them with LiteRT
 on test texts: per-token latency, speed-up, skim rate and Flop-R.
 """
+
 import json
 import os
 
@@ -17,22 +18,31 @@ from keras_skim.cli.model_args import non_negative_float, non_negative_int, posi
 
 def add_arguments(parser):
     parser.add_argument("-o", "--output", default="keras-skim-demo", help="folder to write")
-    parser.add_argument("--force", action="store_true",
-                        help="replace the output folder if keras-skim wrote it (never a folder with other files)")
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="replace the output folder if keras-skim wrote it (never a folder with other files)",
+    )
     add_data_argument(parser, default="rotten_tomatoes")
     parser.add_argument("--epochs", type=positive_int, default=3)
     parser.add_argument("--units", type=positive_int, default=100)
     parser.add_argument("--small-units", type=non_negative_int, default=10)
     parser.add_argument("--gamma", type=non_negative_float, default=0.02)
-    parser.add_argument("--limit", type=positive_int, default=None,
-                        help="train on a subset of this size (quick look)")
+    parser.add_argument("--limit", type=positive_int, default=None, help="train on a subset of this size (quick look)")
     parser.add_argument("--quiet", action="store_true")
-    parser.add_argument("--no-export", action="store_true",
-                        help="skip the TFLite exports and the LiteRT latency benchmark")
-    parser.add_argument("--bench-samples", type=positive_int, default=100, metavar="N",
-                        help="test texts timed by the benchmark (default 100)")
-    parser.add_argument("--bench-repeats", type=positive_int, default=3, metavar="R",
-                        help="timed runs per text (default 3)")
+    parser.add_argument(
+        "--no-export", action="store_true", help="skip the TFLite exports and the LiteRT latency benchmark"
+    )
+    parser.add_argument(
+        "--bench-samples",
+        type=positive_int,
+        default=100,
+        metavar="N",
+        help="test texts timed by the benchmark (default 100)",
+    )
+    parser.add_argument(
+        "--bench-repeats", type=positive_int, default=3, metavar="R", help="timed runs per text (default 3)"
+    )
 
 
 def comparison_table(rows):
@@ -76,8 +86,7 @@ def export_and_bench(output, args, log=print):
     lstm_out = os.path.join(output, "lstm_tflite")
     log("== exporting Skim-LSTM to TFLite (custom-op backend)")
     try:
-        result = export_model(os.path.join(output, "skim_lstm", "model.keras"), skim_out,
-                              force=True, backend="custom")
+        result = export_model(os.path.join(output, "skim_lstm", "model.keras"), skim_out, force=True, backend="custom")
     except ExportError as err:
         log(f"note: custom-op backend not used ({err}); exporting with the builtin backend instead")
         try:
@@ -94,8 +103,15 @@ def export_and_bench(output, args, log=print):
     log(f"== LiteRT benchmark ({args.bench_samples} test texts, {args.bench_repeats} repeats, 1 thread)")
     try:
         texts, labels, description = load_bench_texts(args.data, args.bench_samples)
-        report = run_bench(skim_out, lstm_out, texts=texts, labels=labels, threads=1,
-                           repeats=args.bench_repeats, data_description=description)
+        report = run_bench(
+            skim_out,
+            lstm_out,
+            texts=texts,
+            labels=labels,
+            threads=1,
+            repeats=args.bench_repeats,
+            data_description=description,
+        )
     except (BenchDataError, RuntimeModelError) as err:
         raise CliError(f"benchmark failed: {err}") from None
     table = latency_table(report)
@@ -118,9 +134,11 @@ def run(args):
     rows = []
     with contracts.staged_output_dir(args.output, force=args.force) as stage:
         for name, cell in (("Skim-LSTM", "skim-lstm"), ("LSTM", "lstm")):
-            print(f"== training {name} (d={args.units}"
-                  + (f", d'={args.small_units}, gamma={args.gamma}" if cell != "lstm" else "")
-                  + f") on {args.data}")
+            print(
+                f"== training {name} (d={args.units}"
+                + (f", d'={args.small_units}, gamma={args.gamma}" if cell != "lstm" else "")
+                + f") on {args.data}"
+            )
             try:
                 result = train_text_model(
                     os.path.join(stage, cell.replace("-", "_")),

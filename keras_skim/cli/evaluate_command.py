@@ -1,6 +1,7 @@
 """`keras-skim evaluate`: accuracy, skim rate and Flop-R at a threshold; for
 a Structural-Jump-LSTM accuracy, read / skip / jump fractions, Flop-r and
 the mean reward of its greedy policy."""
+
 import json
 
 from keras_skim.cli.data_args import add_data_argument, add_split_arguments, data_error
@@ -22,8 +23,12 @@ def add_arguments(parser):
     parser.add_argument("model", metavar="MODEL", help="model folder or .keras/.h5 file")
     add_data_argument(parser, default_help="the data it was trained on")
     add_split_arguments(parser, "seed of the held-out split (default: the one recorded at training)")
-    parser.add_argument("--threshold", type=non_negative_float, default=None,
-                        help=THRESHOLD_HELP + " (default: the model's; not for sj-lstm models)")
+    parser.add_argument(
+        "--threshold",
+        type=non_negative_float,
+        default=None,
+        help=THRESHOLD_HELP + " (default: the model's; not for sj-lstm models)",
+    )
     parser.add_argument("--limit", type=positive_int, default=None)
     parser.add_argument("--tokenizer", default=None, help="tokenizer.json (default: next to MODEL)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -51,8 +56,10 @@ def run(args):
         return _evaluate_structural_jump(args, model, model_file, tokenizer, source, config)
     outputs = model.outputs[0].shape[-1]
     if max(outputs, 2) != len(source.classes):
-        raise CliError(f"{model_file}: {max(outputs, 2)} classes, but {dataset} has "
-                       f"{len(source.classes)} ({', '.join(source.classes)})")
+        raise CliError(
+            f"{model_file}: {max(outputs, 2)} classes, but {dataset} has "
+            f"{len(source.classes)} ({', '.join(source.classes)})"
+        )
     max_length = model.inputs[0].shape[1] or (config.max_length if config else None) or tokenizer.max_length or 400
     try:
         ids, labels, _ = load_encoded(source, tokenizer, args.split, max_length, args.limit)
@@ -60,15 +67,17 @@ def run(args):
         raise data_error(err) from None
     result = evaluate_model(model, ids, labels, threshold=args.threshold)
     result["flop_r"] = flop_summary(model, result["skim_rate"])["flop_r"]
-    result.update({"dataset": dataset, "split": args.split, "examples": int(len(labels)),
-                   "classes": list(source.classes)})
+    result.update(
+        {"dataset": dataset, "split": args.split, "examples": int(len(labels)), "classes": list(source.classes)}
+    )
     if args.json:
         print(json.dumps(result, indent=2))
     else:
         threshold = result.get("threshold")
-        print(f"{model_file} on {source.describe(args.split)} ({len(labels)} texts, "
-              f"{len(source.classes)} classes)"
-              + (f", threshold {threshold:g}" if threshold is not None else ""))
+        print(
+            f"{model_file} on {source.describe(args.split)} ({len(labels)} texts, "
+            f"{len(source.classes)} classes)" + (f", threshold {threshold:g}" if threshold is not None else "")
+        )
         print(f"  accuracy  {result['accuracy']:.4f}")
         print(f"  skim rate {result['skim_rate']:.4f}")
         print(f"  Flop-R    {result['flop_r']:.2f}x")
@@ -83,22 +92,32 @@ def _evaluate_structural_jump(args, model, model_file, tokenizer, source, config
     if args.threshold is not None:
         raise CliError(f"--threshold does not apply to {model_file}: {NO_THRESHOLD}")
     if model.num_classes != len(source.classes):
-        raise CliError(f"{model_file}: {model.num_classes} classes, but {source.spec} has "
-                       f"{len(source.classes)} ({', '.join(source.classes)})")
+        raise CliError(
+            f"{model_file}: {model.num_classes} classes, but {source.spec} has "
+            f"{len(source.classes)} ({', '.join(source.classes)})"
+        )
     max_length = (config.max_length if config else None) or tokenizer.max_length or 400
     try:
         ids, labels, _ = load_encoded(source, tokenizer, args.split, max_length, args.limit)
     except (DatasetUnavailableError, ValueError) as err:
         raise data_error(err) from None
     result = evaluate_structural_jump(model, ids, labels)
-    result.update({"model_kind": "structural_jump_lstm", "dataset": source.spec, "split": args.split,
-                   "classes": list(source.classes)})
+    result.update(
+        {
+            "model_kind": "structural_jump_lstm",
+            "dataset": source.spec,
+            "split": args.split,
+            "classes": list(source.classes),
+        }
+    )
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
     per_doc = result["per_document"]
-    print(f"{model_file} on {source.describe(args.split)} ({len(labels)} texts, {len(source.classes)} classes), "
-          f"Structural-Jump-LSTM ({result['words']} words; punctuation is not read)")
+    print(
+        f"{model_file} on {source.describe(args.split)} ({len(labels)} texts, {len(source.classes)} classes), "
+        f"Structural-Jump-LSTM ({result['words']} words; punctuation is not read)"
+    )
     print(f"  accuracy     {result['accuracy']:.4f}")
     print(f"  read         {result['read_fraction']:.1%} of the words (per-text mean {per_doc['read_fraction']:.1%})")
     print(f"  skipped      {result['skip_fraction']:.1%} (per-text mean {per_doc['skip_fraction']:.1%})")

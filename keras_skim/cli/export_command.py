@@ -1,34 +1,54 @@
 """`keras-skim export MODEL [-o OUTDIR]`: TFLite model, tokenizer and metadata."""
+
 import os
 
 from keras_skim.cli.model_args import THRESHOLD_HELP, non_negative_float, positive_int
 
 
 def add_arguments(parser):
-    parser.add_argument("model", metavar="MODEL",
-                        help="trained model: a model folder from `keras-skim train`, or .keras/.h5")
-    parser.add_argument("-o", "--output", metavar="OUTDIR",
-                        help="output folder (default: <model name>_tflite next to the model)")
-    parser.add_argument("--force", action="store_true",
-                        help="replace OUTDIR if keras-skim wrote it (never a folder with other files)")
+    parser.add_argument(
+        "model", metavar="MODEL", help="trained model: a model folder from `keras-skim train`, or .keras/.h5"
+    )
+    parser.add_argument(
+        "-o", "--output", metavar="OUTDIR", help="output folder (default: <model name>_tflite next to the model)"
+    )
+    parser.add_argument(
+        "--force", action="store_true", help="replace OUTDIR if keras-skim wrote it (never a folder with other files)"
+    )
     parser.add_argument("--tokenizer", metavar="PATH", help="tokenizer.json (default: next to MODEL)")
-    parser.add_argument("--threshold", type=non_negative_float, metavar="T",
-                        help="default threshold recorded in metadata (default: the trained one); "
-                        + THRESHOLD_HELP)
-    parser.add_argument("--parity-samples", type=positive_int, default=4, metavar="N",
-                        help="inputs checked against Keras at several thresholds (default 4)")
-    parser.add_argument("--quantize", choices=["int8"], default=None,
-                        help="int8: dynamic-range int8 weights (about 0.27x the float file); parity is "
-                             "checked exactly against the dequantized weights (custom) or as >= 99%% "
-                             "of read decisions kept (builtin)")
-    parser.add_argument("--backend", choices=["builtin", "custom"], default="builtin",
-                        help="builtin (default): builtin TFLite ops only, runs in any LiteRT "
-                             "interpreter, but at d=100 it is slower than an LSTM export even at "
-                             "80-95%% skim; it pays off from d=256 at 80%% skim or more. custom: the "
-                             "whole Skim-LSTM as one KerasSkimLSTM op, faster than the LSTM export at "
-                             "every size and skim rate measured; Embedding -> RNN(SkimLSTMCell) -> Dense "
-                             "models only; needs a C++ compiler at first use and an app that registers "
-                             "the op (keras-skim's runtime and android_demo do)")
+    parser.add_argument(
+        "--threshold",
+        type=non_negative_float,
+        metavar="T",
+        help="default threshold recorded in metadata (default: the trained one); " + THRESHOLD_HELP,
+    )
+    parser.add_argument(
+        "--parity-samples",
+        type=positive_int,
+        default=4,
+        metavar="N",
+        help="inputs checked against Keras at several thresholds (default 4)",
+    )
+    parser.add_argument(
+        "--quantize",
+        choices=["int8"],
+        default=None,
+        help="int8: dynamic-range int8 weights (about 0.27x the float file); parity is "
+        "checked exactly against the dequantized weights (custom) or as >= 99%% "
+        "of read decisions kept (builtin)",
+    )
+    parser.add_argument(
+        "--backend",
+        choices=["builtin", "custom"],
+        default="builtin",
+        help="builtin (default): builtin TFLite ops only, runs in any LiteRT "
+        "interpreter, but at d=100 it is slower than an LSTM export even at "
+        "80-95%% skim; it pays off from d=256 at 80%% skim or more. custom: the "
+        "whole Skim-LSTM as one KerasSkimLSTM op, faster than the LSTM export at "
+        "every size and skim rate measured; Embedding -> RNN(SkimLSTMCell) -> Dense "
+        "models only; needs a C++ compiler at first use and an app that registers "
+        "the op (keras-skim's runtime and android_demo do)",
+    )
 
 
 def run(args):
@@ -52,8 +72,10 @@ def run(args):
     meta = result.metadata
     for note in result.notes:
         print(f"note: {note}")
-    print(f"exported {meta['model_kind']} (d={meta['units']}, d'={meta['small_units']}) "
-          f"to {result.output_dir} (backend: {meta['backend']})")
+    print(
+        f"exported {meta['model_kind']} (d={meta['units']}, d'={meta['small_units']}) "
+        f"to {result.output_dir} (backend: {meta['backend']})"
+    )
     for name in result.files:
         size = os.path.getsize(os.path.join(result.output_dir, name))
         print(f"  {name}  {size} bytes")

@@ -4,6 +4,7 @@ Each subcommand lives in `keras_skim/cli/<name>_command.py` with
 `add_arguments(parser)` and `run(args) -> int`. Those modules import
 TensorFlow only inside `run`, so `keras-skim bench` stays TensorFlow-free.
 """
+
 import argparse
 import importlib
 import os

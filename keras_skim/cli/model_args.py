@@ -1,4 +1,5 @@
 """Argument helpers shared by the CLI commands (TensorFlow-free)."""
+
 import argparse
 
 from keras_skim.cli.errors import CliError
@@ -99,9 +100,7 @@ def is_structural_jump(model):
     return isinstance(model, StructuralJumpLSTM)
 
 
-NO_THRESHOLD = (
-    "a Structural-Jump-LSTM's agents decide greedily what to read, skip and jump; no threshold applies"
-)
+NO_THRESHOLD = "a Structural-Jump-LSTM's agents decide greedily what to read, skip and jump; no threshold applies"
 
 
 def load_tokenizer_or_fail(tokenizer_arg, folder):
@@ -118,9 +117,7 @@ def load_tokenizer_or_fail(tokenizer_arg, folder):
     elif folder.tokenizer is not None:
         path = folder.tokenizer
     else:
-        raise CliError(
-            f"{folder.model}: no {contracts.TOKENIZER_FILE} next to the model (pass --tokenizer PATH)"
-        )
+        raise CliError(f"{folder.model}: no {contracts.TOKENIZER_FILE} next to the model (pass --tokenizer PATH)")
     try:
         return Tokenizer.load(path)
     except ValueError as err:

@@ -9,6 +9,7 @@ log file and Python's `sys.stderr` (our messages, tracebacks of real bugs)
 at the terminal. `KERAS_SKIM_NATIVE_LOGS=1` leaves stderr alone, to see
 those lines.
 """
+
 import contextlib
 import os
 import sys

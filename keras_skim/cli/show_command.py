@@ -5,13 +5,13 @@ it does not read, plain).
 Tokens are marked by the codes of the exports' per-token mask
 (`keras_skim.contracts.TOKEN_*`), the same codes the Android app shows.
 """
+
 import html
 import sys
 
 from keras_skim import contracts
 from keras_skim.cli.data_args import add_data_argument, add_split_arguments, data_error
 from keras_skim.cli.errors import CliError
-from keras_skim.contracts import HTML_MARKER
 from keras_skim.cli.model_args import (
     NO_THRESHOLD,
     THRESHOLD_HELP,
@@ -20,9 +20,10 @@ from keras_skim.cli.model_args import (
     load_tokenizer_or_fail,
     model_folder,
     non_negative_float,
-    train_config_of,
     non_negative_int,
+    train_config_of,
 )
+from keras_skim.contracts import HTML_MARKER
 
 _BOLD, _DIM, _RESET = "\033[1m", "\033[2;37m", "\033[0m"
 _STRUCK = "\033[2;9;37m"  # dim and struck through
@@ -35,8 +36,12 @@ _LOOKS = {
     contracts.TOKEN_NOT_A_WORD: ("", "{}", "punct"),
 }
 # `reading_positions` (keras_skim.layers.structural_jump_statistics) status -> mask code.
-_JUMP_STATUS_CODES = {0: contracts.TOKEN_NOT_A_WORD, 1: contracts.TOKEN_READ, 2: contracts.TOKEN_SKIMMED,
-                      3: contracts.TOKEN_JUMPED}
+_JUMP_STATUS_CODES = {
+    0: contracts.TOKEN_NOT_A_WORD,
+    1: contracts.TOKEN_READ,
+    2: contracts.TOKEN_SKIMMED,
+    3: contracts.TOKEN_JUMPED,
+}
 SKIM_LEGEND = "<p><b>bold</b>: read by the big cell; <span class='skim'>grey</span>: skimmed.</p>"
 JUMP_LEGEND = (
     "<p><span class='read'>bold</span>: read (updated the LSTM); <span class='skim'>grey</span>: "
@@ -53,14 +58,19 @@ def add_arguments(parser):
     source.add_argument("--file", help="a file holding the text")
     add_data_argument(source)
     add_split_arguments(parser, "seed of the held-out split (default: the one recorded at training)")
-    parser.add_argument("--index", type=non_negative_int, default=0, metavar="K",
-                        help="with --data: show the K-th text of the split (default 0)")
-    parser.add_argument("--threshold", type=non_negative_float, default=None,
-                        help=THRESHOLD_HELP + " (not for sj-lstm models)")
+    parser.add_argument(
+        "--index",
+        type=non_negative_int,
+        default=0,
+        metavar="K",
+        help="with --data: show the K-th text of the split (default 0)",
+    )
+    parser.add_argument(
+        "--threshold", type=non_negative_float, default=None, help=THRESHOLD_HELP + " (not for sj-lstm models)"
+    )
     parser.add_argument("--tokenizer", default=None, help="tokenizer.json (default: next to MODEL)")
     parser.add_argument("--html", default=None, help="also write an HTML page here")
-    parser.add_argument("--force", action="store_true",
-                        help="replace an HTML file that keras-skim show wrote before")
+    parser.add_argument("--force", action="store_true", help="replace an HTML file that keras-skim show wrote before")
     parser.add_argument("--color", choices=["auto", "always", "never"], default="auto")
 
 
@@ -77,9 +87,7 @@ def render_terminal(tokens, decisions, color):
 
 
 def render_html(tokens, decisions, title, summary, legend=SKIM_LEGEND):
-    words = " ".join(
-        f'<span class="{_LOOKS[int(d)][2]}">{html.escape(t)}</span>' for t, d in zip(tokens, decisions)
-    )
+    words = " ".join(f'<span class="{_LOOKS[int(d)][2]}">{html.escape(t)}</span>' for t, d in zip(tokens, decisions))
     return (
         f"<!DOCTYPE html>\n{HTML_MARKER}\n<html><head><meta charset='utf-8'>"
         f"<title>{html.escape(title)}</title><style>"
@@ -206,8 +214,10 @@ def _show_structural_jump(args, model, model_file, tokenizer, text, ids, label, 
     if args.threshold is not None:
         raise CliError(f"--threshold does not apply to {model_file}: {NO_THRESHOLD}")
     if max(ids) >= model.vocabulary_size:
-        raise CliError(f"{model_file}: the tokenizer's ids go past the model's vocabulary "
-                       f"({model.vocabulary_size}); pass the tokenizer it was trained with")
+        raise CliError(
+            f"{model_file}: the tokenizer's ids go past the model's vocabulary "
+            f"({model.vocabulary_size}); pass the tokenizer it was trained with"
+        )
     positions = reading_positions(model, ids)
     codes = [_JUMP_STATUS_CODES[int(s)] for s in positions["status"]]
     words = sum(c != contracts.TOKEN_NOT_A_WORD for c in codes)
@@ -229,8 +239,9 @@ def _show_structural_jump(args, model, model_file, tokenizer, text, ids, label, 
         print("(word: read, [word]: skipped, {word}: jumped over)")
     print(summary)
     if args.html:
-        page = render_html(tokens, codes, "Structural-Jump-LSTM: read, skipped and jumped words", summary,
-                           legend=JUMP_LEGEND)
+        page = render_html(
+            tokens, codes, "Structural-Jump-LSTM: read, skipped and jumped words", summary, legend=JUMP_LEGEND
+        )
         contracts.write_output_file(args.html, page.encode("utf-8"), force=args.force, marker=HTML_MARKER)
         print(f"wrote {args.html}")
     return 0

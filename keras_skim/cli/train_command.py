@@ -4,6 +4,7 @@ The `--cell` choices and their defaults come from
 `keras_skim.training.cell_kinds`; options that only some kinds have are
 refused (one line, exit 2) for the others rather than silently ignored.
 """
+
 from keras_skim.cli.data_args import add_data_argument, add_split_seed_argument, data_error
 from keras_skim.cli.errors import CliError
 from keras_skim.cli.model_args import (
@@ -20,66 +21,135 @@ from keras_skim.training.cell_kinds import CELL_HELP, CELLS, STRUCTURAL_JUMP, ce
 # that an option given for the wrong cell can be told from its default).
 SKIM_DEFAULTS = {"small_units": 10, "gamma": 0.01, "threshold": 0.5}
 TEXT_DEFAULTS = {"epochs": 5}
-JUMP_DEFAULTS = {"full_read_epochs": 3, "speed_read_epochs": 10, "agent_units": 25, "read_budget": None,
-                 "critic_warmup_steps": 0}
+JUMP_DEFAULTS = {
+    "full_read_epochs": 3,
+    "speed_read_epochs": 10,
+    "agent_units": 25,
+    "read_budget": None,
+    "critic_warmup_steps": 0,
+}
 
 
 def add_arguments(parser):
     add_data_argument(parser, default="rotten_tomatoes")
-    add_split_seed_argument(parser, "seed of the stratified validation/test hold-out of data without "
-                                    "its own split (default 0; recorded for evaluate/show)")
+    add_split_seed_argument(
+        parser,
+        "seed of the stratified validation/test hold-out of data without "
+        "its own split (default 0; recorded for evaluate/show)",
+    )
     parser.add_argument("--cell", choices=list(CELLS), default="skim-lstm", help=CELL_HELP)
-    parser.add_argument("--units", "-d", type=positive_int, default=None,
-                        help="state size d (default " + ", ".join(
-                            f"{k.units} {name}" for name, k in CELLS.items()) + ")")
-    parser.add_argument("--epochs", type=positive_int, default=None,
-                        help=f"training epochs (default {TEXT_DEFAULTS['epochs']}; sj-lstm has "
-                             "--full-read-epochs and --speed-read-epochs instead)")
-    parser.add_argument("--batch-size", type=positive_int, default=None,
-                        help="default 64; sj-lstm: the paper's 32 (100 for imdb)")
-    parser.add_argument("--learning-rate", type=non_negative_float, default=None,
-                        help="default 0.001 (Adam); sj-lstm: 0.0005 in both phases (the paper's RMSprop)")
+    parser.add_argument(
+        "--units",
+        "-d",
+        type=positive_int,
+        default=None,
+        help="state size d (default " + ", ".join(f"{k.units} {name}" for name, k in CELLS.items()) + ")",
+    )
+    parser.add_argument(
+        "--epochs",
+        type=positive_int,
+        default=None,
+        help=f"training epochs (default {TEXT_DEFAULTS['epochs']}; sj-lstm has "
+        "--full-read-epochs and --speed-read-epochs instead)",
+    )
+    parser.add_argument(
+        "--batch-size", type=positive_int, default=None, help="default 64; sj-lstm: the paper's 32 (100 for imdb)"
+    )
+    parser.add_argument(
+        "--learning-rate",
+        type=non_negative_float,
+        default=None,
+        help="default 0.001 (Adam); sj-lstm: 0.0005 in both phases (the paper's RMSprop)",
+    )
     parser.add_argument("--max-length", type=positive_int, default=None, help=MAX_LENGTH_HELP)
     parser.add_argument("--max-tokens", type=positive_int, default=20000, help="vocabulary size")
-    parser.add_argument("--glove", dest="glove", action="store_true", default=True,
-                        help="initialise the embedding with GloVe 6B 50d (default)")
+    parser.add_argument(
+        "--glove",
+        dest="glove",
+        action="store_true",
+        default=True,
+        help="initialise the embedding with GloVe 6B 50d (default)",
+    )
     parser.add_argument("--no-glove", dest="glove", action="store_false")
-    parser.add_argument("--freeze-embedding", action="store_true",
-                        help="keep the (GloVe) embedding fixed instead of fine-tuning it (sj-lstm "
-                             "always freezes it for speed reading)")
-    parser.add_argument("--no-early-stopping", dest="early_stopping", action="store_false",
-                        help="train all epochs instead of stopping on validation accuracy (sj-lstm: "
-                             "in full reading; the best epoch is kept either way)")
-    parser.add_argument("--limit", type=positive_int, default=None,
-                        help="train on a class-balanced subset of this size")
+    parser.add_argument(
+        "--freeze-embedding",
+        action="store_true",
+        help="keep the (GloVe) embedding fixed instead of fine-tuning it (sj-lstm always freezes it for speed reading)",
+    )
+    parser.add_argument(
+        "--no-early-stopping",
+        dest="early_stopping",
+        action="store_false",
+        help="train all epochs instead of stopping on validation accuracy (sj-lstm: "
+        "in full reading; the best epoch is kept either way)",
+    )
+    parser.add_argument(
+        "--limit", type=positive_int, default=None, help="train on a class-balanced subset of this size"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("-o", "--output", required=True, help="model folder to write")
-    parser.add_argument("--force", action="store_true",
-                        help="replace the output folder if keras-skim wrote it (never a folder with other files)")
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="replace the output folder if keras-skim wrote it (never a folder with other files)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
 
     skim = parser.add_argument_group("skim cells (skim-lstm, skim-gru)")
-    skim.add_argument("--small-units", type=non_negative_int, default=None,
-                      help=f"d' (default {SKIM_DEFAULTS['small_units']}; 0 = skip)")
-    skim.add_argument("--gamma", type=non_negative_float, default=None,
-                      help=f"skim-loss weight (default {SKIM_DEFAULTS['gamma']})")
-    skim.add_argument("--threshold", type=non_negative_float, default=None,
-                      help=THRESHOLD_HELP + f" (default {SKIM_DEFAULTS['threshold']})")
+    skim.add_argument(
+        "--small-units",
+        type=non_negative_int,
+        default=None,
+        help=f"d' (default {SKIM_DEFAULTS['small_units']}; 0 = skip)",
+    )
+    skim.add_argument(
+        "--gamma", type=non_negative_float, default=None, help=f"skim-loss weight (default {SKIM_DEFAULTS['gamma']})"
+    )
+    skim.add_argument(
+        "--threshold",
+        type=non_negative_float,
+        default=None,
+        help=THRESHOLD_HELP + f" (default {SKIM_DEFAULTS['threshold']})",
+    )
 
     jump = parser.add_argument_group("Structural-Jump-LSTM (sj-lstm)")
-    jump.add_argument("--full-read-epochs", type=non_negative_int, default=None, metavar="N",
-                      help=f"phase 1, every word read (default {JUMP_DEFAULTS['full_read_epochs']}; "
-                           "the best validation accuracy is kept)")
-    jump.add_argument("--speed-read-epochs", type=non_negative_int, default=None, metavar="N",
-                      help=f"phase 2, the agents act, embedding frozen (default "
-                           f"{JUMP_DEFAULTS['speed_read_epochs']}; the best validation reward is kept)")
-    jump.add_argument("--agent-units", type=positive_int, default=None,
-                      help=f"hidden size of each agent (default {JUMP_DEFAULTS['agent_units']})")
-    jump.add_argument("--read-budget", type=unit_interval, default=None, metavar="FRACTION",
-                      help="keep instead the speed-read epoch with the best validation accuracy among "
-                           "those reading at most this fraction of the validation words")
-    jump.add_argument("--critic-warmup-steps", type=non_negative_int, default=None, metavar="N",
-                      help="speed-read steps without the actor loss while the critics learn (default 0)")
+    jump.add_argument(
+        "--full-read-epochs",
+        type=non_negative_int,
+        default=None,
+        metavar="N",
+        help=f"phase 1, every word read (default {JUMP_DEFAULTS['full_read_epochs']}; "
+        "the best validation accuracy is kept)",
+    )
+    jump.add_argument(
+        "--speed-read-epochs",
+        type=non_negative_int,
+        default=None,
+        metavar="N",
+        help=f"phase 2, the agents act, embedding frozen (default "
+        f"{JUMP_DEFAULTS['speed_read_epochs']}; the best validation reward is kept)",
+    )
+    jump.add_argument(
+        "--agent-units",
+        type=positive_int,
+        default=None,
+        help=f"hidden size of each agent (default {JUMP_DEFAULTS['agent_units']})",
+    )
+    jump.add_argument(
+        "--read-budget",
+        type=unit_interval,
+        default=None,
+        metavar="FRACTION",
+        help="keep instead the speed-read epoch with the best validation accuracy among "
+        "those reading at most this fraction of the validation words",
+    )
+    jump.add_argument(
+        "--critic-warmup-steps",
+        type=non_negative_int,
+        default=None,
+        metavar="N",
+        help="speed-read steps without the actor loss while the critics learn (default 0)",
+    )
 
 
 def _given(args, defaults):

@@ -13,6 +13,7 @@ Importing this package never imports TensorFlow or Keras, so the TFLite
 runtime path stays TensorFlow-free; ``tensorflow_datasets`` is imported only
 inside a loader call.
 """
+
 from keras_skim.datasets.errors import DatasetUnavailableError, DataSourceError
 from keras_skim.datasets.glove import glove_embedding_matrix, load_glove
 from keras_skim.datasets.imdb import load_imdb
@@ -38,9 +39,7 @@ def load_text_dataset(name, split, **kwargs):
             through ``resolve_data``.
     """
     if name not in DATASETS:
-        raise ValueError(
-            f"Unknown text dataset {name!r}; expected one of {', '.join(sorted(DATASETS))}."
-        )
+        raise ValueError(f"Unknown text dataset {name!r}; expected one of {', '.join(sorted(DATASETS))}.")
     return DATASETS[name].loader(split, **kwargs)
 
 

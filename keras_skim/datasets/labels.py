@@ -14,6 +14,7 @@ recorded class list can be given instead, so that another file is read with
 the ids the model was trained with; a list of names (no integers) also
 takes integer labels as class ids.
 """
+
 import math
 import re
 
@@ -103,8 +104,6 @@ def encode_labels(values, where, classes=None):
             found = value
         if found is None:
             shown = ", ".join(classes[:10]) + (", ..." if len(classes) > 10 else "")
-            raise DataSourceError(
-                f"{where(row)}: label {values[row]!r} is not one of the model's classes ({shown})"
-            )
+            raise DataSourceError(f"{where(row)}: label {values[row]!r} is not one of the model's classes ({shown})")
         ids[row] = found
     return ids, classes, kind

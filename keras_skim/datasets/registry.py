@@ -10,6 +10,7 @@ seed)``, ``training_splits(...)``, ``classes``, ``default_max_length`` and
 ``to_config()`` (the ``data`` section of train_config.json); the CLI's
 choices and help come from here. TensorFlow-free.
 """
+
 import dataclasses
 import os
 
@@ -49,11 +50,16 @@ class NamedDataset:
 
 DATASETS = {
     "rotten_tomatoes": NamedDataset(
-        "rotten_tomatoes", load_rotten_tomatoes, ("train", "validation", "test"), SENTIMENT, 50,
-        "Rotten Tomatoes review snippets (fixed seeded 80/10/10 split)"),
+        "rotten_tomatoes",
+        load_rotten_tomatoes,
+        ("train", "validation", "test"),
+        SENTIMENT,
+        50,
+        "Rotten Tomatoes review snippets (fixed seeded 80/10/10 split)",
+    ),
     "imdb": NamedDataset(
-        "imdb", load_imdb, ("train", "test"), SENTIMENT, 400,
-        "IMDB reviews (official 25,000/25,000 train/test split)"),
+        "imdb", load_imdb, ("train", "test"), SENTIMENT, 400, "IMDB reviews (official 25,000/25,000 train/test split)"
+    ),
 }
 
 DATA_HELP = (
@@ -61,9 +67,11 @@ DATA_HELP = (
     "label columns, a .jsonl file with text and label keys, or a folder with one sub-folder of .txt "
     "files per class"
 )
-MAX_LENGTH_HELP = "tokens per text (default: " + ", ".join(
-    f"{entry.default_max_length} {name}" for name, entry in DATASETS.items()
-) + f", {DEFAULT_MAX_LENGTH} other data)"
+MAX_LENGTH_HELP = (
+    "tokens per text (default: "
+    + ", ".join(f"{entry.default_max_length} {name}" for name, entry in DATASETS.items())
+    + f", {DEFAULT_MAX_LENGTH} other data)"
+)
 SPLIT_HELP = (
     "train, validation, test (default) or all; labelled data without its own split is split per "
     "class (stratified): 10%% validation, 10%% test, seeded by --split-seed; unlabelled texts are "
@@ -134,7 +142,7 @@ def resolve_data(spec=None, *, split_seed=None, recorded=None, training=False, l
     if spec.startswith(TFDS_PREFIX):
         from keras_skim.datasets.tfds_text import read_tfds
 
-        table = read_tfds(spec[len(TFDS_PREFIX):])
+        table = read_tfds(spec[len(TFDS_PREFIX) :])
     elif os.path.exists(spec):
         table = read_path(spec)
     elif os.sep in spec or "/" in spec or os.path.splitext(spec)[1]:
@@ -142,7 +150,11 @@ def resolve_data(spec=None, *, split_seed=None, recorded=None, training=False, l
     else:
         raise DataSourceError(f"unknown dataset {spec!r}; expected {DATA_HELP}")
     return TableSource(
-        spec, table, split_seed=split_seed, classes=classes, training=training,
+        spec,
+        table,
+        split_seed=split_seed,
+        classes=classes,
+        training=training,
         labelled=training if labelled is None else labelled,
         expected_sha256=recorded.get("sha256") if same else None,
     )
@@ -169,5 +181,14 @@ def recorded_data(train_config):
     return {}
 
 
-__all__ = ["DATASETS", "DATA_HELP", "FILE_FORMATS", "SPLITS", "NamedDataset", "dataset_names",
-           "default_max_length", "recorded_data", "resolve_data"]
+__all__ = [
+    "DATASETS",
+    "DATA_HELP",
+    "FILE_FORMATS",
+    "SPLITS",
+    "NamedDataset",
+    "dataset_names",
+    "default_max_length",
+    "recorded_data",
+    "resolve_data",
+]

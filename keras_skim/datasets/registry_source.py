@@ -1,4 +1,5 @@
 """``RegistrySource``: a dataset known by name (``imdb``, ``rotten_tomatoes``)."""
+
 import numpy as np
 
 from keras_skim.datasets.errors import DataSourceError
@@ -28,9 +29,7 @@ class RegistrySource:
         """``(texts, int32 labels)`` of one of ``self.splits``; ``limit``
         takes a seeded class-balanced subset."""
         if split not in self.splits:
-            raise DataSourceError(
-                f"{self.spec}: unknown split {split!r}; expected one of {', '.join(self.splits)}"
-            )
+            raise DataSourceError(f"{self.spec}: unknown split {split!r}; expected one of {', '.join(self.splits)}")
         texts, labels = self.dataset.loader(split, limit=limit, seed=seed)
         return list(texts), np.asarray(labels, np.int32)
 
@@ -52,7 +51,7 @@ class RegistrySource:
         else:
             texts, labels = train
             order = np.random.RandomState(seed).permutation(len(texts))
-            held, kept = order[: max(len(order) // 10, 1)], order[max(len(order) // 10, 1):]
+            held, kept = order[: max(len(order) // 10, 1)], order[max(len(order) // 10, 1) :]
             validation = ([texts[i] for i in held], labels[held])
             train = ([texts[i] for i in kept], labels[kept])
         out = {"train": train, "validation": validation, "test": self.load("test", eval_limit, seed)}
@@ -64,7 +63,15 @@ class RegistrySource:
         if "validation" in self.splits:
             split = {"method": "given", "sizes": self.sizes}
         else:
-            split = {"method": "given; validation = 10% of train, RandomState(seed) permutation",
-                     "seed": self._seed, "sizes": self.sizes}
-        return {"source": self.spec, "format": self.format, "classes": self.classes,
-                "labels": self.label_kind, "split": split}
+            split = {
+                "method": "given; validation = 10% of train, RandomState(seed) permutation",
+                "seed": self._seed,
+                "sizes": self.sizes,
+            }
+        return {
+            "source": self.spec,
+            "format": self.format,
+            "classes": self.classes,
+            "labels": self.label_kind,
+            "split": split,
+        }

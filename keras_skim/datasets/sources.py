@@ -14,6 +14,7 @@ Parsed splits are cached under ``<cache>/<dataset>/<source tag>/`` so that
 large raw files are parsed once; a local file's tag contains its sha256, so
 editing the file gives a fresh cache.
 """
+
 import gzip
 import importlib
 import json
@@ -84,9 +85,7 @@ def tfds_arrays(name, split):
         ``(features, labels)`` numpy arrays.
     """
     tfds = import_tfds()
-    features, labels = tfds.as_numpy(
-        tfds.load(name, split=split, as_supervised=True, batch_size=-1)
-    )
+    features, labels = tfds.as_numpy(tfds.load(name, split=split, as_supervised=True, batch_size=-1))
     return features, labels
 
 
@@ -128,9 +127,7 @@ def write_text_split(path, texts, labels):
         texts: List of strings.
         labels: Sequence of ints.
     """
-    payload = json.dumps(
-        {"texts": list(texts), "labels": [int(x) for x in labels]}, ensure_ascii=False
-    ).encode("utf-8")
+    payload = json.dumps({"texts": list(texts), "labels": [int(x) for x in labels]}, ensure_ascii=False).encode("utf-8")
     # mtime=0 keeps the bytes identical run to run, so checksums are stable.
     cache.store_artefact(path, gzip.compress(payload, compresslevel=6, mtime=0))
 
@@ -151,8 +148,9 @@ def read_text_split(path):
     return payload["texts"], payload["labels"]
 
 
-def load_split(dataset, split, *, env_suffix, package, from_package, from_tfds, tfds_label,
-               hint, cache_dir=None, source_path=None):
+def load_split(
+    dataset, split, *, env_suffix, package, from_package, from_tfds, tfds_label, hint, cache_dir=None, source_path=None
+):
     """Loads one split through the documented source order.
 
     A local package file (``source_path`` or ``$KERAS_SKIM_DATA_<SUFFIX>``)
@@ -177,15 +175,19 @@ def load_split(dataset, split, *, env_suffix, package, from_package, from_tfds, 
     """
     local = local_override(env_suffix, source_path)
     if local is not None:
-        attempts = [(
-            f"local file {local}",
-            lambda: from_package(lambda: local, local_tag(local), split, cache_dir),
-        )]
+        attempts = [
+            (
+                f"local file {local}",
+                lambda: from_package(lambda: local, local_tag(local), split, cache_dir),
+            )
+        ]
     else:
         attempts = [
             (f"tensorflow_datasets {tfds_label}", lambda: from_tfds(split)),
-            (package.label, lambda: from_package(
-                lambda: package.fetch(cache_dir), package.cache_tag, split, cache_dir)),
+            (
+                package.label,
+                lambda: from_package(lambda: package.fetch(cache_dir), package.cache_tag, split, cache_dir),
+            ),
         ]
     return load_first_available(
         f"{dataset} ({split})", attempts, hint=f"Offline, set {ENV_PREFIX}{env_suffix} to {hint}"

@@ -1,4 +1,5 @@
 """``TableSource``: the user's own labelled texts, with a reproducible split."""
+
 import os
 
 import numpy as np
@@ -39,8 +40,7 @@ class TableSource:
             is refused, since it would not be the split trained on.
     """
 
-    def __init__(self, spec, table, split_seed=0, classes=None, training=False, labelled=False,
-                 expected_sha256=None):
+    def __init__(self, spec, table, split_seed=0, classes=None, training=False, labelled=False, expected_sha256=None):
         self.spec = spec
         self.table = table
         self.format = table.format
@@ -52,8 +52,7 @@ class TableSource:
         if table.labels is None:
             if training or labelled:
                 raise DataSourceError(
-                    f"{table.path}: no labels (no 'label' column or key); expected a text and a label "
-                    "for every row"
+                    f"{table.path}: no labels (no 'label' column or key); expected a text and a label for every row"
                 )
             self.labels, self.classes, self.label_kind = None, classes, None
             return
@@ -66,9 +65,7 @@ class TableSource:
             )
         if training and len(np.unique(self.labels)) < 2:
             only = self.classes[int(self.labels[0])]
-            raise DataSourceError(
-                f"{table.path}: every row has the label {only!r}; expected at least two classes"
-            )
+            raise DataSourceError(f"{table.path}: every row has the label {only!r}; expected at least two classes")
 
     @property
     def labelled(self):
@@ -132,9 +129,7 @@ class TableSource:
         """
         if split not in self.splits:
             if self.labels is None:
-                raise DataSourceError(
-                    f"{self.path}: no labels, so no {split} split to hold out; pass --split all"
-                )
+                raise DataSourceError(f"{self.path}: no labels, so no {split} split to hold out; pass --split all")
             raise DataSourceError(f"{self.spec}: unknown split {split!r}; expected one of {', '.join(self.splits)}")
         if split == "all":
             rows = np.arange(len(self.table.texts))

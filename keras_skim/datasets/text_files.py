@@ -7,6 +7,7 @@ from, for messages. Nothing here imports TensorFlow. Every problem is a
 one-line ``DataSourceError`` naming the file (and line) and what was
 expected.
 """
+
 import contextlib
 import csv
 import dataclasses
@@ -154,12 +155,15 @@ def read_table(path, delimiter):
     for row, place in zip(rows, places):
         if len(row) < width:
             raise DataSourceError(
-                f"{place}: {len(row)} field(s), expected at least {width} "
-                f"(header: {', '.join(header)})"
+                f"{place}: {len(row)} field(s), expected at least {width} (header: {', '.join(header)})"
             )
-        _append(table, row[columns[TEXT]], place,
-                row[columns[LABEL]] if LABEL in columns else None,
-                row[columns[SPLIT]] if SPLIT in columns else None)
+        _append(
+            table,
+            row[columns[TEXT]],
+            place,
+            row[columns[LABEL]] if LABEL in columns else None,
+            row[columns[SPLIT]] if SPLIT in columns else None,
+        )
     return _finished(table)
 
 
@@ -184,7 +188,7 @@ def read_jsonl(path):
         if not isinstance(record, dict):
             raise DataSourceError(f"{place}: a JSON {type(record).__name__}, not an object; {_EXPECTED_JSONL}")
         if TEXT not in record or not isinstance(record[TEXT], str):
-            raise DataSourceError(f"{place}: no \"text\" string; {_EXPECTED_JSONL}")
+            raise DataSourceError(f'{place}: no "text" string; {_EXPECTED_JSONL}')
         if has_label is None:
             has_label, has_split = LABEL in record, SPLIT in record
             table.labels = [] if has_label else None
@@ -192,7 +196,7 @@ def read_jsonl(path):
         for key, present in ((LABEL, has_label), (SPLIT, has_split)):
             if (key in record) != present:
                 raise DataSourceError(
-                    f"{place}: {'has' if key in record else 'lacks'} a \"{key}\" key, unlike the first "
+                    f'{place}: {"has" if key in record else "lacks"} a "{key}" key, unlike the first '
                     f"line; {_EXPECTED_JSONL}"
                 )
         _append(table, record[TEXT], place, record.get(LABEL), record.get(SPLIT))
@@ -273,9 +277,7 @@ def _append(table, text, place, label, split):
     if table.splits is not None:
         value = split.strip().lower() if isinstance(split, str) else split
         if value not in GIVEN_SPLITS:
-            raise DataSourceError(
-                f"{place}: split {split!r}; expected one of {', '.join(GIVEN_SPLITS)}"
-            )
+            raise DataSourceError(f"{place}: split {split!r}; expected one of {', '.join(GIVEN_SPLITS)}")
         table.splits.append(value)
 
 

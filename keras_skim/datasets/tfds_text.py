@@ -5,6 +5,7 @@ and downloads from the web on first use; both failures become one
 ``DatasetUnavailableError`` line. TensorFlow is imported only inside
 ``read_tfds``.
 """
+
 from keras_skim.datasets.errors import DatasetUnavailableError, describe_failure
 from keras_skim.datasets.sources import import_tfds
 from keras_skim.datasets.text_files import GIVEN_SPLITS, TextTable
@@ -43,13 +44,15 @@ def read_tfds(name):
         arrays = tfds.as_numpy(loaded)
     except Exception as err:  # noqa: BLE001 - TFDS raises many types; one line says which
         raise DatasetUnavailableError(
-            dataset, [("tensorflow_datasets", describe_failure(err))],
+            dataset,
+            [("tensorflow_datasets", describe_failure(err))],
             hint="tensorflow-datasets downloads a dataset on first use: it needs the web then.",
         ) from None
     missing = [split for split in ("train",) if split not in arrays]
     if missing:
         raise DatasetUnavailableError(
-            dataset, [("tensorflow_datasets", f"no train split (found {', '.join(sorted(arrays))})")])
+            dataset, [("tensorflow_datasets", f"no train split (found {', '.join(sorted(arrays))})")]
+        )
     table = TextTable(dataset, "tfds", [], labels=[], splits=[], places=[], sha256="")
     for split in GIVEN_SPLITS:
         if split not in arrays:

@@ -16,6 +16,7 @@ they are kept deliberately small:
 4. Id 0 is ``<pad>``, id 1 is ``<unk>`` (any token not in the vocabulary);
    the rest is the vocabulary by descending frequency, ties alphabetical.
 """
+
 import collections
 import json
 import pathlib

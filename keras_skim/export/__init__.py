@@ -9,6 +9,7 @@ plan, its builtin loop that advances by the jump, its KerasSjLSTM op),
 `parity` (Keras vs TFLite), `metadata`, `op_inventory` and `exporter`
 (`export_model`).
 """
+
 from keras_skim.export.errors import ExportError
 
 

@@ -2,6 +2,7 @@
 Structural-Jump-LSTM model, of `structural_jump_graph`), converted with
 TensorFlow's TFLite converter to builtin ops only, so that any LiteRT /
 TFLite interpreter runs it on any platform."""
+
 from keras_skim.export.errors import ExportError
 
 
@@ -36,9 +37,7 @@ class BuiltinBackend:
         except ExportError:
             raise
         except Exception as err:  # converter failures are long: keep the first line
-            raise ExportError(
-                f"TFLite conversion failed ({str(err).strip().splitlines()[0][:200]})"
-            ) from None
+            raise ExportError(f"TFLite conversion failed ({str(err).strip().splitlines()[0][:200]})") from None
         extra = non_builtin_ops(data)
         if extra:
             raise ExportError(f"the converted graph needs non-builtin ops: {', '.join(extra)}")

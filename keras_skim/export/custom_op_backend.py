@@ -16,6 +16,7 @@ The model needs the `KerasSkimLSTM` kernel at run time:
 padding when the Embedding has `mask_zero=True` (the step is skipped, its
 read_mask is 0). `custom_op_parity` checks decisions and outputs against Keras.
 """
+
 import numpy as np
 
 from keras_skim.contracts import CUSTOM_OPS, SIGNATURE_KEY
@@ -50,7 +51,7 @@ def read_model(model):
 
     from keras_skim.layers.skim_lstm_cell import SkimLSTMCell
 
-    layers = [l for l in model.layers if not isinstance(l, keras.layers.InputLayer)]
+    layers = [layer for layer in model.layers if not isinstance(layer, keras.layers.InputLayer)]
     if len(model.inputs) != 1 or len(model.outputs) != 1:
         raise ValueError("custom-op export: the model must have one input and one output")
     if not layers:
@@ -71,14 +72,14 @@ def read_model(model):
             kinds.append("Dense")
         else:
             _fail(layer, "expected Input -> Embedding -> RNN(SkimLSTMCell) -> [Dropout] -> Dense")
-    core = [(k, l) for k, l in zip(kinds, layers) if k != "Dropout"]
+    core = [(k, layer) for k, layer in zip(kinds, layers) if k != "Dropout"]
     if [k for k, _ in core] != expect:
-        bad = next((l for (k, l), e in zip(core, expect) if k != e), layers[-1])
+        bad = next((layer for (k, layer), e in zip(core, expect) if k != e), layers[-1])
         _fail(bad, "expected Input -> Embedding -> RNN(SkimLSTMCell) -> [Dropout] -> Dense")
     for i, kind in enumerate(kinds):
         if kind == "Dropout" and i < kinds.index("RNN"):
             _fail(layers[i], "Dropout is only supported between the RNN and the Dense layer")
-    embedding, rnn, dense = (l for _, l in core)
+    embedding, rnn, dense = (layer for _, layer in core)
     cell = rnn.cell
     if type(cell) is not SkimLSTMCell:
         _fail(rnn, f"its cell must be SkimLSTMCell, got {type(cell).__name__}")
@@ -98,21 +99,32 @@ def read_model(model):
     zeros = lambda n: np.zeros((n,), np.float32)  # noqa: E731
     w = {
         "emb": arr(embedding.embeddings),
-        "W": arr(cell.kernel), "U": arr(cell.recurrent_kernel),
+        "W": arr(cell.kernel),
+        "U": arr(cell.recurrent_kernel),
         "b": arr(cell.bias) if cell.use_bias else zeros(4 * d),
-        "Wg": arr(cell.gate_kernel), "Ug": arr(cell.gate_recurrent_kernel), "bg": arr(cell.gate_bias),
-        "Wd": arr(dense.kernel), "bd": arr(dense.bias) if dense.use_bias else zeros(dense.units),
+        "Wg": arr(cell.gate_kernel),
+        "Ug": arr(cell.gate_recurrent_kernel),
+        "bg": arr(cell.gate_bias),
+        "Wd": arr(dense.kernel),
+        "bd": arr(dense.bias) if dense.use_bias else zeros(dense.units),
     }
     if ds:
-        w.update(Ws=arr(cell.small_kernel), Us=arr(cell.small_recurrent_kernel),
-                 bs=arr(cell.small_bias) if cell.use_bias else zeros(4 * ds))
+        w.update(
+            Ws=arr(cell.small_kernel),
+            Us=arr(cell.small_recurrent_kernel),
+            bs=arr(cell.small_bias) if cell.use_bias else zeros(4 * ds),
+        )
     else:
         w.update(Ws=np.zeros((e, 0), np.float32), Us=np.zeros((d, 0), np.float32), bs=zeros(0))
     if w["emb"].shape[1] != w["W"].shape[0]:
         _fail(rnn, "its input size differs from the embedding size")
     return {
-        "weights": w, "d": d, "ds": ds, "mask_zero": bool(embedding.mask_zero),
-        "output_activation": output_activation, "cell": cell,
+        "weights": w,
+        "d": d,
+        "ds": ds,
+        "mask_zero": bool(embedding.mask_zero),
+        "output_activation": output_activation,
+        "cell": cell,
         "vocabulary_size": int(w["emb"].shape[0]),
     }
 
@@ -143,10 +155,18 @@ def op_weights(info, fold=False):
     if fold:
         kernel = np.concatenate([w["W"], skim_input], 1).astype(np.float64)
         rows = w["emb"].astype(np.float64) @ kernel + bias
-        return {"rows": f32(rows), "kernel": f32(w["U"]), "skim_kernel": f32(skim_recurrent),
-                "bias": np.zeros((0,), np.float32)}
-    return {"rows": f32(w["emb"]), "kernel": f32(np.concatenate([w["W"], w["U"]], 0)),
-            "skim_kernel": f32(np.concatenate([skim_input, skim_recurrent], 0)), "bias": f32(bias)}
+        return {
+            "rows": f32(rows),
+            "kernel": f32(w["U"]),
+            "skim_kernel": f32(skim_recurrent),
+            "bias": np.zeros((0,), np.float32),
+        }
+    return {
+        "rows": f32(w["emb"]),
+        "kernel": f32(np.concatenate([w["W"], w["U"]], 0)),
+        "skim_kernel": f32(np.concatenate([skim_input, skim_recurrent], 0)),
+        "bias": f32(bias),
+    }
 
 
 def quantize_int8(array, axis):
@@ -209,17 +229,23 @@ def _build_flatbuffer(info, threshold, length, fold=False, quantize=None):
     t_y = fb.tensor("logits", [1, C], F32)
     custom = fb.opcode(fb.S.BuiltinOperator.CUSTOM, OP_NAME)
     dense = fb.opcode(fb.S.BuiltinOperator.FULLY_CONNECTED)
-    fb.custom_operator(custom, [t_tok, t_thr, t_opt, t_rows, t_rows_scale, t_kernel, t_kernel_scale, t_skim,
-                                t_bias], [t_h, t_m, t_n])
+    fb.custom_operator(
+        custom, [t_tok, t_thr, t_opt, t_rows, t_rows_scale, t_kernel, t_kernel_scale, t_skim, t_bias], [t_h, t_m, t_n]
+    )
     fb.fully_connected(dense, [t_h, t_Wd, t_bd], [t_y])
     return fb.finish(
         [("token_ids", t_tok), ("threshold", t_thr)],
         [("logits", t_y), ("read_mask", t_m), ("read_count", t_n)],
         {
-            "producer": "keras_skim.export.custom_op_backend", "custom_op": OP_NAME,
-            "units": d, "small_units": ds, "threshold": float(threshold),
-            "output_activation": info["output_activation"], "mask_zero": info["mask_zero"],
-            "folded": bool(fold), "quantize": quantize,
+            "producer": "keras_skim.export.custom_op_backend",
+            "custom_op": OP_NAME,
+            "units": d,
+            "small_units": ds,
+            "threshold": float(threshold),
+            "output_activation": info["output_activation"],
+            "mask_zero": info["mask_zero"],
+            "folded": bool(fold),
+            "quantize": quantize,
         },
     )
 
@@ -372,12 +398,12 @@ def op_reference(info, ops, ids, threshold):
         gate = terms[-1] + u @ skim[:, -1]
         read = np.float32(gate) >= cut
         if read:
-            z, n = terms[:4 * d] + u @ kernel, d
+            z, n = terms[: 4 * d] + u @ kernel, d
         elif ds:
-            z, n = terms[4 * d:4 * d + 4 * ds] + u @ skim[:, :-1], ds
+            z, n = terms[4 * d : 4 * d + 4 * ds] + u @ skim[:, :-1], ds
         else:
             continue
-        i, f, g, o = (z[k * n:(k + 1) * n] for k in range(4))
+        i, f, g, o = (z[k * n : (k + 1) * n] for k in range(4))
         c, h = c.copy(), h.copy()
         c[:n] = sigmoid(f) * c[:n] + sigmoid(i) * np.tanh(g)
         h[:n] = sigmoid(o) * np.tanh(c[:n])
@@ -432,9 +458,7 @@ def custom_op_parity(model, path, samples=8, thresholds=None, seed=0, num_thread
         sequences = [np.asarray(s, np.int32).reshape(-1) for s in samples]
     if thresholds is None:
         thresholds = parity_thresholds(plan.emitter.default_threshold)
-    signature = make_interpreter(model_path=path, num_threads=num_threads).get_signature_runner(
-        SIGNATURE_KEY
-    )
+    signature = make_interpreter(model_path=path, num_threads=num_threads).get_signature_runner(SIGNATURE_KEY)
 
     def run(token_ids, threshold):
         return signature(token_ids=np.asarray(token_ids, np.int32), threshold=np.float32(threshold))

@@ -5,6 +5,7 @@ An emitter module defines a subclass of `CellEmitter` and decorates it with
 `@register_emitter("CellClassName", ...)`. To support a new layer kind, add a
 module and list it in `_EMITTER_MODULES`.
 """
+
 import importlib
 
 _EMITTERS = {}

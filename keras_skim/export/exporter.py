@@ -8,6 +8,7 @@ It only orchestrates: the model plan (`model_plan`), a backend
 interpreter, the metadata (`metadata`), and the staged output folder
 (`contracts.staged_output_dir`).
 """
+
 import dataclasses
 import os
 import shutil
@@ -76,14 +77,10 @@ def _runner(flatbuffer):
             contracts.SIGNATURE_KEY
         )
     except (RuntimeError, ValueError, OSError) as err:
-        raise ExportError(
-            f"the exported model does not run here ({str(err).strip().splitlines()[0][:200]})"
-        ) from None
+        raise ExportError(f"the exported model does not run here ({str(err).strip().splitlines()[0][:200]})") from None
 
     def run(token_ids, threshold):
-        return signature(
-            token_ids=np.asarray(token_ids, np.int32), threshold=np.float32(threshold)
-        )
+        return signature(token_ids=np.asarray(token_ids, np.int32), threshold=np.float32(threshold))
 
     return run
 
@@ -91,8 +88,19 @@ def _runner(flatbuffer):
 QUANTIZE = (None, "int8")
 
 
-def export_model(model_path, output_dir=None, *, force=False, tokenizer_path=None, threshold=None,
-                 parity_samples=4, fold=None, log=None, backend="builtin", quantize=None):
+def export_model(
+    model_path,
+    output_dir=None,
+    *,
+    force=False,
+    tokenizer_path=None,
+    threshold=None,
+    parity_samples=4,
+    fold=None,
+    log=None,
+    backend="builtin",
+    quantize=None,
+):
     """Exports a trained model to TFLite; see `keras-skim export --help`.
 
     Args:
@@ -141,9 +149,7 @@ def export_model(model_path, output_dir=None, *, force=False, tokenizer_path=Non
         raise ExportError(f"--backend must be one of {', '.join(BACKENDS)}; got {backend!r}")
     try:
         folder = contracts.resolve_model(model_path)
-        tokenizer_file = (
-            contracts.tokenizer_file(tokenizer_path) if tokenizer_path is not None else folder.tokenizer
-        )
+        tokenizer_file = contracts.tokenizer_file(tokenizer_path) if tokenizer_path is not None else folder.tokenizer
         output_dir = os.path.abspath(os.fspath(output_dir or default_output_dir(model_path)))
         contracts.check_output_folder(output_dir, force=force, inputs=[folder.model, tokenizer_file])
         train_config = contracts.read_train_config(folder.train_config) if folder.train_config else None
@@ -204,7 +210,10 @@ def export_model(model_path, output_dir=None, *, force=False, tokenizer_path=Non
     texts = _parity_texts(tokenizer, train_config, parity_samples)
     punctuation = sorted(i for ids in plan.structure.values() for i in ids) if plan.structure else None
     sequences = sample_sequences(
-        plan.vocabulary_size, parity_samples, token_lists=texts, padding_id=plan.padding_id,
+        plan.vocabulary_size,
+        parity_samples,
+        token_lists=texts,
+        padding_id=plan.padding_id,
         punctuation_ids=punctuation,
     )
     thresholds = parity_thresholds(default_threshold if emitter.skims else None)
@@ -213,8 +222,16 @@ def export_model(model_path, output_dir=None, *, force=False, tokenizer_path=Non
     )
     reference, against = chosen.parity_reference(model, flatbuffer)
     tolerance = INT8_AGREEMENT if quantize and reference is None else EXACT
-    parity = check_parity(model, plan, _runner(flatbuffer), sequences, thresholds,
-                          reference=reference, against=against, tolerance=tolerance)
+    parity = check_parity(
+        model,
+        plan,
+        _runner(flatbuffer),
+        sequences,
+        thresholds,
+        reference=reference,
+        against=against,
+        tolerance=tolerance,
+    )
     log(parity.message)
     if not parity.ok:
         raise ExportError(f"{parity.message}; nothing written")
@@ -227,8 +244,12 @@ def export_model(model_path, output_dir=None, *, force=False, tokenizer_path=Non
         tflite_bytes=len(flatbuffer),
         source_model=os.path.abspath(folder.model),
         tokenizer_file=contracts.TOKENIZER_FILE if tokenizer_file else None,
-        parity=dict(parity.as_dict(), real_texts=len(texts), against=against,
-                    tolerance={"decisions": tolerance.decisions, "atol": tolerance.atol}),
+        parity=dict(
+            parity.as_dict(),
+            real_texts=len(texts),
+            against=against,
+            tolerance={"decisions": tolerance.decisions, "atol": tolerance.atol},
+        ),
         ops=sorted({op for ops in op_inventory(flatbuffer).values() for op in ops}),
         backend=chosen.name,
         custom_ops=list(chosen.ops_for(plan)),
@@ -237,9 +258,7 @@ def export_model(model_path, output_dir=None, *, force=False, tokenizer_path=Non
     for op in chosen.ops_for(plan):
         metadata["runtime_note"] = CUSTOM_OP_NOTE.format(op=op)
         notes.append(f"custom-op model: {metadata['runtime_note']}")
-    files = [contracts.TFLITE_FILE, contracts.METADATA_FILE] + (
-        [contracts.TOKENIZER_FILE] if tokenizer_file else []
-    )
+    files = [contracts.TFLITE_FILE, contracts.METADATA_FILE] + ([contracts.TOKENIZER_FILE] if tokenizer_file else [])
     try:
         with contracts.staged_output_dir(output_dir, force=force, inputs=[folder.model, tokenizer_file]) as stage:
             with open(os.path.join(stage, contracts.TFLITE_FILE), "wb") as f:

@@ -3,6 +3,7 @@ object API, no converter): one subgraph, constant buffers 64-byte aligned,
 the `serving_default` signature. Used by the custom-op backend's writers
 (`custom_op_backend` for KerasSkimLSTM, `structural_jump_op` for KerasSjLSTM).
 """
+
 import functools
 import json
 
@@ -55,8 +56,11 @@ class FlatbufferWriter:
         self.tensors = []
         self.codes = []
         self.operators = []
-        self.types = {np.dtype(np.float32): S.TensorType.FLOAT32, np.dtype(np.int32): S.TensorType.INT32,
-                      np.dtype(np.int8): S.TensorType.INT8}
+        self.types = {
+            np.dtype(np.float32): S.TensorType.FLOAT32,
+            np.dtype(np.int32): S.TensorType.INT32,
+            np.dtype(np.int8): S.TensorType.INT8,
+        }
 
     def tensor(self, name, shape, dtype, buffer=0, signature=None):
         """Adds a tensor (dtype: a NumPy dtype); returns its index."""

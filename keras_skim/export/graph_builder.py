@@ -28,6 +28,7 @@ Graph, for one sequence `token_ids [1, T]` and a scalar `threshold`:
 * after the loop: the Dense head (pre-activation logits), the read mask and
   the read count.
 """
+
 import numpy as np
 
 from keras_skim.export.weights import f32
@@ -125,6 +126,7 @@ def build_module(plan, fold=None):
                 return t + 1
 
         if not emitter.skims:
+
             def plain_body(t, *state):
                 new = emitter.read_step(list(state), tf.gather(read_rows, t), ())
                 return (advance(t), *new)
@@ -163,9 +165,7 @@ def build_module(plan, fold=None):
                 state, mask = list(loop[:n_state]), loop[n_state]
                 offset = (t // CHUNK) * CHUNK
                 stop = tf.minimum(offset + CHUNK, length)
-                inner = tf.while_loop(
-                    lambda t, *_: t < stop, token_body, (t, *state, chunk_zeros, offset)
-                )
+                inner = tf.while_loop(lambda t, *_: t < stop, token_body, (t, *state, chunk_zeros, offset))
                 t, state, chunk = inner[0], list(inner[1 : 1 + n_state]), inner[1 + n_state]
                 mask = xla.dynamic_update_slice(mask, chunk, tf.reshape(offset, [1]))
                 return (t, *state, mask)

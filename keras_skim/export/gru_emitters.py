@@ -3,6 +3,7 @@
 
 State layout: plain GRU `[h]`; Skim-GRU with d' > 0 `[h, h_small, h_rest]`.
 """
+
 import numpy as np
 
 from keras_skim.export.emitter_registry import (
@@ -41,9 +42,7 @@ class GRUEmitter(CellEmitter):
         check_activations(cell)
         if not getattr(cell, "reset_after", True):
             raise ExportError(f"cell {cell.name!r}: only GRUs with reset_after=True are exported")
-        self.kernel, self.recurrent, self.input_bias, self.recurrent_bias = _gru_weights(
-            cell, "", self.units
-        )
+        self.kernel, self.recurrent, self.input_bias, self.recurrent_bias = _gru_weights(cell, "", self.units)
         self.input_dim = self.kernel.shape[0]
 
     def input_projections(self):

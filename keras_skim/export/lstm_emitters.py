@@ -5,6 +5,7 @@ plain LSTM `[h, c]`; Skim-LSTM with d' > 0 `[h, c_small, c_rest, h_rest]`
 (the read step, the rarer one, pays for the concatenation and the split).
 Gate columns are reordered to (i, f, o, c) so one LOGISTIC covers i, f, o.
 """
+
 import numpy as np
 
 from keras_skim.export.emitter_registry import (

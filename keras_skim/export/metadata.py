@@ -1,5 +1,6 @@
 """The `metadata.json` written next to an exported `model.tflite` (its keys
 and format version are the export folder's contract: `keras_skim.contracts`)."""
+
 from keras_skim import contracts
 
 
@@ -89,16 +90,32 @@ def _structural_jump_entries(plan, metadata):
     metadata["outputs"][contracts.OUTPUT_READ_MASK].update(
         dtype="int32",
         note="per token: 1 = read, 0 = skipped by the skip agent, 2 = jumped over (never touched), "
-             "3 = not a word (punctuation or padding)",
+        "3 = not a word (punctuation or padding)",
     )
     metadata["outputs"][contracts.OUTPUT_READ_COUNT]["note"] = "words read (LSTM steps)"
     metadata["outputs"][contracts.OUTPUT_VISITED_COUNT] = {
-        "shape": [1], "dtype": "int32", "note": "words not jumped over (read or skipped)"}
+        "shape": [1],
+        "dtype": "int32",
+        "note": "words not jumped over (read or skipped)",
+    }
     return metadata
 
 
-def build_metadata(plan, *, max_length, default_threshold, keras_bytes, tflite_bytes,
-                   source_model, tokenizer_file, parity, ops, backend, custom_ops, quantize=None):
+def build_metadata(
+    plan,
+    *,
+    max_length,
+    default_threshold,
+    keras_bytes,
+    tflite_bytes,
+    source_model,
+    tokenizer_file,
+    parity,
+    ops,
+    backend,
+    custom_ops,
+    quantize=None,
+):
     emitter = plan.emitter
     mask_dtype = "float32" if custom_ops else "int32"
     metadata = {
@@ -120,8 +137,11 @@ def build_metadata(plan, *, max_length, default_threshold, keras_bytes, tflite_b
             contracts.INPUT_TOKEN_IDS: {
                 "shape": [1, -1],
                 "dtype": "int32",
-                "note": (contracts.PADDING_RULE if plan.padding_id is not None
-                         else "id 0 is an ordinary token (the model's embedding does not mask it)")
+                "note": (
+                    contracts.PADDING_RULE
+                    if plan.padding_id is not None
+                    else "id 0 is an ordinary token (the model's embedding does not mask it)"
+                )
                 + f"; ids must be < vocabulary_size ({plan.vocabulary_size}); texts longer than "
                 "max_length are cut there, as in training",
             },

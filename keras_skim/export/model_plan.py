@@ -4,12 +4,13 @@ head. Layers that are identities at inference (Dropout, ...) are skipped.
 A Structural-Jump-LSTM model is recognised by its layers and planned by
 `structural_jump_emitter.plan_structural_jump`.
 """
+
 import dataclasses
 
 import numpy as np
 
 from keras_skim.contracts import PADDING_ID
-from keras_skim.export.emitter_registry import known_cells, emitter_for
+from keras_skim.export.emitter_registry import emitter_for, known_cells
 from keras_skim.export.errors import ExportError
 from keras_skim.export.weights import activation_name, to_numpy
 
@@ -126,14 +127,12 @@ def plan_model(model):
         raise ExportError("the model has no recurrent layer")
     if not head:
         raise ExportError("the model has no Dense layer after its recurrent layer")
-    for kernel, _, act in head[:-1]:
+    for _kernel, _, act in head[:-1]:
         if act not in HIDDEN_ACTIVATIONS:
             raise ExportError(f"unsupported hidden Dense activation {act!r}")
     output_activation = head[-1][2]
     if output_activation not in OUTPUT_ACTIVATIONS:
-        raise ExportError(
-            f"unsupported output activation {output_activation!r} (expected one of {OUTPUT_ACTIVATIONS})"
-        )
+        raise ExportError(f"unsupported output activation {output_activation!r} (expected one of {OUTPUT_ACTIVATIONS})")
     emitter = emitter_for(rnn.cell)
     if emitter is None:
         raise ExportError(
@@ -144,13 +143,14 @@ def plan_model(model):
     if emitter.input_dim != embedding.shape[1]:
         raise ExportError(f"layer {rnn.name!r} input size does not match the embedding")
     padding_id = PADDING_ID if embedding_layer.mask_zero else None
-    return ModelPlan(embedding, emitter, rnn.name, head, output_activation, padding_id,
-                     embedding_layer, rnn)
+    return ModelPlan(embedding, emitter, rnn.name, head, output_activation, padding_id, embedding_layer, rnn)
 
 
 def _check_rnn(layer):
     if getattr(layer, "return_sequences", False):
-        raise ExportError(f"unsupported layer {layer.name!r}: return_sequences=True (stacked RNNs are not exported yet)")
+        raise ExportError(
+            f"unsupported layer {layer.name!r}: return_sequences=True (stacked RNNs are not exported yet)"
+        )
     if getattr(layer, "go_backwards", False):
         raise ExportError(f"unsupported layer {layer.name!r}: go_backwards=True")
     if getattr(layer, "return_state", False):

@@ -1,4 +1,5 @@
 """The operators of a TFLite flatbuffer, read from its schema (no interpreter)."""
+
 import collections
 
 

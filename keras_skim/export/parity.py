@@ -1,5 +1,6 @@
 """Checks that an exported TFLite model decides and outputs exactly what the
 Keras model does (hard decisions, training=False)."""
+
 import dataclasses
 
 import numpy as np
@@ -188,13 +189,12 @@ def _jump_counts_ok(got, mask, want):
 
     read = int(np.asarray(got["read_count"]).reshape(-1)[0])
     visited = int(np.asarray(got[OUTPUT_VISITED_COUNT]).reshape(-1)[0])
-    return (read == int(np.sum(mask == TOKEN_READ)) == int(np.sum(want == TOKEN_READ))
-            and visited == int(np.sum(np.isin(mask, (TOKEN_READ, TOKEN_SKIMMED))))
-            == int(np.sum(np.isin(want, (TOKEN_READ, TOKEN_SKIMMED)))))
+    return read == int(np.sum(mask == TOKEN_READ)) == int(np.sum(want == TOKEN_READ)) and visited == int(
+        np.sum(np.isin(mask, (TOKEN_READ, TOKEN_SKIMMED)))
+    ) == int(np.sum(np.isin(want, (TOKEN_READ, TOKEN_SKIMMED))))
 
 
-def check_parity(model, plan, runner, sequences, thresholds, reference=None, against="Keras",
-                 tolerance=EXACT):
+def check_parity(model, plan, runner, sequences, thresholds, reference=None, against="Keras", tolerance=EXACT):
     """Runs every sequence at every threshold through Keras and the runner.
 
     Args:
@@ -254,16 +254,21 @@ def check_parity(model, plan, runner, sequences, thresholds, reference=None, aga
                 else:
                     own_count = int(np.asarray(got["read_count"]).reshape(-1)[0])
                     count_ok = own_count == int(mask.sum()) and (
-                        tolerance.decisions < 1.0 or own_count == int(want.sum()))
+                        tolerance.decisions < 1.0 or own_count == int(want.sum())
+                    )
                     same_class = True
-                if first_problem is None and ((bad and tolerance.decisions >= 1.0) or diff > tolerance.atol
-                                              or not count_ok or not same_class):
+                if first_problem is None and (
+                    (bad and tolerance.decisions >= 1.0) or diff > tolerance.atol or not count_ok or not same_class
+                ):
                     what = "token codes (read/skipped/jumped)" if jumps else "read/skim decisions"
                     first_problem = (
                         ("" if jumps else f"threshold {threshold}, ")
                         + f"{len(ids)} tokens: {bad} {what} differ, max output difference {diff:.2e}"
-                        + ("" if count_ok else (", read_count or visited_count wrong" if jumps
-                                                else ", read_count wrong"))
+                        + (
+                            ""
+                            if count_ok
+                            else (", read_count or visited_count wrong" if jumps else ", read_count wrong")
+                        )
                         + ("" if same_class else ", another predicted class")
                     )
     finally:
@@ -276,7 +281,9 @@ def check_parity(model, plan, runner, sequences, thresholds, reference=None, aga
     if tolerance == EXACT:
         what = f"{decisions} decisions identical"
     else:
-        what = f"{agreement:.2%} of {decisions} decisions agree (tolerance {tolerance.decisions:.0%}, {tolerance.atol:g})"
+        what = (
+            f"{agreement:.2%} of {decisions} decisions agree (tolerance {tolerance.decisions:.0%}, {tolerance.atol:g})"
+        )
     message = (
         f"parity OK (against {against}): {len(sequences)} inputs x {len(thresholds)} thresholds, "
         f"{what}, max output difference {worst:.2e}"

@@ -8,6 +8,7 @@ FULLY_CONNECTED `h @ W`, the ADD of the token's precomputed row `x U + b`
 `sign(z) * relu(|z| + b_mod)` (SIGN, ABS, ADD, RELU, MUL). State layout:
 `[h]`.
 """
+
 import numpy as np
 
 from keras_skim.export.emitter_registry import CellEmitter, register_emitter

@@ -24,6 +24,7 @@ visited word is. The inputs the agents and the LSTM see are folded here:
 * the skip decision needs only the difference of its two logits (read
   iff l_read - l_skip > 0: a tie skips, as the cell's comparison does).
 """
+
 import numpy as np
 
 from keras_skim.contracts import CUSTOM_OPS, PADDING_ID
@@ -88,7 +89,8 @@ class StructuralJumpEmitter:
         cell = model.rnn.cell
         if activation_name(cell.activation) != "tanh" or activation_name(cell.recurrent_activation) != "sigmoid":
             raise ExportError(
-                f"cell {cell.name!r} uses activations {(activation_name(cell.activation), activation_name(cell.recurrent_activation))}; "
+                f"cell {cell.name!r} uses activations "
+                f"{(activation_name(cell.activation), activation_name(cell.recurrent_activation))}; "
                 "the exporter supports ('tanh', 'sigmoid')"
             )
         self.cell = cell
@@ -129,8 +131,11 @@ class StructuralJumpEmitter:
         self.sentence_end_ids = list(structure.sentence_end_ids)
         self.other_punctuation_ids = list(structure.other_punctuation_ids)
         kinds = np.full((self.vocabulary_size,), KIND_WORD, np.int8)
-        for ids, kind in ((self.separator_ids, KIND_SEPARATOR), (self.sentence_end_ids, KIND_SENTENCE_END),
-                          (self.other_punctuation_ids, KIND_OTHER)):
+        for ids, kind in (
+            (self.separator_ids, KIND_SEPARATOR),
+            (self.sentence_end_ids, KIND_SENTENCE_END),
+            (self.other_punctuation_ids, KIND_OTHER),
+        ):
             kinds[[i for i in ids if i < self.vocabulary_size]] = kind
         kinds[PADDING_ID] = KIND_PADDING
         self.kinds = kinds
@@ -167,8 +172,11 @@ def plan_structural_jump(model):
             f"model {name!r} has no skip and jump agents (its recurrent cell is "
             f"{type(cell).__name__}, expected {CELL_CLASS})"
         )
-    missing = [part for part in ("skip_hidden", "skip_policy", "jump_hidden", "jump_policy", "lstm")
-               if not getattr(getattr(cell, part, None), "built", False)]
+    missing = [
+        part
+        for part in ("skip_hidden", "skip_policy", "jump_hidden", "jump_policy", "lstm")
+        if not getattr(getattr(cell, part, None), "built", False)
+    ]
     if missing:
         raise ExportError(f"model {name!r} has no built {', '.join(missing)} in its {CELL_CLASS}")
     head = []
@@ -184,5 +192,14 @@ def plan_structural_jump(model):
     if head[1][2] != "linear":
         raise ExportError(f"the {MODEL_CLASS} logits layer must be linear; got {head[1][2]!r}")
     emitter = StructuralJumpEmitter(model)
-    return ModelPlan(emitter.embedding, emitter, rnn.name, head, "softmax", PADDING_ID, embedding, rnn,
-                     structure=emitter.punctuation())
+    return ModelPlan(
+        emitter.embedding,
+        emitter,
+        rnn.name,
+        head,
+        "softmax",
+        PADDING_ID,
+        embedding,
+        rnn,
+        structure=emitter.punctuation(),
+    )

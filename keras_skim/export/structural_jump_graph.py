@@ -34,6 +34,7 @@ agents decide; the input is there so that every export has one signature):
 Every tensor written inside the loop bodies has a static shape, so LiteRT
 runs the WHILE without re-planning its memory at every iteration.
 """
+
 import numpy as np
 
 from keras_skim.contracts import TOKEN_JUMPED, TOKEN_NOT_A_WORD, TOKEN_READ, TOKEN_SKIMMED
@@ -88,8 +89,12 @@ def jump_targets(tf, ids, positions, length, structure):
     word, sub, end = firsts[0], firsts[1], firsts[2]
     after = positions + 1
     targets = tf.stack(
-        [tf.gather(word, after), tf.gather(word, tf.gather(sub, after)),
-         tf.gather(word, tf.gather(end, after)), beyond],
+        [
+            tf.gather(word, after),
+            tf.gather(word, tf.gather(sub, after)),
+            tf.gather(word, tf.gather(end, after)),
+            beyond,
+        ],
         axis=1,
     )
     return targets, tf.gather(word, 0), is_word
@@ -165,8 +170,7 @@ def build_module(plan, fold=None):
             if e.speed_reading:
                 s = tf.matmul(h, tf.constant(f32(e.skip_recurrent)))
                 s = tf.nn.relu(s + tf.gather(tf.constant(skip_rows), word) + tf.gather(tf.constant(skip_previous), p))
-                gate = tf.matmul(s, tf.constant(f32(e.skip_head[:, None]))) + tf.constant(
-                    f32([e.skip_head_bias]))
+                gate = tf.matmul(s, tf.constant(f32(e.skip_head[:, None]))) + tf.constant(f32([e.skip_head_bias]))
                 read = tf.reshape(gate, []) > 0.0  # a tie skips, as in the cell
 
                 def read_branch():
@@ -189,19 +193,22 @@ def build_module(plan, fold=None):
         def chunk_body(t, p, h, c, record):
             offset = (t // CHUNK) * CHUNK
             stop = tf.minimum(offset + CHUNK, length)
-            t, p, h, c, chunk, _ = tf.while_loop(
-                lambda t, *_: t < stop, token_body, (t, p, h, c, chunk_zeros, offset))
+            t, p, h, c, chunk, _ = tf.while_loop(lambda t, *_: t < stop, token_body, (t, p, h, c, chunk_zeros, offset))
             record = xla_dynamic_update_slice(record, chunk, tf.reshape(offset, [1]))
             return t, p, h, c, record
 
         record0 = tf.concat([positions * 0, chunk_zeros], axis=0)  # [T + CHUNK]
         _, _, h, _, record = tf.while_loop(
-            lambda t, *_: t < length, chunk_body, (start, tf.constant(FIRST_PREVIOUS), zeros, zeros, record0))
+            lambda t, *_: t < length, chunk_body, (start, tf.constant(FIRST_PREVIOUS), zeros, zeros, record0)
+        )
         record = record[:length]
         zero = positions * 0
         not_visited = tf.where(is_word, zero + TOKEN_JUMPED, zero + TOKEN_NOT_A_WORD)
-        codes = tf.where(tf.equal(record, RECORD_READ), zero + TOKEN_READ,
-                         tf.where(tf.equal(record, RECORD_SKIPPED), zero + TOKEN_SKIMMED, not_visited))
+        codes = tf.where(
+            tf.equal(record, RECORD_READ),
+            zero + TOKEN_READ,
+            tf.where(tf.equal(record, RECORD_SKIPPED), zero + TOKEN_SKIMMED, not_visited),
+        )
         read_mask = tf.reshape(codes, [1, -1])
         return {
             "logits": head(h),

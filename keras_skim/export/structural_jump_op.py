@@ -12,6 +12,7 @@ jump agent on the read ones. The `threshold` input of the signature is not
 used (the agents decide). Interpreters must register `keras_skim.litert_ops`
 (the runtime's `make_interpreter` does).
 """
+
 import numpy as np
 
 from keras_skim.export.structural_jump_emitter import OP_NAME
@@ -66,8 +67,20 @@ def structural_jump_flatbuffer(plan, length=None, fold=None):
     F32, I32 = np.float32, np.int32
     t_tok = fb.tensor("token_ids", [1, length], I32, signature=[1, -1])
     t_thr = fb.tensor("threshold", [], F32)
-    constants = [fb.constant(name, inputs[name]) for name in (
-        "options", "kinds", "rows", "previous", "kernel", "skip_kernel", "skip_head", "jump_kernel", "jump_head")]
+    constants = [
+        fb.constant(name, inputs[name])
+        for name in (
+            "options",
+            "kinds",
+            "rows",
+            "previous",
+            "kernel",
+            "skip_kernel",
+            "skip_head",
+            "jump_kernel",
+            "jump_head",
+        )
+    ]
     (hidden_kernel, hidden_bias, hidden_activation), (kernel, bias, _) = plan.head
     t_hidden_kernel = fb.constant("hidden_kernel", hidden_kernel.T.astype(np.float32))
     t_hidden_bias = fb.constant("hidden_bias", hidden_bias.astype(np.float32))
@@ -82,15 +95,23 @@ def structural_jump_flatbuffer(plan, length=None, fold=None):
     custom = fb.opcode(fb.S.BuiltinOperator.CUSTOM, OP_NAME)
     dense = fb.opcode(fb.S.BuiltinOperator.FULLY_CONNECTED)
     fb.custom_operator(custom, [t_tok, *constants], [t_h, t_mask, t_read, t_visited])
-    fb.fully_connected(dense, [t_h, t_hidden_kernel, t_hidden_bias], [t_hidden],
-                       activation=None if hidden_activation == "linear" else hidden_activation)
+    fb.fully_connected(
+        dense,
+        [t_h, t_hidden_kernel, t_hidden_bias],
+        [t_hidden],
+        activation=None if hidden_activation == "linear" else hidden_activation,
+    )
     fb.fully_connected(dense, [t_hidden, t_logits_kernel, t_logits_bias], [t_logits])
     return fb.finish(
         [("token_ids", t_tok), ("threshold", t_thr)],
         list(zip(SIGNATURE_OUTPUTS, (t_logits, t_mask, t_read, t_visited))),
         {
-            "producer": "keras_skim.export.structural_jump_op", "custom_op": OP_NAME,
-            "units": e.units, "agent_units": e.agent_units, "speed_reading": e.speed_reading,
-            "folded": fold, "quantize": None,
+            "producer": "keras_skim.export.structural_jump_op",
+            "custom_op": OP_NAME,
+            "units": e.units,
+            "agent_units": e.agent_units,
+            "speed_reading": e.speed_reading,
+            "folded": fold,
+            "quantize": None,
         },
     )

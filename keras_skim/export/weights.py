@@ -1,5 +1,6 @@
 """Reading a Keras cell's weights as float64 NumPy arrays, and small helpers
 shared by the emitters."""
+
 import numpy as np
 
 from keras_skim.export.errors import ExportError
@@ -23,9 +24,7 @@ def activation_name(activation):
 def check_activations(cell, expected=("tanh", "sigmoid")):
     got = (activation_name(cell.activation), activation_name(cell.recurrent_activation))
     if got != tuple(expected):
-        raise ExportError(
-            f"cell {cell.name!r} uses activations {got}; the exporter supports {tuple(expected)}"
-        )
+        raise ExportError(f"cell {cell.name!r} uses activations {got}; the exporter supports {tuple(expected)}")
 
 
 def reorder_lstm_gates(matrix, size):

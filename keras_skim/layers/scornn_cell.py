@@ -1,4 +1,5 @@
 """Scaled Cayley orthogonal RNN cell (scoRNN, Helfrich et al., ICML 2018)."""
+
 import math
 
 import keras
@@ -9,26 +10,17 @@ from keras.src.layers.rnn.dropout_rnn_cell import DropoutRNNCell
 
 def _check_int(name, value, minimum):
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(
-            f"Argument `{name}` must be an int, got {value!r} "
-            f"of type {type(value).__name__}."
-        )
+        raise ValueError(f"Argument `{name}` must be an int, got {value!r} of type {type(value).__name__}.")
     if value < minimum:
-        raise ValueError(
-            f"Argument `{name}` must be an int >= {minimum}, got {value}."
-        )
+        raise ValueError(f"Argument `{name}` must be an int >= {minimum}, got {value}.")
     return int(value)
 
 
 def _check_rate(name, value):
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(
-            f"Argument `{name}` must be a float in [0, 1), got {value!r}."
-        )
+        raise ValueError(f"Argument `{name}` must be a float in [0, 1), got {value!r}.")
     if not 0.0 <= value < 1.0:
-        raise ValueError(
-            f"Argument `{name}` must be a float in [0, 1), got {value}."
-        )
+        raise ValueError(f"Argument `{name}` must be a float in [0, 1), got {value}.")
     return float(value)
 
 
@@ -203,10 +195,7 @@ class ScoRNNCell(keras.layers.Layer, DropoutRNNCell):
             rho = units // 2
         rho = _check_int("rho", rho, 0)
         if rho > units:
-            raise ValueError(
-                f"Argument `rho` must be an int in [0, units={units}], "
-                f"got {rho}."
-            )
+            raise ValueError(f"Argument `rho` must be an int in [0, units={units}], got {rho}.")
         if seed is not None:
             seed = _check_int("seed", seed, 0)
         dropout = _check_rate("dropout", dropout)
@@ -219,9 +208,7 @@ class ScoRNNCell(keras.layers.Layer, DropoutRNNCell):
             kernel_initializer = keras.initializers.RandomUniform(-0.01, 0.01)
         self.kernel_initializer = keras.initializers.get(kernel_initializer)
         self.bias_initializer = keras.initializers.get(bias_initializer)
-        self.modrelu_bias_initializer = keras.initializers.get(
-            modrelu_bias_initializer
-        )
+        self.modrelu_bias_initializer = keras.initializers.get(modrelu_bias_initializer)
         self.kernel_regularizer = keras.regularizers.get(kernel_regularizer)
         self.bias_regularizer = keras.regularizers.get(bias_regularizer)
         self.kernel_constraint = keras.constraints.get(kernel_constraint)
@@ -276,9 +263,7 @@ class ScoRNNCell(keras.layers.Layer, DropoutRNNCell):
         index = np.zeros((n, n), dtype="int32")
         index[rows, cols] = np.arange(1, rows.size + 1, dtype="int32")
         self._skew_index = index.reshape(-1)
-        self._scaling = np.concatenate(
-            [np.ones(n - self.rho), -np.ones(self.rho)]
-        )
+        self._scaling = np.concatenate([np.ones(n - self.rho), -np.ones(self.rho)])
 
     def _skew_initializer(self, shape, dtype=None):
         """Section 4.2 of the paper: 2x2 rotation blocks on the diagonal."""
@@ -298,18 +283,14 @@ class ScoRNNCell(keras.layers.Layer, DropoutRNNCell):
         # opens row i = 2j, which starts at offset i (n - 1) - i (i - 1) / 2.
         i = 2 * np.arange(half)
         flat = i * (n - 1) - i * (i - 1) // 2
-        values = ops.scatter(
-            ops.convert_to_tensor(flat[:, None].astype("int32")), s, shape
-        )
+        values = ops.scatter(ops.convert_to_tensor(flat[:, None].astype("int32")), s, shape)
         return ops.cast(values, dtype or "float32")
 
     def skew_matrix(self):
         """Returns the skew-symmetric `A` (units, units) as a tensor."""
         params = ops.convert_to_tensor(self.skew_parameters)
         padded = ops.concatenate([ops.zeros((1,), dtype=params.dtype), params])
-        upper = ops.reshape(
-            ops.take(padded, self._skew_index), (self.units, self.units)
-        )
+        upper = ops.reshape(ops.take(padded, self._skew_index), (self.units, self.units))
         return upper - ops.transpose(upper)
 
     def _compute_recurrent_matrix(self):
@@ -386,9 +367,7 @@ class ScoRNNCell(keras.layers.Layer, DropoutRNNCell):
             inputs = inputs * dp_mask
         if training and rec_dp_mask is not None:
             prev = prev * rec_dp_mask
-        z = ops.matmul(inputs, self.kernel) + ops.matmul(
-            prev, self._step_recurrent_matrix()
-        )
+        z = ops.matmul(inputs, self.kernel) + ops.matmul(prev, self._step_recurrent_matrix())
         if self._fast_tf_modrelu and keras.backend.backend() == "tensorflow":
             # Same values as the generic branch below; fewer ops per step
             # in the backward pass (see `_tf_modrelu`), and BiasAdd, whose
@@ -406,36 +385,20 @@ class ScoRNNCell(keras.layers.Layer, DropoutRNNCell):
         return output, new_state
 
     def get_initial_state(self, batch_size=None):
-        return [
-            ops.zeros((batch_size, self.state_size), dtype=self.compute_dtype)
-        ]
+        return [ops.zeros((batch_size, self.state_size), dtype=self.compute_dtype)]
 
     def get_config(self):
         config = {
             "units": self.units,
             "rho": self.rho,
             "use_bias": self.use_bias,
-            "kernel_initializer": keras.initializers.serialize(
-                self.kernel_initializer
-            ),
-            "bias_initializer": keras.initializers.serialize(
-                self.bias_initializer
-            ),
-            "modrelu_bias_initializer": keras.initializers.serialize(
-                self.modrelu_bias_initializer
-            ),
-            "kernel_regularizer": keras.regularizers.serialize(
-                self.kernel_regularizer
-            ),
-            "bias_regularizer": keras.regularizers.serialize(
-                self.bias_regularizer
-            ),
-            "kernel_constraint": keras.constraints.serialize(
-                self.kernel_constraint
-            ),
-            "bias_constraint": keras.constraints.serialize(
-                self.bias_constraint
-            ),
+            "kernel_initializer": keras.initializers.serialize(self.kernel_initializer),
+            "bias_initializer": keras.initializers.serialize(self.bias_initializer),
+            "modrelu_bias_initializer": keras.initializers.serialize(self.modrelu_bias_initializer),
+            "kernel_regularizer": keras.regularizers.serialize(self.kernel_regularizer),
+            "bias_regularizer": keras.regularizers.serialize(self.bias_regularizer),
+            "kernel_constraint": keras.constraints.serialize(self.kernel_constraint),
+            "bias_constraint": keras.constraints.serialize(self.bias_constraint),
             "dropout": self.dropout,
             "recurrent_dropout": self.recurrent_dropout,
             "seed": self.seed,

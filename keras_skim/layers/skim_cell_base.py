@@ -2,6 +2,7 @@
 Gumbel-softmax relaxation, the hard inference decision, the skim loss and the
 skim-rate bookkeeping. Subclasses only say how their big and small cells step.
 """
+
 import math
 import types
 
@@ -73,9 +74,7 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
         for name, rate in (("dropout", dropout), ("recurrent_dropout", recurrent_dropout)):
             _check_float(name, rate, minimum=0.0)
             if rate >= 1.0:
-                raise ValueError(
-                    f"Argument `{name}` must be in [0, 1). Received: {name}={rate}"
-                )
+                raise ValueError(f"Argument `{name}` must be in [0, 1). Received: {name}={rate}")
         self.units = units
         self.small_units = small_units
         self.gamma = float(gamma)
@@ -136,9 +135,7 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
         self.build_cells(input_dim)
         # The gate sees [x_t; h_{t-1}] and scores (read, skim).
         self.gate_kernel = self._weight("gate_kernel", (input_dim, 2), "gate")
-        self.gate_recurrent_kernel = self._weight(
-            "gate_recurrent_kernel", (self.units, 2), "gate"
-        )
+        self.gate_recurrent_kernel = self._weight("gate_recurrent_kernel", (self.units, 2), "gate")
         self.gate_bias = self._weight("gate_bias", (2,), "gate_bias")
         # Non-trainable so that they are saved with the model and can be
         # changed after training without retracing the graph; read in float32
@@ -187,10 +184,7 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
 
     # -------------------------------------------------------------------- state
     def get_initial_state(self, batch_size=None):
-        zeros = [
-            ops.zeros((batch_size, self.units), dtype=self.compute_dtype)
-            for _ in range(self.rnn_state_count)
-        ]
+        zeros = [ops.zeros((batch_size, self.units), dtype=self.compute_dtype) for _ in range(self.rnn_state_count)]
         return zeros + [ops.zeros((batch_size, NUM_STATS), dtype=self.compute_dtype)]
 
     def _threshold_cut(self):
@@ -202,11 +196,7 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
         return ops.where(t <= 0.0, -inf, ops.where(t >= 1.0, inf, logit))
 
     def gate_logits(self, x, h_rec):
-        return (
-            ops.matmul(x, self.gate_kernel)
-            + ops.matmul(h_rec, self.gate_recurrent_kernel)
-            + self.gate_bias
-        )
+        return ops.matmul(x, self.gate_kernel) + ops.matmul(h_rec, self.gate_recurrent_kernel) + self.gate_bias
 
     # ------------------------------------------------------------- RNN hooks
     def get_dropout_mask(self, step_input):
@@ -268,10 +258,7 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
                 axis=-1,
             )
 
-        new_states = [
-            weights[:, :1] * r + weights[:, 1:] * s
-            for r, s in zip(read_states, skim_states)
-        ]
+        new_states = [weights[:, :1] * r + weights[:, 1:] * s for r, s in zip(read_states, skim_states)]
         neg_log_p_skim = -log_p[:, 1]
         if self.gamma == 0.0:
             neg_log_p_skim = ops.stop_gradient(neg_log_p_skim)
@@ -289,10 +276,7 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
             # d' = 0 is the paper's skip baseline: the state is copied.
             return rnn_states
         small = self.small_step(x, h_rec, rnn_states)
-        return [
-            ops.concatenate([s, prev[:, self.small_units :]], axis=-1)
-            for s, prev in zip(small, rnn_states)
-        ]
+        return [ops.concatenate([s, prev[:, self.small_units :]], axis=-1) for s, prev in zip(small, rnn_states)]
 
     def _gumbel_softmax(self, log_p):
         """Relaxed sample of (read, skim), computed in float32, returned in the
@@ -345,9 +329,7 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
         total = final_stats[:, STAT_SKIM_LOSS] - initial_stats[:, STAT_SKIM_LOSS]
         loss = self.gamma * ops.mean(ops.divide_no_nan(total, tokens))
         self.skim_rate.update_counts(ops.sum(skimmed), ops.sum(tokens))
-        self.skim_loss.update_state(
-            ops.stop_gradient(loss), sample_weight=ops.cast(ops.shape(tokens)[0], "float32")
-        )
+        self.skim_loss.update_state(ops.stop_gradient(loss), sample_weight=ops.cast(ops.shape(tokens)[0], "float32"))
         if self.gamma > 0.0:
             self.add_loss(loss)
         return loss
@@ -415,9 +397,7 @@ def _account_after_the_loop(cell):
         if getattr(current, "__func__", None) is not _inner_loop_with_skim_accounting:
             # A bound method (not a closure), so that copying the layer binds
             # the copy; `object.__setattr__` keeps it out of Keras' tracking.
-            object.__setattr__(
-                layer, "inner_loop", types.MethodType(_inner_loop_with_skim_accounting, layer)
-            )
+            object.__setattr__(layer, "inner_loop", types.MethodType(_inner_loop_with_skim_accounting, layer))
     return found
 
 
@@ -470,18 +450,9 @@ def _training_call():
 
 def _check_int(name, value, minimum):
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ValueError(
-            f"Argument `{name}` must be an integer >= {minimum}. Received: {name}={value!r}"
-        )
+        raise ValueError(f"Argument `{name}` must be an integer >= {minimum}. Received: {name}={value!r}")
 
 
 def _check_float(name, value, minimum):
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, (int, float))
-        or not math.isfinite(value)
-        or value < minimum
-    ):
-        raise ValueError(
-            f"Argument `{name}` must be a number >= {minimum}. Received: {name}={value!r}"
-        )
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < minimum:
+        raise ValueError(f"Argument `{name}` must be a number >= {minimum}. Received: {name}={value!r}")

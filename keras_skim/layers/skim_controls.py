@@ -1,4 +1,5 @@
 """Find the skim cells of a model and set their inference threshold."""
+
 import contextlib
 
 import keras
@@ -58,9 +59,7 @@ def set_threshold(model, threshold, layer_name=None):
             layer = model.get_layer(layer_name)
         except ValueError:
             names = [layer.name for layer in model.layers]
-            raise ValueError(
-                f"No layer named {layer_name!r} in the model; layers are {names}"
-            ) from None
+            raise ValueError(f"No layer named {layer_name!r} in the model; layers are {names}") from None
         cells = skim_cells(layer)
     if not cells:
         raise ValueError("The model has no keras-skim skim cell to set a threshold on.")

@@ -1,4 +1,5 @@
 """Skim-GRU cell: a big and a small GRU that share one state."""
+
 import keras
 from keras import ops
 
@@ -65,9 +66,7 @@ class SkimGRUCell(SkimCellBase):
         return kernel, recurrent, bias
 
     def build_cells(self, input_dim):
-        self.kernel, self.recurrent_kernel, self.bias = self._gru_weights(
-            "", input_dim, self.units
-        )
+        self.kernel, self.recurrent_kernel, self.bias = self._gru_weights("", input_dim, self.units)
         if self.small_units:
             (
                 self.small_kernel,

@@ -1,4 +1,5 @@
 """Skim-LSTM cell: a big and a small LSTM that share one state."""
+
 import keras
 from keras import ops
 
@@ -134,9 +135,7 @@ class SkimLSTMCell(SkimCellBase):
         return kernel, recurrent, bias
 
     def build_cells(self, input_dim):
-        self.kernel, self.recurrent_kernel, self.bias = self._lstm_weights(
-            "", input_dim, self.units
-        )
+        self.kernel, self.recurrent_kernel, self.bias = self._lstm_weights("", input_dim, self.units)
         if self.small_units:
             (
                 self.small_kernel,

@@ -1,5 +1,6 @@
 """Exact skim statistics of a trained model: the skim rate over real tokens
 and the per-token read/skim decisions (for `keras-skim show`)."""
+
 import keras
 import numpy as np
 
@@ -39,9 +40,7 @@ def skim_statistics(model, token_ids, batch_size=64, threshold=None):
         raise ValueError("The model has no keras-skim skim cell.")
     token_ids = np.asarray(token_ids)
     if token_ids.ndim != 2 or not np.issubdtype(token_ids.dtype, np.integer):
-        raise ValueError(
-            f"token_ids must be an integer array (N, T); got {token_ids.dtype} {token_ids.shape}"
-        )
+        raise ValueError(f"token_ids must be an integer array (N, T); got {token_ids.dtype} {token_ids.shape}")
     probes = _state_probes(model)
     counts = {id(cell): [0.0, 0.0] for cell in cells}
     with thresholds_set_to(cells, threshold):
@@ -89,9 +88,7 @@ def _state_probes(model):
         if pairs:
             probes.append((keras.Model(model.inputs, _first(layer.input)), pairs))
     if len(probes) == 0 or sum(len(p) for _, p in probes) != len(skim_cells(model)):
-        raise ValueError(
-            "skim_statistics supports skim cells in top-level RNN or Bidirectional layers."
-        )
+        raise ValueError("skim_statistics supports skim cells in top-level RNN or Bidirectional layers.")
     return probes
 
 

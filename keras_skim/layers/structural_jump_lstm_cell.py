@@ -1,4 +1,5 @@
 """Structural-Jump-LSTM cell: an LSTM with a skip agent and a jump agent."""
+
 import keras
 from keras import ops
 
@@ -50,9 +51,7 @@ def pack_step_inputs(embedded_words, offsets, noise=None):
     x = ops.convert_to_tensor(embedded_words)
     if noise is None:
         noise = ops.zeros(ops.shape(x)[:-1] + (NUM_NOISE,), dtype=x.dtype)
-    return ops.concatenate(
-        [x, ops.cast(noise, x.dtype), ops.cast(offsets, x.dtype)], axis=-1
-    )
+    return ops.concatenate([x, ops.cast(noise, x.dtype), ops.cast(offsets, x.dtype)], axis=-1)
 
 
 @keras.saving.register_keras_serializable(package="keras_skim")
@@ -151,9 +150,7 @@ class StructuralJumpLSTMCell(keras.layers.Layer):
         _check_int("units", units, minimum=1)
         _check_int("agent_units", agent_units, minimum=1)
         if not isinstance(speed_reading, bool):
-            raise ValueError(
-                f"Argument `speed_reading` must be a bool. Received: speed_reading={speed_reading!r}"
-            )
+            raise ValueError(f"Argument `speed_reading` must be a bool. Received: speed_reading={speed_reading!r}")
         self.units = units
         self.agent_units = agent_units
         self._speed_reading_value = speed_reading
@@ -239,9 +236,7 @@ class StructuralJumpLSTMCell(keras.layers.Layer):
         # and NEXT_WORD, as in the authors' code.
         first = [0.0] * AUX_SIZE
         first[1 + READ] = first[1 + NUM_SKIP_ACTIONS + NEXT_WORD] = 1.0
-        aux = ops.broadcast_to(
-            ops.convert_to_tensor(first, dtype=self.compute_dtype), (batch_size, AUX_SIZE)
-        )
+        aux = ops.broadcast_to(ops.convert_to_tensor(first, dtype=self.compute_dtype), (batch_size, AUX_SIZE))
         return [zeros, zeros, aux]
 
     def call(self, inputs, states, training=False):
@@ -334,7 +329,4 @@ class StructuralJumpLSTMCell(keras.layers.Layer):
 
 def _check_int(name, value, minimum):
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ValueError(
-            f"Argument `{name}` must be an integer >= {minimum}. Received: {name}={value!r}"
-        )
-
+        raise ValueError(f"Argument `{name}` must be an integer >= {minimum}. Received: {name}={value!r}")

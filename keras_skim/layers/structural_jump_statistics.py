@@ -8,6 +8,7 @@ Counted from the model's greedy pass (`training=False`): a word is
 The fractions follow the paper's section 4.2 (`Read% = read / n`, `Jump% =
 1 - visited / n`, `Skip% = skipped / n`, n = words of the document).
 """
+
 import numpy as np
 
 from keras_skim.layers.structural_jump_lstm_cell import (
@@ -41,8 +42,7 @@ def _check_ids(model, token_ids, ndim):
     vocabulary = model.embedding.input_dim
     if ids.size and (ids.min() < 0 or ids.max() >= vocabulary):
         raise ValueError(
-            f"token_ids must be in [0, {vocabulary}) (the model's vocabulary); got "
-            f"[{ids.min()}, {ids.max()}]"
+            f"token_ids must be in [0, {vocabulary}) (the model's vocabulary); got [{ids.min()}, {ids.max()}]"
         )
     return ids.astype(np.int32)
 
@@ -116,9 +116,7 @@ def structural_jump_statistics(model, token_ids, batch_size=64):
             "skip_fraction": mean((visited_per_doc - read_per_doc)[has_words] / n),
             "jump_fraction": mean((words_per_doc - visited_per_doc)[has_words] / n),
         },
-        "jump_actions": {
-            name: int((jumps == k).sum()) for k, name in enumerate(JUMP_ACTION_NAMES[:NUM_JUMP_ACTIONS])
-        },
+        "jump_actions": {name: int((jumps == k).sum()) for k, name in enumerate(JUMP_ACTION_NAMES[:NUM_JUMP_ACTIONS])},
         "counts": {"word_count": words_per_doc, "visited": visited_per_doc, "read": read_per_doc},
         "predictions": logits.argmax(axis=-1) if len(logits) else np.zeros((0,), np.int64),
         "logits": logits,
@@ -149,8 +147,13 @@ def reading_positions(model, token_ids):
     jump_actions = np.full(len(ids), -1, np.int32)
     if len(ids) == 0:
         logits = np.asarray(model(np.zeros((1, 1), np.int32), training=False)["logits"])[0]
-        return {"status": status, "jump_actions": jump_actions, "visited": status.copy(),
-                "read": status.copy(), "logits": logits}
+        return {
+            "status": status,
+            "jump_actions": jump_actions,
+            "visited": status.copy(),
+            "read": status.copy(),
+            "logits": logits,
+        }
     batch = ids[None, :]
     out = model(batch, training=False)
     _, _, positions = model.text_structure(batch)

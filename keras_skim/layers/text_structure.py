@@ -20,6 +20,7 @@ sentence ends ``. ! ?`` instead of spaCy's sentence parser. Only
 TensorFlow ops that have TFLite builtins are used (equality, cumsum,
 scatter, gather), so an exporter can compute the same in its graph.
 """
+
 import keras
 import tensorflow as tf
 
@@ -52,9 +53,7 @@ def punctuation_ids(vocabulary, separators=SEPARATORS, sentence_ends=SENTENCE_EN
     """
     overlap = set(separators) & set(sentence_ends)
     if overlap:
-        raise ValueError(
-            f"A token cannot be both a separator and a sentence end: {sorted(overlap)}"
-        )
+        raise ValueError(f"A token cannot be both a separator and a sentence end: {sorted(overlap)}")
     index = {token: i for i, token in enumerate(vocabulary)}
 
     def ids(tokens):
@@ -91,10 +90,7 @@ def check_punctuation_ids(separator_ids, sentence_end_ids, other_punctuation_ids
     for name, values in checked.items():
         for v in values:
             if v in seen:
-                raise ValueError(
-                    f"Token id {v} is in both `{seen[v]}` and `{name}`; each punctuation id "
-                    "has one role."
-                )
+                raise ValueError(f"Token id {v} is in both `{seen[v]}` and `{name}`; each punctuation id has one role.")
             seen[v] = name
     return checked["separator_ids"], checked["sentence_end_ids"], checked["other_punctuation_ids"]
 
@@ -219,9 +215,7 @@ class TextStructure(keras.layers.Layer):
         self.built = True
 
     def call(self, token_ids):
-        return text_structure(
-            token_ids, self.separator_ids, self.sentence_end_ids, self.other_punctuation_ids
-        )
+        return text_structure(token_ids, self.separator_ids, self.sentence_end_ids, self.other_punctuation_ids)
 
     def compute_output_spec(self, token_ids):
         shape = tuple(token_ids.shape)

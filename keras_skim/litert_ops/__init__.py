@@ -50,6 +50,7 @@ The library is compiled with g++ on first use into the user cache
 
 Linux (x86-64, arm64) with glibc and a C++17 compiler.
 """
+
 import ctypes
 import glob
 import hashlib
@@ -70,8 +71,9 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 # adapter, the runner and its C interface); CMakeLists.txt of the app globs
 # the same folder.
 SOURCES = tuple(sorted(os.path.basename(p) for p in glob.glob(os.path.join(_HERE, "*.cc"))))
-HEADERS = tuple(sorted(os.path.basename(p) for pattern in ("*.h", "*.inc")
-                       for p in glob.glob(os.path.join(_HERE, pattern))))
+HEADERS = tuple(
+    sorted(os.path.basename(p) for pattern in ("*.h", "*.inc") for p in glob.glob(os.path.join(_HERE, pattern)))
+)
 
 _LOCK = threading.Lock()
 _LIB = None
@@ -89,15 +91,12 @@ def source_hash():
 
 def cache_dir():
     """`$KERAS_SKIM_CACHE/litert_ops/<source hash>` (default `~/.cache/keras_skim`)."""
-    root = os.environ.get("KERAS_SKIM_CACHE") or os.path.join(
-        os.path.expanduser("~"), ".cache", "keras_skim"
-    )
+    root = os.environ.get("KERAS_SKIM_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "keras_skim")
     return os.path.join(root, "litert_ops", source_hash())
 
 
 def _flags():
-    flags = ["-O3", "-std=c++17", "-fPIC", "-shared", "-fvisibility=hidden",
-             "-fno-math-errno", "-Wall", "-pthread"]
+    flags = ["-O3", "-std=c++17", "-fPIC", "-shared", "-fvisibility=hidden", "-fno-math-errno", "-Wall", "-pthread"]
     machine = os.uname().machine if hasattr(os, "uname") else ""
     if machine in ("x86_64", "AMD64"):
         # Baseline x86-64-v2; the kernel may carry faster clones picked at load time.
@@ -143,7 +142,7 @@ def library_path(build=True):
         try:
             result = subprocess.run(build_command(tmp, cxx), capture_output=True, text=True)
             if result.returncode != 0:
-                lines = [l for l in (result.stderr or result.stdout).splitlines() if "error" in l]
+                lines = [line for line in (result.stderr or result.stdout).splitlines() if "error" in line]
                 detail = (lines or (result.stderr or "").splitlines() or ["no output"])[0].strip()
                 raise RuntimeError(f"keras_skim custom-op library build failed ({cxx}): {detail}")
             os.chmod(tmp, 0o755)
@@ -190,8 +189,13 @@ def load_library(path=None):
 class Tensor(ctypes.Structure):
     """`KerasSkimTensor` of keras_skim_c.h: one tensor passed in or out."""
 
-    _fields_ = [("type", ctypes.c_int32), ("rank", ctypes.c_int32), ("dims", ctypes.c_int32 * 8),
-                ("data", ctypes.c_void_p), ("bytes", ctypes.c_size_t)]
+    _fields_ = [
+        ("type", ctypes.c_int32),
+        ("rank", ctypes.c_int32),
+        ("dims", ctypes.c_int32 * 8),
+        ("data", ctypes.c_void_p),
+        ("bytes", ctypes.c_size_t),
+    ]
 
 
 def op_names():

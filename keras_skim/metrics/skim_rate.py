@@ -1,4 +1,5 @@
 """The `skim_rate` metric that skim cells report in `fit` and `evaluate` logs."""
+
 import keras
 from keras import ops
 
@@ -29,12 +30,8 @@ class SkimRate(keras.metrics.Metric):
 
     def __init__(self, name="skim_rate", dtype="float32"):
         super().__init__(name=name, dtype=dtype)
-        self.skimmed = self.add_variable(
-            shape=(), initializer="zeros", dtype=self.dtype, name="skimmed"
-        )
-        self.tokens = self.add_variable(
-            shape=(), initializer="zeros", dtype=self.dtype, name="tokens"
-        )
+        self.skimmed = self.add_variable(shape=(), initializer="zeros", dtype=self.dtype, name="skimmed")
+        self.tokens = self.add_variable(shape=(), initializer="zeros", dtype=self.dtype, name="tokens")
 
     def update_counts(self, skimmed, tokens):
         self.skimmed.assign_add(ops.cast(skimmed, self.dtype))

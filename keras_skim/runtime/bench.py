@@ -8,6 +8,7 @@ it read, skipped and jumped over, counted from its per-token mask codes
 (`keras_skim.contracts.TOKEN_*`; punctuation is not a word), and its Flop-r
 from those counts (`keras_skim.analysis.structural_jump_flops`).
 """
+
 import platform
 import resource
 import sys
@@ -56,8 +57,14 @@ def jump_summary(metadata, words, visited, read):
     from keras_skim.analysis.structural_jump_flops import structural_jump_flop_report
 
     total, seen, reads = int(np.sum(words)), int(np.sum(visited)), int(np.sum(read))
-    report = structural_jump_flop_report(words, visited, read, int(metadata["units"]),
-                                         int(metadata["embedding_dim"]), int(metadata.get("agent_units") or 25))
+    report = structural_jump_flop_report(
+        words,
+        visited,
+        read,
+        int(metadata["units"]),
+        int(metadata["embedding_dim"]),
+        int(metadata.get("agent_units") or 25),
+    )
     return {
         "words": total,
         "read_fraction": reads / total if total else 0.0,
@@ -152,17 +159,26 @@ def bench_threshold(model, baseline, model_ids, base_ids, labels, threshold, rep
             "model": [float(np.median(t)) for t in model_text_times],
             "baseline": [float(np.median(t)) for t in base_text_times],
         }
-        result["speedup"] = sum(result["text_median_seconds"]["baseline"]) / sum(
-            result["text_median_seconds"]["model"]
+        result["speedup"] = sum(result["text_median_seconds"]["baseline"]) / sum(result["text_median_seconds"]["model"])
+        result["speedup_per_token_median"] = (
+            result["baseline_latency"]["median_us"] / result["model_latency"]["median_us"]
         )
-        result["speedup_per_token_median"] = result["baseline_latency"]["median_us"] / result["model_latency"]["median_us"]
         if result["flop_r"]:
             result["speedup_over_flop_r"] = result["speedup"] / result["flop_r"]
     return result
 
 
-def run_bench(model_path, baseline_path=None, texts=None, labels=None, token_ids=None,
-              thresholds=None, threads=1, repeats=5, data_description=""):
+def run_bench(
+    model_path,
+    baseline_path=None,
+    texts=None,
+    labels=None,
+    token_ids=None,
+    thresholds=None,
+    threads=1,
+    repeats=5,
+    data_description="",
+):
     """Benchmarks `model_path` (and `baseline_path`) on texts or token id lists."""
     model = SkimRunner(model_path, num_threads=threads)
     baseline = SkimRunner(baseline_path, num_threads=threads) if baseline_path else None
@@ -174,10 +190,7 @@ def run_bench(model_path, baseline_path=None, texts=None, labels=None, token_ids
         base_ids = _encode_all(baseline, texts) if baseline is not None else model_ids
     if thresholds is None:
         thresholds = [model.default_threshold if model.default_threshold is not None else 0.0]
-    results = [
-        bench_threshold(model, baseline, model_ids, base_ids, labels, float(t), repeats)
-        for t in thresholds
-    ]
+    results = [bench_threshold(model, baseline, model_ids, base_ids, labels, float(t), repeats) for t in thresholds]
     return {
         "model": model.model_path,
         "model_kind": model.metadata.get("model_kind"),
@@ -211,10 +224,11 @@ def markdown_report(report):
     lines = [
         "# keras-skim bench",
         "",
-        f"- model: `{report['model']}` ({report['model_kind']}, {sizes}, "
-        f"{report.get('backend', 'builtin')} backend)",
-        f"- baseline: `{report['baseline']}` ({report['baseline_kind']}, {report.get('baseline_backend', 'builtin')} backend)"
-        if report["baseline"] else "- baseline: none",
+        f"- model: `{report['model']}` ({report['model_kind']}, {sizes}, {report.get('backend', 'builtin')} backend)",
+        f"- baseline: `{report['baseline']}` ({report['baseline_kind']}, "
+        f"{report.get('baseline_backend', 'builtin')} backend)"
+        if report["baseline"]
+        else "- baseline: none",
         f"- data: {report['data']} ({report['samples']} texts, {report['mean_tokens']:.1f} tokens on average)",
         f"- threads: {report['threads']}, repeats: {report['repeats']} (warm-up excluded)",
         f"- peak RSS: {report['peak_rss_mb']:.1f} MB",
@@ -231,7 +245,7 @@ def markdown_report(report):
     if jump:
         return "\n".join(lines + _jump_table(report, fmt)) + "\n"
     lines += [
-        "| threshold | skim rate | us/token median | p90 | baseline us/token | speed-up | Flop-R | speed-up / Flop-R | accuracy |",
+        "| threshold | skim rate | us/token median | p90 | baseline us/token | speed-up | Flop-R | speed-up / Flop-R | accuracy |",  # noqa: E501 (a table header)
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in report["results"]:

@@ -1,4 +1,5 @@
 """Texts (and labels when known) for `keras-skim bench`; no TensorFlow."""
+
 from keras_skim.datasets.errors import DatasetUnavailableError, DataSourceError
 from keras_skim.datasets.registry import DEFAULT_SPLIT_SEED, resolve_data
 

@@ -11,6 +11,7 @@ export, the project's speed baseline (benchmarks/results/capi_runtime_speed.md),
 so the baseline is never made slower. Both give the same outputs, bit for
 bit on those exports (tests/runtime/test_litert_runner.py).
 """
+
 import os
 
 from keras_skim.runtime.litert_runner import LiteRtError, LiteRtModel

@@ -17,6 +17,7 @@ Python, the JVM shim and the aarch64 check share one C++ runner
         token_ids=np.array([[5, 9, 3]], np.int32), threshold=np.float32(0.5))
     out["logits"], out["read_mask"], out["read_count"]   # NumPy arrays
 """
+
 import ctypes
 import os
 import threading
@@ -29,8 +30,7 @@ LITERT_LIBRARY_ENV = "KERAS_SKIM_LITERT_LIB"
 TESTED_LITERT = ("2.1.6", "2.2.0", "2.3.0")
 MINIMUM_LITERT = (2, 1, 6)
 
-_TYPES = {1: np.float32, 2: np.int32, 3: np.uint8, 4: np.int64, 6: np.bool_, 7: np.int16,
-          9: np.int8, 10: np.float16}
+_TYPES = {1: np.float32, 2: np.int32, 3: np.uint8, 4: np.int64, 6: np.bool_, 7: np.int16, 9: np.int8, 10: np.float16}
 _CODES = {np.dtype(v): k for k, v in _TYPES.items()}
 _ERROR_SIZE = 1024
 
@@ -68,15 +68,18 @@ def litert_library_path():
 
     spec = importlib.util.find_spec("ai_edge_litert")
     if spec is None or not spec.submodule_search_locations:
-        raise LiteRtError(f"the LiteRT C library is missing: pip install 'ai-edge-litert>=2.1.6' "
-                          f"(or set {LITERT_LIBRARY_ENV} to a libLiteRt.so)")
+        raise LiteRtError(
+            f"the LiteRT C library is missing: pip install 'ai-edge-litert>=2.1.6' "
+            f"(or set {LITERT_LIBRARY_ENV} to a libLiteRt.so)"
+        )
     try:
         version = metadata.version("ai-edge-litert")
     except metadata.PackageNotFoundError:
         version = None
     if version is not None and _version_tuple(version) < MINIMUM_LITERT:
-        raise LiteRtError(f"ai-edge-litert {version} is too old: keras-skim needs >= 2.1.6 "
-                          f"(tested: {', '.join(TESTED_LITERT)})")
+        raise LiteRtError(
+            f"ai-edge-litert {version} is too old: keras-skim needs >= 2.1.6 (tested: {', '.join(TESTED_LITERT)})"
+        )
     path = os.path.join(list(spec.submodule_search_locations)[0], "libLiteRt.so")
     if not os.path.isfile(path):
         raise LiteRtError(f"ai-edge-litert {version} has no {path} (keras-skim needs its LiteRT C library)")
@@ -150,9 +153,10 @@ class LiteRtModel:
         out = []
         type_, rank, dims = ctypes.c_int(), ctypes.c_int(), (ctypes.c_int32 * 8)()
         for i in range(lib.KerasSkim_NumTensors(handle, signature, is_input)):
-            name = lib.KerasSkim_TensorInfo(handle, signature, is_input, i, ctypes.byref(type_),
-                                            ctypes.byref(rank), dims)
-            out.append((name.decode(), type_.value, tuple(dims[:rank.value])))
+            name = lib.KerasSkim_TensorInfo(
+                handle, signature, is_input, i, ctypes.byref(type_), ctypes.byref(rank), dims
+            )
+            out.append((name.decode(), type_.value, tuple(dims[: rank.value])))
         return out
 
     def close(self):
@@ -166,8 +170,10 @@ class LiteRtModel:
 
     def get_signature_list(self):
         """{signature key: {"inputs": [names], "outputs": [names]}}."""
-        return {key: {"inputs": [t[0] for t in ins], "outputs": [t[0] for t in outs]}
-                for key, (_, ins, outs) in self._signatures.items()}
+        return {
+            key: {"inputs": [t[0] for t in ins], "outputs": [t[0] for t in outs]}
+            for key, (_, ins, outs) in self._signatures.items()
+        }
 
     def get_signature_runner(self, signature_key=None):
         """A callable `runner(**inputs) -> {output name: np.ndarray}` for one
@@ -198,8 +204,7 @@ class SignatureRunner:
         self._out = (Tensor * max(len(self._outputs), 1))()
         for i, (_, type_code, _) in enumerate(self._inputs):
             self._in[i].type = type_code
-        self._wanted = [(name, np.dtype(_TYPES[t]) if t in _TYPES else None, shape)
-                        for name, t, shape in self._inputs]
+        self._wanted = [(name, np.dtype(_TYPES[t]) if t in _TYPES else None, shape) for name, t, shape in self._inputs]
 
     def get_input_details(self):
         """{input name: {"dtype", "shape"}} (shape as declared; -1 = any size)."""
@@ -236,7 +241,7 @@ class SignatureRunner:
             array = self._array(name, inputs[name], want, declared)
             tensor = self._in[i]
             tensor.rank = array.ndim
-            tensor.dims[:array.ndim] = array.shape
+            tensor.dims[: array.ndim] = array.shape
             tensor.data = array.__array_interface__["data"][0]
             tensor.bytes = array.nbytes
             kept.append(array)
@@ -248,9 +253,17 @@ class SignatureRunner:
         if not handle:
             raise ValueError("the model is closed")
         error = self._error
-        code = model._lib.KerasSkim_Run(handle, self._index, self._in if inputs else None, len(self._inputs),
-                                        int(invoke), self._out if outputs else None, len(self._outputs),
-                                        error, len(error))
+        code = model._lib.KerasSkim_Run(
+            handle,
+            self._index,
+            self._in if inputs else None,
+            len(self._inputs),
+            int(invoke),
+            self._out if outputs else None,
+            len(self._outputs),
+            error,
+            len(error),
+        )
         if code:  # 1: the inputs, 2: the run
             raise (ValueError if code == 1 else LiteRtError)(error.value.decode(errors="replace"))
 
@@ -259,7 +272,7 @@ class SignatureRunner:
         for i, (name, _, _) in enumerate(self._outputs):
             tensor = self._out[i]
             dtype = np.dtype(_TYPES.get(tensor.type, np.uint8))
-            shape = tuple(tensor.dims[:tensor.rank])
+            shape = tuple(tensor.dims[: tensor.rank])
             if tensor.bytes:
                 raw = (ctypes.c_char * tensor.bytes).from_address(tensor.data)
                 results[name] = np.frombuffer(raw, dtype=dtype).reshape(shape).copy()

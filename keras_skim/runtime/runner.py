@@ -1,5 +1,6 @@
 """`SkimRunner`: runs an exported keras-skim model with LiteRT, the way a
 phone app does. Imports neither TensorFlow nor Keras."""
+
 import os
 
 import numpy as np
@@ -69,14 +70,16 @@ class SkimRunner:
                 self.metadata.get("signature", contracts.SIGNATURE_KEY)
             )
         except (ValueError, RuntimeError) as err:
-            raise RuntimeModelError(f"{self.model_path}: cannot prepare the model ({str(err).splitlines()[0]})") from None
+            raise RuntimeModelError(
+                f"{self.model_path}: cannot prepare the model ({str(err).splitlines()[0]})"
+            ) from None
         self.default_threshold = self.metadata.get("default_threshold")
         self.max_length = self.metadata.get("max_length")
         self.vocabulary_size = int(self.metadata["vocabulary_size"])
 
     @property
     def backend(self):
-        """"builtin" (builtin ops only) or "custom" (needs the custom op
+        """ "builtin" (builtin ops only) or "custom" (needs the custom op
         named in the metadata's `custom_ops`: KerasSkimLSTM or KerasSjLSTM)."""
         return self.metadata.get("backend", "builtin")
 
@@ -130,9 +133,7 @@ class SkimRunner:
         ids = ids.astype(np.int64).reshape(1, -1)
         if ids.size and (ids.min() < 0 or ids.max() >= self.vocabulary_size):
             bad = int(ids.max()) if ids.max() >= self.vocabulary_size else int(ids.min())
-            raise RuntimeModelError(
-                f"token id {bad} is outside the model's vocabulary [0, {self.vocabulary_size})"
-            )
+            raise RuntimeModelError(f"token id {bad} is outside the model's vocabulary [0, {self.vocabulary_size})")
         if ids.shape[1] == 0:
             # No zero-length input: a custom op cannot receive one.
             ids = np.full((1, 1), contracts.PADDING_ID if self.jumps else contracts.UNKNOWN_ID, np.int64)

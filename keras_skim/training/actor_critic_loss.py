@@ -5,6 +5,7 @@ per-step trace, the prediction and the label.
 Everything is a function of tensors so that it can be checked against a
 hand-computed example; `StructuralJumpLSTM.compute_loss` calls it.
 """
+
 from keras import ops
 
 from keras_skim.layers.structural_jump_lstm_cell import (
@@ -74,9 +75,7 @@ def _target_loss(logits, target, mask, kind):
     target = ops.cast(target, logits.dtype)
     if kind == "sigmoid_ce":
         # The authors' "entropy": every logit against its target probability.
-        per_logit = (
-            ops.relu(logits) - logits * target + ops.log1p(ops.exp(-ops.abs(logits)))
-        )
+        per_logit = ops.relu(logits) - logits * target + ops.log1p(ops.exp(-ops.abs(logits)))
         per_step = ops.mean(per_logit, axis=-1)
     else:
         log_target = ops.log(ops.maximum(target, 1e-12))
@@ -171,9 +170,7 @@ def structural_jump_losses(
 
     final, correct = final_rewards(ops.stop_gradient(logits), labels)
     final = ops.stop_gradient(final)
-    skip_returns, jump_returns, costs = episode_returns(
-        active, read, word_count, final, skip_cost, rolling_weight
-    )
+    skip_returns, jump_returns, costs = episode_returns(active, read, word_count, final, skip_cost, rolling_weight)
     skip_returns = ops.stop_gradient(skip_returns)
     jump_returns = ops.stop_gradient(jump_returns)
     skip_values = trace[..., TRACE_SKIP_VALUE]
@@ -228,8 +225,5 @@ def check_target(name, values, size):
     except (TypeError, ValueError):
         raise ValueError(f"Argument `{name}` must be {size} probabilities. Received: {values!r}") from None
     if len(values) != size or min(values) < 0 or abs(sum(values) - 1.0) > 1e-6:
-        raise ValueError(
-            f"Argument `{name}` must be {size} probabilities summing to 1. Received: {values!r}"
-        )
+        raise ValueError(f"Argument `{name}` must be {size} probabilities summing to 1. Received: {values!r}")
     return values
-

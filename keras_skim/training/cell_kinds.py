@@ -6,6 +6,7 @@ batch size, learning rate). The CLI's `--cell` choices and help come from
 here, and the text classifier builder takes its own kinds from here.
 TensorFlow-free, so that `keras-skim --help` stays fast.
 """
+
 import dataclasses
 
 TEXT_CLASSIFIER = "text_classifier"
@@ -39,15 +40,23 @@ class CellKind:
 
 
 CELLS = {
-    "skim-lstm": CellKind("skim-lstm", "Skim-LSTM (Seo et al. 2018): a big and a small LSTM",
-                          TEXT_CLASSIFIER, True, 100, 1e-3, 64),
+    "skim-lstm": CellKind(
+        "skim-lstm", "Skim-LSTM (Seo et al. 2018): a big and a small LSTM", TEXT_CLASSIFIER, True, 100, 1e-3, 64
+    ),
     "skim-gru": CellKind("skim-gru", "Skim-GRU: a big and a small GRU", TEXT_CLASSIFIER, True, 100, 1e-3, 64),
     "lstm": CellKind("lstm", "LSTM baseline (reads every token)", TEXT_CLASSIFIER, False, 100, 1e-3, 64),
     "gru": CellKind("gru", "GRU baseline (reads every token)", TEXT_CLASSIFIER, False, 100, 1e-3, 64),
     # The paper's sizes and rates (Hansen et al. 2019): LSTM 128, RMSprop 0.0005, batch 32 for
     # Rotten Tomatoes and 100 for IMDB.
-    "sj-lstm": CellKind("sj-lstm", "Structural-Jump-LSTM (Hansen et al. 2019): skips words and jumps "
-                        "to the next , ; or . ! ? or the end", STRUCTURAL_JUMP, False, 128, 5e-4, None),
+    "sj-lstm": CellKind(
+        "sj-lstm",
+        "Structural-Jump-LSTM (Hansen et al. 2019): skips words and jumps to the next , ; or . ! ? or the end",
+        STRUCTURAL_JUMP,
+        False,
+        128,
+        5e-4,
+        None,
+    ),
 }
 
 # The kinds `build_text_classifier` builds.

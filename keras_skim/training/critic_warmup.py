@@ -1,4 +1,5 @@
 """Critic warm-up before Structural-Jump-LSTM's actors start learning."""
+
 import keras
 
 

@@ -1,4 +1,5 @@
 """The decay of Structural-Jump-LSTM's target ("entropy") weight as a callback."""
+
 import keras
 
 
@@ -41,9 +42,7 @@ class EntropyWeightDecay(keras.callbacks.Callback):
         if isinstance(decay_steps, bool) or not isinstance(decay_steps, int) or decay_steps < 1:
             raise ValueError(f"decay_steps must be an integer >= 1. Received: {decay_steps!r}")
         if not (initial >= 0 and final >= 0):
-            raise ValueError(
-                f"initial and final must be >= 0. Received: initial={initial}, final={final}"
-            )
+            raise ValueError(f"initial and final must be >= 0. Received: initial={initial}, final={final}")
         self.decay_steps = decay_steps
         self.initial = float(initial)
         self.final = float(final)

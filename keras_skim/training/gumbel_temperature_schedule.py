@@ -1,4 +1,5 @@
 """The Gumbel-softmax temperature schedule of Skim-RNN as a Keras callback."""
+
 import math
 
 import keras

@@ -1,4 +1,5 @@
 """RMSprop as TensorFlow 1 ran it for Structural-Jump-LSTM's authors."""
+
 import math
 
 import keras

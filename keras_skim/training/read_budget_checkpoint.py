@@ -1,5 +1,6 @@
 """Model selection for speed reading: the most accurate epoch within a
 reading budget."""
+
 import keras
 
 
@@ -34,8 +35,7 @@ class ReadBudgetCheckpoint(keras.callbacks.Callback):
     0.6
     """
 
-    def __init__(self, budget, monitor="val_accuracy", read_key="val_read_fraction",
-                 fallback="val_reward"):
+    def __init__(self, budget, monitor="val_accuracy", read_key="val_read_fraction", fallback="val_reward"):
         super().__init__()
         if not 0.0 <= budget <= 1.0:
             raise ValueError(f"budget must be a read fraction in [0, 1]; got {budget!r}")

@@ -36,6 +36,7 @@ model.compile(
 training, use `model.optimizer.optimizer.learning_rate` or
 `model.optimizer.skew_optimizer.learning_rate`.
 """
+
 import re
 
 import keras
@@ -52,8 +53,7 @@ def _get_optimizer(value, default_learning_rate, argument):
         value, (keras.optimizers.MultiOptimizer, keras.optimizers.LossScaleOptimizer)
     ):
         raise ValueError(
-            f"Argument `{argument}` must be a plain Keras optimizer "
-            f"(instance, name or config), got {value!r}."
+            f"Argument `{argument}` must be a plain Keras optimizer (instance, name or config), got {value!r}."
         )
     return value
 
@@ -89,26 +89,14 @@ class ScoRNNOptimizer(keras.optimizers.MultiOptimizer):
         name="scornn_optimizer",
     ):
         if not isinstance(skew_variable_name, str) or not skew_variable_name:
-            raise ValueError(
-                "Argument `skew_variable_name` must be a non-empty string, "
-                f"got {skew_variable_name!r}."
-            )
+            raise ValueError(f"Argument `skew_variable_name` must be a non-empty string, got {skew_variable_name!r}.")
         optimizer = _get_optimizer(optimizer, 1e-3, "optimizer")
         skew_optimizer = _get_optimizer(skew_optimizer, 1e-4, "skew_optimizer")
         if skew_optimizer is optimizer:
-            raise ValueError(
-                "Arguments `optimizer` and `skew_optimizer` must be two "
-                "different optimizer instances."
-            )
-        optimizer_map = keras.optimizers.OptimizerMap(
-            default_optimizer=optimizer
-        )
-        optimizer_map[f"(.*/)?{re.escape(skew_variable_name)}"] = (
-            skew_optimizer
-        )
-        super().__init__(
-            optimizer_map, loss_scale_factor=loss_scale_factor, name=name
-        )
+            raise ValueError("Arguments `optimizer` and `skew_optimizer` must be two different optimizer instances.")
+        optimizer_map = keras.optimizers.OptimizerMap(default_optimizer=optimizer)
+        optimizer_map[f"(.*/)?{re.escape(skew_variable_name)}"] = skew_optimizer
+        super().__init__(optimizer_map, loss_scale_factor=loss_scale_factor, name=name)
         self.optimizer = optimizer
         self.skew_optimizer = skew_optimizer
         self.skew_variable_name = skew_variable_name
@@ -130,9 +118,7 @@ class ScoRNNOptimizer(keras.optimizers.MultiOptimizer):
     def from_config(cls, config, custom_objects=None):
         config = dict(config)
         for key in ("optimizer", "skew_optimizer"):
-            config[key] = keras.optimizers.deserialize(
-                config[key], custom_objects=custom_objects
-            )
+            config[key] = keras.optimizers.deserialize(config[key], custom_objects=custom_objects)
         return cls(**config)
 
 

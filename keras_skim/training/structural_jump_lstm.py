@@ -1,4 +1,5 @@
 """Structural-Jump-LSTM text classifier that trains with plain `model.fit`."""
+
 import keras
 import tensorflow as tf
 from keras import ops
@@ -154,9 +155,7 @@ class StructuralJumpLSTM(keras.Model):
         if advantage not in ADVANTAGES:
             raise ValueError(f"Argument `advantage` must be one of {ADVANTAGES}. Received: {advantage!r}")
         if target_loss not in TARGET_LOSSES:
-            raise ValueError(
-                f"Argument `target_loss` must be one of {TARGET_LOSSES}. Received: {target_loss!r}"
-            )
+            raise ValueError(f"Argument `target_loss` must be one of {TARGET_LOSSES}. Received: {target_loss!r}")
         self.text_structure = TextStructure(
             separator_ids, sentence_end_ids, other_punctuation_ids, name="text_structure"
         )
@@ -167,8 +166,7 @@ class StructuralJumpLSTM(keras.Model):
         )
         if punctuation and max(punctuation) >= vocabulary_size:
             raise ValueError(
-                f"Punctuation ids must be < vocabulary_size={vocabulary_size}. Received: "
-                f"{sorted(punctuation)}"
+                f"Punctuation ids must be < vocabulary_size={vocabulary_size}. Received: {sorted(punctuation)}"
             )
         self.vocabulary_size = vocabulary_size
         self.separator_ids = self.text_structure.separator_ids
@@ -198,18 +196,12 @@ class StructuralJumpLSTM(keras.Model):
             name="embedding",
         )
         self.embedding.trainable = bool(train_embedding)
-        self.embedding_dropout_layer = keras.layers.Dropout(
-            self.embedding_dropout, seed=seed, name="embedding_dropout"
-        )
+        self.embedding_dropout_layer = keras.layers.Dropout(self.embedding_dropout, seed=seed, name="embedding_dropout")
         self.cell = StructuralJumpLSTMCell(
             units, agent_units, speed_reading=speed_reading, name="structural_jump_lstm_cell"
         )
-        self.rnn = keras.layers.RNN(
-            self.cell, return_sequences=True, return_state=True, name="structural_jump_rnn"
-        )
-        self.output_dropout_layer = keras.layers.Dropout(
-            self.output_dropout, seed=seed, name="output_dropout"
-        )
+        self.rnn = keras.layers.RNN(self.cell, return_sequences=True, return_state=True, name="structural_jump_rnn")
+        self.output_dropout_layer = keras.layers.Dropout(self.output_dropout, seed=seed, name="output_dropout")
         self.hidden = keras.layers.Dense(units, activation="relu", name="hidden")
         self.classifier = keras.layers.Dense(num_classes, name="logits")
         self.trackers = {name: keras.metrics.Mean(name=name) for name in _METRICS}
@@ -359,9 +351,7 @@ class StructuralJumpLSTM(keras.Model):
         self.trackers["skip_fraction"].update_state(
             (parts["visited"] - parts["read"]) / words, sample_weight=parts["words"]
         )
-        self.trackers["jump_fraction"].update_state(
-            1.0 - parts["visited"] / words, sample_weight=parts["words"]
-        )
+        self.trackers["jump_fraction"].update_state(1.0 - parts["visited"] / words, sample_weight=parts["words"])
         batch = ops.cast(ops.shape(y_pred["logits"])[0], "float32")
         for name in ("accuracy", "reward", "class_loss", "actor_loss", "critic_loss", "entropy_loss"):
             self.trackers[name].update_state(parts[name], sample_weight=batch)
@@ -402,9 +392,7 @@ class StructuralJumpLSTM(keras.Model):
 
 def _check_int(name, value, minimum):
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ValueError(
-            f"Argument `{name}` must be an integer >= {minimum}. Received: {name}={value!r}"
-        )
+        raise ValueError(f"Argument `{name}` must be an integer >= {minimum}. Received: {name}={value!r}")
 
 
 def _check_number(name, value, minimum):

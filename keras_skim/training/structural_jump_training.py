@@ -17,12 +17,12 @@ loads a dataset, fits the tokenizer, loads GloVe and writes a model folder
 like `keras-skim train`: `model.keras`, `tokenizer.json`,
 `train_config.json`.
 """
+
 import os
 import time
 
 import keras
 import numpy as np
-
 
 DEFAULT_MAX_LENGTH = {"imdb": 400, "rotten_tomatoes": 50}
 # The paper: batch 32 for AG news, Rotten Tomatoes and SST, 100 for the rest.
@@ -81,7 +81,7 @@ class LengthBucketedBatches(keras.utils.PyDataset):
 
 
 def make_optimizer(kind, learning_rate):
-    """"rmsprop_tf1": the authors' RMSprop (per-tensor clipping, accumulators
+    """ "rmsprop_tf1": the authors' RMSprop (per-tensor clipping, accumulators
     at 1; `PerTensorClipRMSprop`); "rmsprop": Keras' RMSprop; "adam"."""
     from keras_skim.training.per_tensor_clip_rmsprop import PerTensorClipRMSprop
 
@@ -298,11 +298,22 @@ def evaluate_structural_jump(model, token_ids, labels, batch_size=128):
     predictions = stats.pop("predictions")
     logits = stats.pop("logits")
     flops = structural_jump_flop_report(
-        counts["word_count"], counts["visited"], counts["read"],
-        model.units, model.embedding_dim, model.agent_units,
+        counts["word_count"],
+        counts["visited"],
+        counts["read"],
+        model.units,
+        model.embedding_dim,
+        model.agent_units,
     )
-    rewards = greedy_rewards(logits, labels[order], counts["word_count"], counts["visited"], counts["read"],
-                             model.skip_cost, model.rolling_weight)
+    rewards = greedy_rewards(
+        logits,
+        labels[order],
+        counts["word_count"],
+        counts["visited"],
+        counts["read"],
+        model.skip_cost,
+        model.rolling_weight,
+    )
     return {
         "accuracy": float(np.mean(predictions == labels[order])) if len(labels) else 0.0,
         **stats,
@@ -313,8 +324,16 @@ def evaluate_structural_jump(model, token_ids, labels, batch_size=128):
     }
 
 
-def load_dataset_splits(dataset, max_length=None, max_tokens=20000, limit=None, seed=0,
-                        validation_fraction=0.15, glove=True, embedding_dim=50):
+def load_dataset_splits(
+    dataset,
+    max_length=None,
+    max_tokens=20000,
+    limit=None,
+    seed=0,
+    validation_fraction=0.15,
+    glove=True,
+    embedding_dim=50,
+):
     """The paper's splits of a named dataset, encoded with one tokenizer.
 
     IMDB: the 25,000 training reviews split (seeded) into train and
@@ -455,8 +474,7 @@ def train_structural_jump(
         DataSourceError, DatasetUnavailableError: unusable data (one line).
     """
     arguments = {
-        k: v for k, v in locals().items()
-        if k not in ("force", "verbose", "data", "tokenizer", "embedding_matrix")
+        k: v for k, v in locals().items() if k not in ("force", "verbose", "data", "tokenizer", "embedding_matrix")
     }
     from keras_skim import contracts
     from keras_skim.analysis.structural_jump_flops import structural_jump_step_flops
@@ -476,14 +494,13 @@ def train_structural_jump(
     if data is None:
         source = (
             resolve_data(dataset, split_seed=split_seed, training=True)
-            if isinstance(dataset, (str, os.PathLike)) else dataset
+            if isinstance(dataset, (str, os.PathLike))
+            else dataset
         )
         arguments["dataset"] = source.spec
         max_length = max_length or source.default_max_length
         batch_size = batch_size or DEFAULT_BATCH_SIZE.get(source.spec, 32)
-        data, tokenizer, loaded = _source_splits(
-            source, max_length, max_tokens, limit, seed, glove, embedding_dim
-        )
+        data, tokenizer, loaded = _source_splits(source, max_length, max_tokens, limit, seed, glove, embedding_dim)
         embedding_matrix = loaded if embedding_matrix is None else embedding_matrix
         num_classes = len(source.classes)
         record["data"] = source.to_config()
@@ -493,8 +510,7 @@ def train_structural_jump(
         missing = {"train", "validation"} - set(data)
         if missing:
             raise ValueError(f"data must hold 'train' and 'validation' (token_ids, labels); missing {sorted(missing)}")
-        data = {k: (np.asarray(v[0], np.int32), np.asarray(v[1]).reshape(-1).astype(np.int32))
-                for k, v in data.items()}
+        data = {k: (np.asarray(v[0], np.int32), np.asarray(v[1]).reshape(-1).astype(np.int32)) for k, v in data.items()}
         batch_size = batch_size or 32
         max_length = data["train"][0].shape[1]
         arguments["dataset"] = None
@@ -532,8 +548,13 @@ def train_structural_jump(
     )
     seconds = sum(p.get("seconds", 0.0) for p in phases.values())
     epochs = sum(p["epochs_run"] for p in phases.values())
-    results = {"arguments": arguments, **record, "phases": phases,
-               "epochs_run": epochs, "seconds_per_epoch": seconds / epochs if epochs else 0.0}
+    results = {
+        "arguments": arguments,
+        **record,
+        "phases": phases,
+        "epochs_run": epochs,
+        "seconds_per_epoch": seconds / epochs if epochs else 0.0,
+    }
     if "full_read" in phases:
         results["full_read_validation_accuracy"] = phases["full_read"]["validation_accuracy"]
     results["validation"] = evaluate_structural_jump(model, *data["validation"])
@@ -550,7 +571,8 @@ def train_structural_jump(
         with contracts.staged_output_dir(output_dir, force=force) as stage:
             model.save(os.path.join(stage, contracts.MODEL_FILE))
             tokenizer.save(os.path.join(stage, contracts.TOKENIZER_FILE))
-            contracts.write_json(os.path.join(stage, contracts.TRAIN_CONFIG_FILE),
-                                 contracts.train_config_record(arguments, **{
-                                     k: v for k, v in results.items() if k != "arguments"}))
+            contracts.write_json(
+                os.path.join(stage, contracts.TRAIN_CONFIG_FILE),
+                contracts.train_config_record(arguments, **{k: v for k, v in results.items() if k != "arguments"}),
+            )
     return model, results

@@ -4,6 +4,7 @@ Two classes keep one logit (sigmoid, binary cross-entropy), the form of every
 model and export written before several classes were supported; k > 2
 classes get k logits (softmax, sparse categorical cross-entropy).
 """
+
 import keras
 
 from keras_skim.layers.skim_gru_cell import SkimGRUCell
@@ -52,11 +53,7 @@ def build_text_classifier(
     if cell not in CELL_KINDS:
         raise ValueError(f"cell must be one of {', '.join(CELL_KINDS)}; got {cell!r}")
     inputs = keras.Input((max_length,), dtype="int32", name="token_ids")
-    initializer = (
-        keras.initializers.Constant(embedding_matrix)
-        if embedding_matrix is not None
-        else "uniform"
-    )
+    initializer = keras.initializers.Constant(embedding_matrix) if embedding_matrix is not None else "uniform"
     x = keras.layers.Embedding(
         vocabulary_size,
         embedding_dim,

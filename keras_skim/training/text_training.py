@@ -5,6 +5,7 @@ exporter and the Android app need) and `train_config.json` (arguments,
 history, test results, and a `data` section: the source, its classes and
 how it was split, so that `evaluate` and `show` can rebuild the same split).
 """
+
 import os
 import platform
 import time
@@ -14,6 +15,7 @@ import numpy as np
 from keras_skim import contracts
 from keras_skim.datasets import Tokenizer, glove_embedding_matrix
 from keras_skim.datasets.registry import DEFAULT_SPLIT_SEED, resolve_data
+
 
 def load_encoded(data, tokenizer, split, max_length, limit=None, seed=0):
     """(token ids, int labels, texts) of one split.
@@ -59,8 +61,8 @@ def flop_summary(model, skim_rate):
     import keras
 
     from keras_skim.analysis.flops import flop_report
-    from keras_skim.layers.skim_gru_cell import SkimGRUCell
     from keras_skim.layers.skim_controls import skim_cells
+    from keras_skim.layers.skim_gru_cell import SkimGRUCell
 
     cells = skim_cells(model)
     embedding = next(layer for layer in model.layers if isinstance(layer, keras.layers.Embedding))
@@ -123,7 +125,8 @@ def train_text_model(
     contracts.check_output_folder(output_dir, force=force)
     source = (
         resolve_data(dataset, split_seed=split_seed, training=True)
-        if isinstance(dataset, (str, os.PathLike)) else dataset
+        if isinstance(dataset, (str, os.PathLike))
+        else dataset
     )
     arguments["dataset"] = source.spec
     max_length = max_length or source.default_max_length
@@ -143,9 +146,7 @@ def train_text_model(
     x_test = tokenizer.encode(splits["test"][0], max_length=max_length)
     y_test = np.asarray(splits["test"][1], "int32")
 
-    embedding_matrix = (
-        glove_embedding_matrix(tokenizer.vocabulary, dim=50, seed=seed) if glove else None
-    )
+    embedding_matrix = glove_embedding_matrix(tokenizer.vocabulary, dim=50, seed=seed) if glove else None
     model = build_text_classifier(
         cell,
         tokenizer.vocabulary_size,
@@ -164,9 +165,7 @@ def train_text_model(
     callbacks = [GumbelTemperatureSchedule(rate=temperature_rate)] if cell.startswith("skim") else []
     if early_stopping and epochs > 1:
         callbacks.append(
-            keras.callbacks.EarlyStopping(
-                monitor="val_accuracy", mode="max", patience=2, restore_best_weights=True
-            )
+            keras.callbacks.EarlyStopping(monitor="val_accuracy", mode="max", patience=2, restore_best_weights=True)
         )
     started = time.perf_counter()
     history = model.fit(

@@ -1,5 +1,6 @@
 """Flop-r of Structural-Jump-LSTM: the step counts of the notes (m=128,
 d=300, a=25) and the two averages."""
+
 import numpy as np
 import pytest
 
@@ -40,9 +41,11 @@ def test_reading_everything_costs_more_than_the_plain_lstm():
 
 @pytest.mark.parametrize(
     "counts, message",
-    [(([5], [6], [1]), "read <= visited <= word_count"),
-     (([5], [4], [5]), "read <= visited"),
-     (([5, 4], [4], [1]), "one entry per document")],
+    [
+        (([5], [6], [1]), "read <= visited <= word_count"),
+        (([5], [4], [5]), "read <= visited"),
+        (([5, 4], [4], [1]), "one entry per document"),
+    ],
 )
 def test_inconsistent_counts_are_refused(counts, message):
     with pytest.raises(ValueError, match=message):

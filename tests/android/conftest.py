@@ -1,6 +1,7 @@
 """Fixtures of the Android app's desktop checks: the app's plain-Java core compiled once per
 session with javac and driven through a small JSON-lines probe (tests/android/java/), tiny
 exported models, and the release pipeline's assets built from them."""
+
 import json
 import os
 import shutil
@@ -40,9 +41,24 @@ def java_classes(tmp_path_factory):
     out = str(tmp_path_factory.mktemp("java_classes"))
     core, probe = _java_sources()
     done = subprocess.run(
-        ["javac", "--release", "8", "-Xlint:all", "-Xlint:-options", "-Xlint:-serial", "-Werror",
-         "-encoding", "UTF-8", "-d", out, *core, *probe],
-        capture_output=True, text=True)
+        [
+            "javac",
+            "--release",
+            "8",
+            "-Xlint:all",
+            "-Xlint:-options",
+            "-Xlint:-serial",
+            "-Werror",
+            "-encoding",
+            "UTF-8",
+            "-d",
+            out,
+            *core,
+            *probe,
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, f"javac failed:\n{done.stdout}\n{done.stderr}"
     return out
 
@@ -52,8 +68,14 @@ class Probe:
 
     def __init__(self, classes, env=None):
         self.process = subprocess.Popen(
-            ["java", "-cp", classes, "org.kerasskim.demo.host.CoreProbe"], env=env,
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8")
+            ["java", "-cp", classes, "org.kerasskim.demo.host.CoreProbe"],
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+        )
 
     def call(self, op, **request):
         self.process.stdin.write(json.dumps(dict(request, op=op)) + "\n")
@@ -95,15 +117,24 @@ def tiny_exports(tmp_path_factory, trained_folder):
     return folders
 
 
-BENCH_ROWS = [("the movie was good and fun", 1), ("bad film awful plot boring", 0),
-              ("great acting nice story", 1), ("boring, bad and awful!", 0)]
+BENCH_ROWS = [
+    ("the movie was good and fun", 1),
+    ("bad film awful plot boring", 0),
+    ("great acting nice story", 1),
+    ("boring, bad and awful!", 0),
+]
 
 
 def run_pipeline(*args):
     """`python export/build_release.py ARGS` from the checkout: (exit code, stdout, stderr)."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT, os.environ.get("PYTHONPATH", "")]))
-    done = subprocess.run([sys.executable, os.path.join(ROOT, "export", "build_release.py"), *args],
-                          capture_output=True, text=True, env=env, cwd=ROOT)
+    done = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "export", "build_release.py"), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+    )
     return done.returncode, done.stdout, done.stderr
 
 
@@ -117,9 +148,26 @@ def release(tmp_path_factory, tiny_exports):
     assets = root / "assets"
     assets.mkdir()
     shutil.copyfile(os.path.join(APP_MAIN, "assets", "sample_reviews.json"), assets / "sample_reviews.json")
-    code, out, err = run_pipeline("assets", "--from-exports", *tiny_exports.values(),
-                                  "-o", str(assets / "keras_skim"), "--golden", str(root / "golden"),
-                                  "--bench-data", str(bench), "--bench-split", "all", "--bench-samples", "10")
+    code, out, err = run_pipeline(
+        "assets",
+        "--from-exports",
+        *tiny_exports.values(),
+        "-o",
+        str(assets / "keras_skim"),
+        "--golden",
+        str(root / "golden"),
+        "--bench-data",
+        str(bench),
+        "--bench-split",
+        "all",
+        "--bench-samples",
+        "10",
+    )
     assert code == 0, f"build_release.py assets failed:\n{out}\n{err}"
-    return {"assets": str(assets), "output": str(assets / "keras_skim"), "golden": str(root / "golden"),
-            "exports": tiny_exports, "stdout": out}
+    return {
+        "assets": str(assets),
+        "output": str(assets / "keras_skim"),
+        "golden": str(root / "golden"),
+        "exports": tiny_exports,
+        "stdout": out,
+    }

@@ -3,6 +3,7 @@ qemu-user with the aarch64 ai-edge-litert wheel's libLiteRt.so
 (benchmarks/aarch64_check/aarch64_check.py): the same outputs as the x86-64
 Python runtime for builtin and custom-op exports. Runs where
 g++-aarch64-linux-gnu and qemu-user are installed."""
+
 import importlib.util
 import json
 import os
@@ -10,7 +11,6 @@ import subprocess
 import sys
 
 import pytest
-
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCRIPT = os.path.join(ROOT, "benchmarks", "aarch64_check", "aarch64_check.py")
@@ -34,9 +34,14 @@ def test_aarch64_runtime_matches_python(exported, tmp_path):
         out = str(tmp_path / f"{name}_custom")
         export_model(exported(name)[0], out, backend="custom")
         exports.append(out)
-    done = subprocess.run([sys.executable, SCRIPT, *[a for e in exports for a in ("--export", e)],
-                           "--out", str(tmp_path / "report")], capture_output=True, text=True, timeout=900,
-                          cwd=ROOT, env=dict(os.environ, PYTHONPATH=ROOT))
+    done = subprocess.run(
+        [sys.executable, SCRIPT, *[a for e in exports for a in ("--export", e)], "--out", str(tmp_path / "report")],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=ROOT,
+        env=dict(os.environ, PYTHONPATH=ROOT),
+    )
     if "cannot download the aarch64" in done.stderr:
         pytest.skip("the aarch64 ai-edge-litert wheel could not be downloaded (pip and the network are needed once)")
     if "unshare:" in done.stderr:

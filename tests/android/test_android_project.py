@@ -1,6 +1,7 @@
 """Sanity of the Android Studio project that cannot be built here (no Android SDK, NDK or
 Gradle plugin on these machines): the Gradle files, the manifest, the CMake source list and the
 asset names agree with each other, with the library's sources and with the release pipeline."""
+
 import os
 import re
 import xml.etree.ElementTree as ET
@@ -35,11 +36,14 @@ def test_version_catalog():
 
 def test_wrapper_properties_name_a_gradle_for_the_plugin():
     props = _read("gradle", "wrapper", "gradle-wrapper.properties")
-    version = re.search(r"distributionUrl=https\\://services\.gradle\.org/distributions/gradle-([\d.]+)-bin\.zip",
-                        props).group(1)
+    version = re.search(
+        r"distributionUrl=https\\://services\.gradle\.org/distributions/gradle-([\d.]+)-bin\.zip", props
+    ).group(1)
     assert tuple(int(v) for v in version.split(".")) >= (8, 11, 1)  # what AGP 8.9 needs
-    assert not os.path.exists(os.path.join(ANDROID, "gradle", "wrapper", "gradle-wrapper.jar")) or \
-        os.path.getsize(os.path.join(ANDROID, "gradle", "wrapper", "gradle-wrapper.jar")) > 10_000
+    assert (
+        not os.path.exists(os.path.join(ANDROID, "gradle", "wrapper", "gradle-wrapper.jar"))
+        or os.path.getsize(os.path.join(ANDROID, "gradle", "wrapper", "gradle-wrapper.jar")) > 10_000
+    )
 
 
 def test_settings_and_root_build():
@@ -77,12 +81,13 @@ def test_manifest_launches_an_existing_activity():
     strings = ET.parse(os.path.join(APP_MAIN, "res", "values", "strings.xml")).getroot()
     names = {s.get("name") for s in strings.findall("string")}
     label = root.find("application").get(ANDROID_NS + "label")
-    assert label.startswith("@string/") and label[len("@string/"):] in names
+    assert label.startswith("@string/") and label[len("@string/") :] in names
 
 
 def test_every_resource_the_activity_uses_exists():
-    source = open(os.path.join(APP_MAIN, "java", "org", "kerasskim", "demo", "MainActivity.java"),
-                  encoding="utf-8").read()
+    source = open(
+        os.path.join(APP_MAIN, "java", "org", "kerasskim", "demo", "MainActivity.java"), encoding="utf-8"
+    ).read()
     layout = open(os.path.join(APP_MAIN, "res", "layout", "activity_main.xml"), encoding="utf-8").read()
     ids = set(re.findall(r'android:id="@\+id/(\w+)"', layout))
     strings = {s.get("name") for s in ET.parse(os.path.join(APP_MAIN, "res", "values", "strings.xml")).getroot()}
@@ -119,8 +124,10 @@ def test_asset_names_agree_with_the_pipeline(probe):
     constants = probe.call("constants")
     assert os.path.relpath(release_assets.DEFAULT_OUTPUT, os.path.join(APP_MAIN, "assets")) == constants["asset_root"]
     assert release_assets.ASSET_ROOT == constants["asset_root"]
-    assert os.path.relpath(release_assets.SAMPLE_REVIEWS, os.path.join(APP_MAIN, "assets")) == \
-        constants["sample_reviews_path"]
+    assert (
+        os.path.relpath(release_assets.SAMPLE_REVIEWS, os.path.join(APP_MAIN, "assets"))
+        == constants["sample_reviews_path"]
+    )
     assert constants["catalog_format"] == release_assets.CATALOG_FORMAT
     assert constants["bench_texts_format"] == release_assets.BENCH_TEXTS_FORMAT
     assert constants["golden_format"] == release_assets.GOLDEN_FORMAT

@@ -5,6 +5,7 @@ and the Benchmark button's report on real runs.
 
 The shim (app/src/main/cpp) is built here with CMake against the JDK's JNI headers; the LiteRT
 C library is the ai-edge-litert wheel's libLiteRt.so."""
+
 import json
 import os
 import shutil
@@ -32,8 +33,10 @@ def shim(tmp_path_factory):
     build = str(tmp_path_factory.mktemp("jni_build"))
     env = dict(os.environ)
     env.setdefault("JAVA_HOME", os.path.dirname(os.path.dirname(os.path.realpath(shutil.which("javac")))))
-    for command in (["cmake", "-S", CMAKE_DIR, "-B", build, "-DCMAKE_BUILD_TYPE=Release"],
-                    ["cmake", "--build", build, "-j2"]):
+    for command in (
+        ["cmake", "-S", CMAKE_DIR, "-B", build, "-DCMAKE_BUILD_TYPE=Release"],
+        ["cmake", "--build", build, "-j2"],
+    ):
         done = subprocess.run(command, capture_output=True, text=True, env=env)
         assert done.returncode == 0, f"{' '.join(command)}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     return os.path.join(build, "libkeras_skim_jni.so"), litert
@@ -47,8 +50,9 @@ def native_probe(java_classes, shim):
 
 
 def test_every_golden_file_through_the_shim(native_probe, shim, release):
-    answer = native_probe.call("native_golden", library=shim[0], assets=release["assets"],
-                               golden=release["golden"], tolerance=1e-5)
+    answer = native_probe.call(
+        "native_golden", library=shim[0], assets=release["assets"], golden=release["golden"], tolerance=1e-5
+    )
     assert sorted(answer) == sorted(release["exports"])
     for model_id, problems in answer.items():
         assert problems == [], (model_id, problems[:5])
@@ -62,8 +66,9 @@ def test_benchmark_button_on_real_runs(native_probe, shim, release):
 
     model_id = "skim_lstm_custom" if "skim_lstm_custom" in release["exports"] else "skim_lstm_builtin"
     thresholds = [0.0, 0.5, 1.5]
-    answer = native_probe.call("native_bench", library=shim[0], assets=release["assets"], model=model_id,
-                               thresholds=thresholds, repeats=2)
+    answer = native_probe.call(
+        "native_bench", library=shim[0], assets=release["assets"], model=model_id, thresholds=thresholds, repeats=2
+    )
     with open(os.path.join(release["output"], "bench_texts.json"), encoding="utf-8") as f:
         texts = json.load(f)
     runner = SkimRunner(os.path.join(release["output"], model_id))

@@ -1,5 +1,6 @@
 """The app's highlighting, number formatting and Benchmark statistics against the Python code
 they port (`keras-skim show`, `keras_skim.runtime.bench`), and against hand-computed values."""
+
 import json
 import math
 import random
@@ -12,13 +13,30 @@ from keras_skim.cli.show_command import render_terminal
 from keras_skim.runtime import bench
 from keras_skim.runtime.runner import probabilities_from_logits
 
-SKIM_META = {"format": "keras_skim.export", "model_kind": "skim_lstm", "units": 100, "small_units": 10,
-             "embedding_dim": 50, "vocabulary_size": 1000, "num_classes": 1, "output_activation": "sigmoid",
-             "max_length": None, "default_threshold": 0.5, "backend": "custom", "custom_ops": ["KerasSkimLSTM"],
-             "flops": {"baseline_flops_per_token": 100, "read_flops_per_token": 110, "skim_flops_per_token": 10}}
-LSTM_META = dict(SKIM_META, model_kind="lstm", small_units=0, default_threshold=None, backend="builtin",
-                 custom_ops=[], flops={"baseline_flops_per_token": 100, "read_flops_per_token": 100,
-                                       "skim_flops_per_token": None})
+SKIM_META = {
+    "format": "keras_skim.export",
+    "model_kind": "skim_lstm",
+    "units": 100,
+    "small_units": 10,
+    "embedding_dim": 50,
+    "vocabulary_size": 1000,
+    "num_classes": 1,
+    "output_activation": "sigmoid",
+    "max_length": None,
+    "default_threshold": 0.5,
+    "backend": "custom",
+    "custom_ops": ["KerasSkimLSTM"],
+    "flops": {"baseline_flops_per_token": 100, "read_flops_per_token": 110, "skim_flops_per_token": 10},
+}
+LSTM_META = dict(
+    SKIM_META,
+    model_kind="lstm",
+    small_units=0,
+    default_threshold=None,
+    backend="builtin",
+    custom_ops=[],
+    flops={"baseline_flops_per_token": 100, "read_flops_per_token": 100, "skim_flops_per_token": None},
+)
 
 
 def test_plain_rendering_is_keras_skim_show(probe):
@@ -33,8 +51,9 @@ def test_plain_rendering_is_keras_skim_show(probe):
 
 
 def test_jumped_tokens_are_shown_apart(probe):
-    answer = probe.call("highlight", tokens=["so", "it", "goes", "."], codes=[1, 2, 0, 1],
-                        metadata=json.dumps(SKIM_META))
+    answer = probe.call(
+        "highlight", tokens=["so", "it", "goes", "."], codes=[1, 2, 0, 1], metadata=json.dumps(SKIM_META)
+    )
     assert answer["plain"] == "so {it} [goes] ."
     assert [s[2] for s in answer["segments"]] == ["READ", "JUMPED", "SKIMMED", "READ"]
 
@@ -60,10 +79,17 @@ def test_percentiles_are_numpys(probe):
         assert math.isclose(answer["p90"], float(np.percentile(values, 90)), rel_tol=1e-14)
 
 
-@pytest.mark.parametrize("logits,activation", [
-    ([0.3], "sigmoid"), ([-40.0], "sigmoid"), ([1.0, 2.0, -1.0], "softmax"), ([1.0, 2.0, -1.0], "sigmoid"),
-    ([5.0, 5.0], None), ([1000.0, -1000.0], "softmax"),
-])
+@pytest.mark.parametrize(
+    "logits,activation",
+    [
+        ([0.3], "sigmoid"),
+        ([-40.0], "sigmoid"),
+        ([1.0, 2.0, -1.0], "softmax"),
+        ([1.0, 2.0, -1.0], "sigmoid"),
+        ([5.0, 5.0], None),
+        ([1000.0, -1000.0], "softmax"),
+    ],
+)
 def test_probabilities_are_the_runners(probe, logits, activation):
     answer = probe.call("probabilities", logits=logits, activation=activation)
     expected = probabilities_from_logits(np.asarray(logits, np.float32), activation)
@@ -73,17 +99,32 @@ def test_probabilities_are_the_runners(probe, logits, activation):
 
 # ---- the Benchmark button ----
 
+
 def _script(texts, ids, nanos, read_counts, logits):
     return {"texts": texts, "ids": ids, "nanos": nanos, "read_counts": read_counts, "logits": logits}
 
 
 def _request(model, baseline, *, texts, thresholds, repeats, warmup=1, jitter=(1.0,), labels=None):
-    return dict(model=model, baseline=baseline, model_metadata=json.dumps(SKIM_META),
-                baseline_metadata=json.dumps(LSTM_META), texts=texts, labels=labels, thresholds=thresholds,
-                repeats=repeats, warmup=warmup, jitter=list(jitter), description="two test texts",
-                platform="Linux-6.1-x86_64", processor="x86_64", cpu_count=2, runtime="Python 3.11.2",
-                versions={"ai-edge-litert": "2.3.0", "numpy": "2.1.0"}, command="keras-skim bench m --baseline b",
-                peak_rss_mb=123.45)
+    return dict(
+        model=model,
+        baseline=baseline,
+        model_metadata=json.dumps(SKIM_META),
+        baseline_metadata=json.dumps(LSTM_META),
+        texts=texts,
+        labels=labels,
+        thresholds=thresholds,
+        repeats=repeats,
+        warmup=warmup,
+        jitter=list(jitter),
+        description="two test texts",
+        platform="Linux-6.1-x86_64",
+        processor="x86_64",
+        cpu_count=2,
+        runtime="Python 3.11.2",
+        versions={"ai-edge-litert": "2.3.0", "numpy": "2.1.0"},
+        command="keras-skim bench m --baseline b",
+        peak_rss_mb=123.45,
+    )
 
 
 def test_bench_hand_computed(probe):
@@ -104,9 +145,20 @@ def test_bench_hand_computed(probe):
     assert r["accuracy"] == 0.5  # logits 2.0 and 0.5 both say class 1; labels 1, 0
     assert r["threshold"] == 0.5
     # warm-up (model, baseline) per text, then per repeat r and text k the model first iff r + k is even
-    assert answer["calls"] == [["model.tflite", 0], ["baseline.tflite", 0], ["model.tflite", 1], ["baseline.tflite", 1],
-                               ["model.tflite", 0], ["baseline.tflite", 0], ["baseline.tflite", 1], ["model.tflite", 1],
-                               ["baseline.tflite", 0], ["model.tflite", 0], ["model.tflite", 1], ["baseline.tflite", 1]]
+    assert answer["calls"] == [
+        ["model.tflite", 0],
+        ["baseline.tflite", 0],
+        ["model.tflite", 1],
+        ["baseline.tflite", 1],
+        ["model.tflite", 0],
+        ["baseline.tflite", 0],
+        ["baseline.tflite", 1],
+        ["model.tflite", 1],
+        ["baseline.tflite", 0],
+        ["model.tflite", 0],
+        ["model.tflite", 1],
+        ["baseline.tflite", 1],
+    ]
     assert answer["report"]["mean_tokens"] == 2.5 and answer["report"]["samples"] == 2
 
 
@@ -135,8 +187,10 @@ class _FakeRunner:
     def run_ids(self, ids, threshold=None):
         k = self.script["ids"].index(list(ids))
         self.clock.advance(self.name, k, self.script["nanos"][k])
-        return {"logits": np.asarray([self.script["logits"][k]], np.float32),
-                "read_count": np.asarray([self.script["read_counts"][k]], np.int32)}
+        return {
+            "logits": np.asarray([self.script["logits"][k]], np.float32),
+            "read_count": np.asarray([self.script["read_counts"][k]], np.int32),
+        }
 
 
 @pytest.mark.parametrize("with_baseline,labels", [(True, [1, 0, 1, 1, 0]), (False, None)])
@@ -146,25 +200,46 @@ def test_bench_equals_keras_skim_bench(probe, monkeypatch, with_baseline, labels
     rng = random.Random(11)
     texts = [f"text {k}" for k in range(5)]
     ids = [[rng.randint(2, 999) for _ in range(n)] for n in (7, 1, 12, 30, 4)]
-    model = _script(texts, ids, [rng.randint(5_000, 90_000) for _ in ids], [rng.randint(0, len(i)) for i in ids],
-                    [[rng.uniform(-3, 3)] for _ in ids])
-    base = _script(texts, ids, [rng.randint(20_000, 200_000) for _ in ids], [len(i) for i in ids],
-                   [[0.0] for _ in ids])
+    model = _script(
+        texts,
+        ids,
+        [rng.randint(5_000, 90_000) for _ in ids],
+        [rng.randint(0, len(i)) for i in ids],
+        [[rng.uniform(-3, 3)] for _ in ids],
+    )
+    base = _script(texts, ids, [rng.randint(20_000, 200_000) for _ in ids], [len(i) for i in ids], [[0.0] for _ in ids])
     jitter = [1.0, 1.13, 0.91, 1.02, 1.37, 0.88, 1.0]
     thresholds, repeats = [0.3, 0.5], 4
-    answer = probe.call("bench", **_request(model, base if with_baseline else None, texts=texts,
-                                            thresholds=thresholds, repeats=repeats, jitter=jitter, labels=labels))
+    answer = probe.call(
+        "bench",
+        **_request(
+            model,
+            base if with_baseline else None,
+            texts=texts,
+            thresholds=thresholds,
+            repeats=repeats,
+            jitter=jitter,
+            labels=labels,
+        ),
+    )
 
     clock = _Clock(jitter)
     monkeypatch.setattr(bench, "time", types.SimpleNamespace(perf_counter=lambda: clock.now))
     fake_model = _FakeRunner("model.tflite", SKIM_META, model, clock)
     fake_base = _FakeRunner("baseline.tflite", LSTM_META, base, clock) if with_baseline else None
     for threshold, java in zip(thresholds, answer["report"]["results"]):
-        expected = bench.bench_threshold(fake_model, fake_base, [np.asarray(i) for i in ids],
-                                         [np.asarray(i) for i in ids], labels, threshold, repeats)
+        expected = bench.bench_threshold(
+            fake_model,
+            fake_base,
+            [np.asarray(i) for i in ids],
+            [np.asarray(i) for i in ids],
+            labels,
+            threshold,
+            repeats,
+        )
         # Python re-runs the model once per text afterwards for the read counts; the app reuses
         # the first timed round's outputs, so those untimed calls are not in the app's sequence.
-        del clock.calls[-len(ids):]
+        del clock.calls[-len(ids) :]
         _assert_same(java, expected)
     assert answer["calls"] == clock.calls
 
@@ -195,8 +270,17 @@ def test_report_markdown_is_keras_skim_bench_layout(probe, with_baseline):
     texts = ["a", "b", "c"]
     model = _script(texts, [[2, 3], [4], [5, 6, 7]], [12345, 6789, 23456], [1, 0, 2], [[0.2], [-1.0], [3.0]])
     base = _script(texts, [[2, 3], [4], [5, 6, 7]], [34567, 11111, 54321], [2, 1, 3], [[0.0], [0.0], [0.0]])
-    answer = probe.call("bench", **_request(model, base if with_baseline else None, texts=texts,
-                                            thresholds=[0.0, 0.45, 1.5], repeats=3, labels=[1, 0, 1]))
+    answer = probe.call(
+        "bench",
+        **_request(
+            model,
+            base if with_baseline else None,
+            texts=texts,
+            thresholds=[0.0, 0.45, 1.5],
+            repeats=3,
+            labels=[1, 0, 1],
+        ),
+    )
     report = dict(answer["report"])
     machine = dict(report["machine"])
     machine["python"] = machine.pop("runtime").replace("Python ", "")

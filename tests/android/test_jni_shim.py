@@ -4,6 +4,7 @@ JNI headers, the Java API (NativeLibrary, NativeModel, RunResult,
 ModelException) compiled for Java 8, the shim loaded with System.load and
 pointed at the ai-edge-litert wheel's libLiteRt.so: the same outputs as the
 Python runtime, and clean errors."""
+
 import json
 import os
 import shutil
@@ -12,14 +13,14 @@ import subprocess
 import numpy as np
 import pytest
 
-
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OPS = os.path.join(ROOT, "keras_skim", "litert_ops")
 CPP = os.path.join(ROOT, "android_demo", "app", "src", "main", "cpp")
 CORE = os.path.join(ROOT, "android_demo", "app", "src", "main", "java", "org", "kerasskim", "demo", "core")
 NATIVE_API = ("NativeLibrary.java", "NativeModel.java", "RunResult.java", "ModelException.java")
-CHECK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "jni_java", "org", "kerasskim", "demo",
-                     "jnitest", "JniCheck.java")
+CHECK = os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "jni_java", "org", "kerasskim", "demo", "jnitest", "JniCheck.java"
+)
 THRESHOLDS = (0.0, 0.5, 1.5)
 
 
@@ -50,15 +51,46 @@ def jni_build(tmp_path_factory):
     out = tmp_path_factory.mktemp("jni")
     shim = str(out / "libkeras_skim_jni.so")
     built = subprocess.run(
-        ["g++", "-O2", "-std=c++17", "-fPIC", "-shared", "-fvisibility=hidden", "-Wall", "-Werror",
-         *[f"-I{d}" for d in include], f"-I{OPS}", *shim_sources(), "-o", shim, "-ldl", "-pthread"],
-        capture_output=True, text=True)
+        [
+            "g++",
+            "-O2",
+            "-std=c++17",
+            "-fPIC",
+            "-shared",
+            "-fvisibility=hidden",
+            "-Wall",
+            "-Werror",
+            *[f"-I{d}" for d in include],
+            f"-I{OPS}",
+            *shim_sources(),
+            "-o",
+            shim,
+            "-ldl",
+            "-pthread",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert built.returncode == 0, built.stderr[-3000:]
     classes = str(out / "classes")
     compiled = subprocess.run(
-        ["javac", "--release", "8", "-Xlint:all", "-Xlint:-options", "-Werror", "-encoding", "UTF-8",
-         "-d", classes, *[os.path.join(CORE, f) for f in NATIVE_API], CHECK],
-        capture_output=True, text=True)
+        [
+            "javac",
+            "--release",
+            "8",
+            "-Xlint:all",
+            "-Xlint:-options",
+            "-Werror",
+            "-encoding",
+            "UTF-8",
+            "-d",
+            classes,
+            *[os.path.join(CORE, f) for f in NATIVE_API],
+            CHECK,
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert compiled.returncode == 0, compiled.stdout + compiled.stderr
     return shim, classes, litert_library_path()
 
@@ -70,7 +102,11 @@ class Jvm:
         shim, classes, litert = build
         self.process = subprocess.Popen(
             ["java", "-Xshare:auto", "-cp", classes, "org.kerasskim.demo.jnitest.JniCheck", shim, litert],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
 
     def ask(self, line):
         self.process.stdin.write(line + "\n")
@@ -144,8 +180,10 @@ def test_unregistered_custom_op_is_a_model_exception(jvm, models, tmp_path):
     renamed = tmp_path / "renamed.tflite"
     renamed.write_bytes(data.replace(b"KerasSkimLSTM", b"KerasSkimLSTX"))
     answer = jvm.ask(f"load bad mapped {renamed}")
-    assert answer == {"error": "the model needs the custom op 'KerasSkimLSTX', which is not registered "
-                               "(keras-skim provides KerasSkimLSTM)"}
+    assert answer == {
+        "error": "the model needs the custom op 'KerasSkimLSTX', which is not registered "
+        "(keras-skim provides KerasSkimLSTM)"
+    }
     not_a_model = tmp_path / "text.tflite"
     not_a_model.write_text("hello, this is not a model")
     assert jvm.ask(f"load bad heap {not_a_model}") == {"error": "not a TFLite model (no TFL3 identifier)"}
@@ -166,9 +204,16 @@ def test_cmake_source_list_names_the_library_sources(tmp_path):
         pytest.skip("javac not found: configuring the shim needs a JDK")
     include = _jni_include()
     env = dict(os.environ, JAVA_HOME=os.path.dirname(include[0]))
-    done = subprocess.run(["cmake", "-G", "Unix Makefiles", "-S", CPP, "-B", str(tmp_path)], capture_output=True, text=True, env=env)
+    done = subprocess.run(
+        ["cmake", "-G", "Unix Makefiles", "-S", CPP, "-B", str(tmp_path)], capture_output=True, text=True, env=env
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     make = open(tmp_path / "CMakeFiles" / "keras_skim_jni.dir" / "build.make").read()
-    built = sorted({os.path.realpath(line.split(": ", 1)[1].strip()) for line in make.splitlines()
-                    if ".cc.o: " in line and line.split(": ", 1)[1].strip().endswith(".cc")})
+    built = sorted(
+        {
+            os.path.realpath(line.split(": ", 1)[1].strip())
+            for line in make.splitlines()
+            if ".cc.o: " in line and line.split(": ", 1)[1].strip().endswith(".cc")
+        }
+    )
     assert built == sorted(os.path.realpath(p) for p in shim_sources())

@@ -1,5 +1,6 @@
 """The app's reading of real exports and of the pipeline's assets: metadata.json, catalog.json,
 bench_texts.json, the sample reviews, and every failure as a Problem value (never a crash)."""
+
 import json
 import math
 import os
@@ -20,8 +21,19 @@ def test_metadata_of_real_exports(probe, tiny_exports, name):
     with open(path, encoding="utf-8") as f:
         meta = json.load(f)
     java = probe.call("metadata", path=path, skim_rates=SKIM_RATES)
-    for key in ("model_kind", "units", "small_units", "embedding_dim", "vocabulary_size", "num_classes",
-                "output_activation", "max_length", "default_threshold", "backend", "custom_ops"):
+    for key in (
+        "model_kind",
+        "units",
+        "small_units",
+        "embedding_dim",
+        "vocabulary_size",
+        "num_classes",
+        "output_activation",
+        "max_length",
+        "default_threshold",
+        "backend",
+        "custom_ops",
+    ):
         assert java[key] == meta[key], key
     assert java["skims"] == meta["model_kind"].startswith("skim")
     assert java["baseline_flops_per_token"] == meta["flops"]["baseline_flops_per_token"]
@@ -46,23 +58,28 @@ def test_mask_codes_named_in_metadata(probe, tiny_exports):
     assert "must map integer codes" in probe.call("metadata", text=json.dumps(meta))["error"]
 
 
-@pytest.mark.parametrize("changes,message", [
-    ({"format": "keras_skim.model"}, "not a keras_skim.export metadata file"),
-    ({"units": None}, "\"units\" must be an integer"),
-    ({"units": 1.5}, "\"units\" must be an integer"),
-    ({"model_kind": 3}, "\"model_kind\" must be a string"),
-    ({"num_classes": 0}, "must be positive"),
-    ({"custom_ops": "KerasSkimLSTM"}, "\"custom_ops\" must be a JSON array"),
-    ({"flops": []}, "\"flops\" must be a JSON object"),
-])
+@pytest.mark.parametrize(
+    "changes,message",
+    [
+        ({"format": "keras_skim.model"}, "not a keras_skim.export metadata file"),
+        ({"units": None}, '"units" must be an integer'),
+        ({"units": 1.5}, '"units" must be an integer'),
+        ({"model_kind": 3}, '"model_kind" must be a string'),
+        ({"num_classes": 0}, "must be positive"),
+        ({"custom_ops": "KerasSkimLSTM"}, '"custom_ops" must be a JSON array'),
+        ({"flops": []}, '"flops" must be a JSON object'),
+    ],
+)
 def test_bad_metadata_is_one_line(probe, tiny_exports, changes, message):
     answer = probe.call("metadata", text=json.dumps(_metadata(tiny_exports, **changes)))
     assert message in answer["error"] and "\n" not in answer["error"]
 
 
 def test_json_reader_agrees_with_python(probe):
-    text = ('{"a": [1, -2, 3.5, 1e-05, -0.0, 12345678901, NaN, Infinity, -Infinity], "s": "\\u00e9\\ud83c\\udfac'
-            '\\n\\t\\"\\\\/ \u212a", "n": null, "t": true, "f": false, "o": {"x": {}}, "e": []}')
+    text = (
+        '{"a": [1, -2, 3.5, 1e-05, -0.0, 12345678901, NaN, Infinity, -Infinity], "s": "\\u00e9\\ud83c\\udfac'
+        '\\n\\t\\"\\\\/ \u212a", "n": null, "t": true, "f": false, "o": {"x": {}}, "e": []}'
+    )
     java = probe.call("json", text=text)
     python = json.loads(text)
     assert java["s"] == python["s"] and java["o"] == python["o"] and java["e"] == [] and java["n"] is None
@@ -71,7 +88,7 @@ def test_json_reader_agrees_with_python(probe):
     assert isinstance(java["a"][0], int) and isinstance(java["a"][2], float)
 
 
-@pytest.mark.parametrize("text", ['{"a": 1', '{"a" 1}', '[1, 2,]', '{"a": tru}', '"\\x"', '{} {}', ''])
+@pytest.mark.parametrize("text", ['{"a": 1', '{"a" 1}', "[1, 2,]", '{"a": tru}', '"\\x"', "{} {}", ""])
 def test_json_reader_refuses_bad_text(probe, text):
     with pytest.raises(AssertionError, match="JsonException: bad JSON at character"):
         probe.call("json", text=text)
@@ -82,8 +99,11 @@ def test_repository_reads_the_pipeline_assets(probe, release):
     with open(os.path.join(release["output"], "catalog.json"), encoding="utf-8") as f:
         catalog = json.load(f)
     assert answer["sample_reviews"] == 6
-    assert answer["catalog"] == {"default_model": catalog["default_model"], "baseline": "lstm_builtin",
-                                 "bench_texts": "keras_skim/bench_texts.json"}
+    assert answer["catalog"] == {
+        "default_model": catalog["default_model"],
+        "baseline": "lstm_builtin",
+        "bench_texts": "keras_skim/bench_texts.json",
+    }
     assert answer["bench_texts"]["texts"] == 4 and answer["bench_texts"]["labels"] == [1, 0, 1, 0]
     assert [m["id"] for m in answer["models"]] == [m["id"] for m in catalog["models"]]
     for java, entry in zip(answer["models"], catalog["models"]):
@@ -137,37 +157,40 @@ def test_missing_model_file(probe, assets_copy):
 
 
 def test_corrupt_metadata(probe, assets_copy):
-    (assets_copy / "keras_skim" / "lstm_builtin" / "metadata.json").write_text("{\"format\": ", encoding="utf-8")
+    (assets_copy / "keras_skim" / "lstm_builtin" / "metadata.json").write_text('{"format": ', encoding="utf-8")
     model = _model(probe.call("repository", assets=str(assets_copy)), "lstm_builtin")
     assert model["files"]["problem"] == "BAD_METADATA"
     assert model["files"]["message"].startswith("keras_skim/lstm_builtin/metadata.json: bad JSON")
 
 
 def test_metadata_that_contradicts_the_catalog(probe, assets_copy):
-    _edit_json(assets_copy / "keras_skim" / "catalog.json",
-               lambda c: c["models"][-1].update(model_kind="gru"))
+    _edit_json(assets_copy / "keras_skim" / "catalog.json", lambda c: c["models"][-1].update(model_kind="gru"))
     model = _model(probe.call("repository", assets=str(assets_copy)), "lstm_builtin")
     assert model["files"]["problem"] == "BAD_METADATA"
-    assert "a lstm model of the builtin backend, but keras_skim/catalog.json says gru / builtin" in \
-        model["files"]["message"]
+    assert (
+        "a lstm model of the builtin backend, but keras_skim/catalog.json says gru / builtin"
+        in model["files"]["message"]
+    )
 
 
 def test_tokenizer_larger_than_the_embedding(probe, assets_copy):
-    _edit_json(assets_copy / "keras_skim" / "lstm_builtin" / "metadata.json",
-               lambda m: m.update(vocabulary_size=3))
+    _edit_json(assets_copy / "keras_skim" / "lstm_builtin" / "metadata.json", lambda m: m.update(vocabulary_size=3))
     model = _model(probe.call("repository", assets=str(assets_copy)), "lstm_builtin")
     assert model["files"]["problem"] == "BAD_TOKENIZER"
     assert "tokens but the model's embedding has 3 rows" in model["files"]["message"]
 
 
-@pytest.mark.parametrize("change,message", [
-    (lambda c: c.update(format="x"), "not a keras_skim.app_catalog file"),
-    (lambda c: c.update(version=9), "unsupported catalog version 9"),
-    (lambda c: c.update(baseline="gru_builtin"), "\"gru_builtin\" is not one of the catalog's models"),
-    (lambda c: c["models"].append(dict(c["models"][0])), "appears twice"),
-    (lambda c: c["models"][0].update(model="../../secret.tflite"), "must be a relative path inside the assets"),
-    (lambda c: c.update(models=[]), "\"models\" is empty"),
-])
+@pytest.mark.parametrize(
+    "change,message",
+    [
+        (lambda c: c.update(format="x"), "not a keras_skim.app_catalog file"),
+        (lambda c: c.update(version=9), "unsupported catalog version 9"),
+        (lambda c: c.update(baseline="gru_builtin"), '"gru_builtin" is not one of the catalog\'s models'),
+        (lambda c: c["models"].append(dict(c["models"][0])), "appears twice"),
+        (lambda c: c["models"][0].update(model="../../secret.tflite"), "must be a relative path inside the assets"),
+        (lambda c: c.update(models=[]), '"models" is empty'),
+    ],
+)
 def test_bad_catalog(probe, assets_copy, change, message):
     _edit_json(assets_copy / "keras_skim" / "catalog.json", change)
     answer = probe.call("repository", assets=str(assets_copy))
@@ -178,4 +201,4 @@ def test_bad_bench_texts(probe, assets_copy):
     _edit_json(assets_copy / "keras_skim" / "bench_texts.json", lambda t: t.update(labels=[1]))
     answer = probe.call("repository", assets=str(assets_copy))
     assert answer["bench_texts"]["problem"] == "BAD_CATALOG"
-    assert "\"labels\" has 1 entries for 4 texts" in answer["bench_texts"]["message"]
+    assert '"labels" has 1 entries for 4 texts' in answer["bench_texts"]["message"]

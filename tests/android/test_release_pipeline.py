@@ -1,5 +1,6 @@
 """`export/build_release.py`: the app's assets and golden files from export folders, checked
 against the Python LiteRT runner and the app's Java core; the benchmark-report registry."""
+
 import filecmp
 import json
 import os
@@ -24,8 +25,9 @@ def test_assets_layout(release):
     assert sorted(os.listdir(out)) == sorted(ids + ["catalog.json", "bench_texts.json"])
     for entry in catalog["models"]:
         for name in ("model.tflite", "tokenizer.json", "metadata.json"):
-            assert filecmp.cmp(os.path.join(release["exports"][entry["id"]], name),
-                               os.path.join(out, entry["id"], name), shallow=False)
+            assert filecmp.cmp(
+                os.path.join(release["exports"][entry["id"]], name), os.path.join(out, entry["id"], name), shallow=False
+            )
         assert entry["model"] == f"{entry['id']}/model.tflite"
     titles = {m["id"]: m["title"] for m in catalog["models"]}
     assert titles["lstm_builtin"] == "LSTM (baseline)" and titles["skim_lstm_builtin"] == "Skim-LSTM (builtin ops)"
@@ -46,8 +48,8 @@ def test_golden_files_are_the_python_runner(release, model_id):
         golden = json.load(f)
     assert golden["thresholds"] == list(GOLDEN_THRESHOLDS)
     names = [c["name"] for c in golden["cases"]]
-    assert names[:len(FIXTURES)] == [name for name, _ in FIXTURES]
-    assert names[len(FIXTURES):] == [f"sample_review_{i}" for i in range(6)]
+    assert names[: len(FIXTURES)] == [name for name, _ in FIXTURES]
+    assert names[len(FIXTURES) :] == [f"sample_review_{i}" for i in range(6)]
     runner = SkimRunner(os.path.join(release["output"], model_id))
     skims = model_id.startswith("skim")
     for case in golden["cases"]:
@@ -56,8 +58,9 @@ def test_golden_files_are_the_python_runner(release, model_id):
         assert len(case["token_ids"]) <= 30  # the tiny models' max_length cuts the long text
         for run in case["runs"]:
             out = runner.run_ids(ids, run["threshold"])
-            np.testing.assert_array_equal(np.asarray(out["logits"], np.float32).reshape(-1),
-                                          np.asarray(run["logits"], np.float32))
+            np.testing.assert_array_equal(
+                np.asarray(out["logits"], np.float32).reshape(-1), np.asarray(run["logits"], np.float32)
+            )
             assert run["read_mask"] == np.asarray(out["read_mask"]).reshape(-1).astype(int).tolist()
             assert run["read_count"] == sum(run["read_mask"]) and len(run["read_mask"]) == max(len(ids), 1)
             if not skims or run["threshold"] == 0.0:
@@ -74,18 +77,26 @@ def test_java_encoding_matches_every_golden_file(probe, release):
         assert result["problems"] == [], model_id
 
 
-@pytest.mark.parametrize("alter,expected", [
-    ({}, None),
-    ({"case": "plain", "logit_delta": 5e-6}, None),  # within the tolerance
-    ({"case": "plain", "logit_delta": 1e-3}, "logit 0 is"),
-    ({"case": "emoji", "flip_mask": True}, "read mask"),
-    ({"case": "kelvin_sign", "count_delta": 1}, "read count"),
-])
+@pytest.mark.parametrize(
+    "alter,expected",
+    [
+        ({}, None),
+        ({"case": "plain", "logit_delta": 5e-6}, None),  # within the tolerance
+        ({"case": "plain", "logit_delta": 1e-3}, "logit 0 is"),
+        ({"case": "emoji", "flip_mask": True}, "read mask"),
+        ({"case": "kelvin_sign", "count_delta": 1}, "read count"),
+    ],
+)
 def test_golden_check_finds_differences(probe, release, alter, expected):
     """GoldenCheck (what the JVM test of the JNI shim runs) on runs that replay the golden file."""
-    problems = probe.call("golden_replay", assets=release["assets"], model="skim_lstm_builtin",
-                          golden=os.path.join(release["golden"], "skim_lstm_builtin.json"),
-                          tolerance=1e-5, alter=alter)
+    problems = probe.call(
+        "golden_replay",
+        assets=release["assets"],
+        model="skim_lstm_builtin",
+        golden=os.path.join(release["golden"], "skim_lstm_builtin.json"),
+        tolerance=1e-5,
+        alter=alter,
+    )
     if expected is None:
         assert problems == []
     else:
@@ -95,9 +106,17 @@ def test_golden_check_finds_differences(probe, release, alter, expected):
 
 
 def test_refuses_to_overwrite_without_force(release):
-    code, out, err = run_pipeline("assets", "--from-exports", release["exports"]["lstm_builtin"],
-                                  "-o", release["output"], "--golden", release["golden"] + "-other",
-                                  "--bench-data", os.path.join(os.path.dirname(release["assets"]), "bench.tsv"))
+    code, out, err = run_pipeline(
+        "assets",
+        "--from-exports",
+        release["exports"]["lstm_builtin"],
+        "-o",
+        release["output"],
+        "--golden",
+        release["golden"] + "-other",
+        "--bench-data",
+        os.path.join(os.path.dirname(release["assets"]), "bench.tsv"),
+    )
     assert code == 2
     assert one_line(err).endswith(f"{release['output']} already exists (use --force to replace it)")
     assert not os.path.exists(release["golden"] + "-other")
@@ -105,10 +124,21 @@ def test_refuses_to_overwrite_without_force(release):
 
 def test_force_replaces_the_assets(release, tmp_path):
     out = tmp_path / "assets"
-    args = ["assets", "--from-exports", release["exports"]["lstm_builtin"], "-o", str(out),
-            "--golden", str(tmp_path / "golden"), "--bench-data",
-            os.path.join(os.path.dirname(release["assets"]), "bench.tsv"), "--bench-split", "all",
-            "--bench-samples", "2"]
+    args = [
+        "assets",
+        "--from-exports",
+        release["exports"]["lstm_builtin"],
+        "-o",
+        str(out),
+        "--golden",
+        str(tmp_path / "golden"),
+        "--bench-data",
+        os.path.join(os.path.dirname(release["assets"]), "bench.tsv"),
+        "--bench-split",
+        "all",
+        "--bench-samples",
+        "2",
+    ]
     assert run_pipeline(*args)[0] == 0
     (out / "stale.txt").write_text("old")
     code, _, err = run_pipeline(*args, "--force")
@@ -121,27 +151,34 @@ def test_force_replaces_the_assets(release, tmp_path):
     assert sorted(p for p in os.listdir(tmp_path) if p.startswith(".")) == []  # no stage left behind
 
 
-@pytest.mark.parametrize("make_bad,message", [
-    (lambda folder: os.remove(os.path.join(folder, "tokenizer.json")), "no tokenizer.json"),
-    (lambda folder: open(os.path.join(folder, "metadata.json"), "w").write("{}"),
-     "not a keras_skim.export metadata file"),
-])
+@pytest.mark.parametrize(
+    "make_bad,message",
+    [
+        (lambda folder: os.remove(os.path.join(folder, "tokenizer.json")), "no tokenizer.json"),
+        (
+            lambda folder: open(os.path.join(folder, "metadata.json"), "w").write("{}"),
+            "not a keras_skim.export metadata file",
+        ),
+    ],
+)
 def test_bad_export_folder(release, tmp_path, make_bad, message):
     import shutil
 
     folder = tmp_path / "export"
     shutil.copytree(release["exports"]["lstm_builtin"], folder)
     make_bad(str(folder))
-    code, _, err = run_pipeline("assets", "--from-exports", str(folder), "-o", str(tmp_path / "out"),
-                                "--golden", str(tmp_path / "golden"))
+    code, _, err = run_pipeline(
+        "assets", "--from-exports", str(folder), "-o", str(tmp_path / "out"), "--golden", str(tmp_path / "golden")
+    )
     assert code == 2 and message in one_line(err)
     assert not (tmp_path / "out").exists() and not (tmp_path / "golden").exists()
 
 
 def test_two_exports_of_one_kind_are_refused(release, tmp_path):
     lstm = release["exports"]["lstm_builtin"]
-    code, _, err = run_pipeline("assets", "--from-exports", lstm, lstm, "-o", str(tmp_path / "out"),
-                                "--golden", str(tmp_path / "golden"))
+    code, _, err = run_pipeline(
+        "assets", "--from-exports", lstm, lstm, "-o", str(tmp_path / "out"), "--golden", str(tmp_path / "golden")
+    )
     assert code == 2 and "are both lstm_builtin" in one_line(err)
 
 

@@ -1,5 +1,6 @@
 """The app's Java tokenizer against keras_skim.datasets.tokenizer, text by text, on the
 fixture texts (Unicode traps included) and on seeded random strings."""
+
 import json
 import random
 
@@ -9,8 +10,10 @@ from export.fixtures import FIXTURES
 from keras_skim.datasets.tokenizer import TOKEN_PATTERN, Tokenizer
 
 # Characters that a port gets wrong when it lower-cases or classifies with Unicode rules.
-TRAPS = "\u0130\u0131\u212a\u212b\ufb01\ufb02\u00df\u1e9e\u03a3\u03c2\uff21\uff41\uff10\u2019\u2018\u201c\u201d" \
-        "\u00e9\u0301\u00a0\u2028\u200b\u200d\U0001F44D\U0001F3FD\u00c9\u0100\u01c5\u2160\u00b2"
+TRAPS = (
+    "\u0130\u0131\u212a\u212b\ufb01\ufb02\u00df\u1e9e\u03a3\u03c2\uff21\uff41\uff10\u2019\u2018\u201c\u201d"
+    "\u00e9\u0301\u00a0\u2028\u200b\u200d\U0001f44d\U0001f3fd\u00c9\u0100\u01c5\u2160\u00b2"
+)
 ASCII = "abcXYZ019'-.,;:!?()\"/_ \t\n#@&*[]{}<>"
 
 
@@ -42,8 +45,9 @@ def test_unicode_traps_are_separators():
 def test_random_strings_match_python(probe):
     texts = _random_texts(400)
     java = probe.call("tokenize", texts=texts)
-    mismatches = [(t, j["tokens"], Tokenizer.tokenize(t)) for t, j in zip(texts, java)
-                  if j["tokens"] != Tokenizer.tokenize(t)]
+    mismatches = [
+        (t, j["tokens"], Tokenizer.tokenize(t)) for t, j in zip(texts, java) if j["tokens"] != Tokenizer.tokenize(t)
+    ]
     assert not mismatches, mismatches[:3]
 
 
@@ -67,16 +71,19 @@ def test_reads_a_saved_tokenizer(probe):
     assert probe.call("tokenizer", text=_tokenizer_text()) == {"vocabulary_size": 3, "max_length": 7, "token_2": "good"}
 
 
-@pytest.mark.parametrize("changes,message", [
-    ({"token_pattern": "[a-z]+"}, "tokenizer rules differ"),
-    ({"lowercase": False}, "tokenizer rules differ"),
-    ({"version": 2}, "unsupported tokenizer version 2"),
-    ({"format": "other"}, "not a keras_skim.tokenizer file"),
-    ({"vocabulary": ["<unk>", "<pad>", "good"]}, "vocabulary must start with"),
-    ({"vocabulary": ["<pad>", "<unk>", "good", "good"]}, "duplicate tokens"),
-    ({"vocabulary": ["<pad>", "<unk>", 3]}, "must hold strings only"),
-    ({"max_length": "long"}, "\"max_length\" must be an integer"),
-])
+@pytest.mark.parametrize(
+    "changes,message",
+    [
+        ({"token_pattern": "[a-z]+"}, "tokenizer rules differ"),
+        ({"lowercase": False}, "tokenizer rules differ"),
+        ({"version": 2}, "unsupported tokenizer version 2"),
+        ({"format": "other"}, "not a keras_skim.tokenizer file"),
+        ({"vocabulary": ["<unk>", "<pad>", "good"]}, "vocabulary must start with"),
+        ({"vocabulary": ["<pad>", "<unk>", "good", "good"]}, "duplicate tokens"),
+        ({"vocabulary": ["<pad>", "<unk>", 3]}, "must hold strings only"),
+        ({"max_length": "long"}, '"max_length" must be an integer'),
+    ],
+)
 def test_refuses_what_python_refuses(probe, changes, message):
     """The same tokenizer.json files that Tokenizer.from_config refuses, with a one-line reason."""
     text = _tokenizer_text(**changes)

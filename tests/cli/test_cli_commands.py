@@ -1,4 +1,5 @@
 """`keras-skim` train / evaluate / show / demo, run in-process on tiny data."""
+
 import json
 import os
 
@@ -7,8 +8,23 @@ import pytest
 from keras_skim.cli.main import main
 from tests.assertions import check_bench_result, one_line
 
-TRAIN = ["train", "--data", "rotten_tomatoes", "--units", "8", "--small-units", "2",
-         "--epochs", "1", "--no-glove", "--max-length", "12", "--quiet", "--gamma", "0.05"]
+TRAIN = [
+    "train",
+    "--data",
+    "rotten_tomatoes",
+    "--units",
+    "8",
+    "--small-units",
+    "2",
+    "--epochs",
+    "1",
+    "--no-glove",
+    "--max-length",
+    "12",
+    "--quiet",
+    "--gamma",
+    "0.05",
+]
 
 
 def _error_line(capsys):
@@ -26,7 +42,8 @@ def test_train_writes_model_tokenizer_and_results(trained):
     from keras_skim import contracts
 
     assert sorted(os.listdir(trained)) == sorted(
-        [contracts.MARKER_FILE, "model.keras", "tokenizer.json", "train_config.json"])
+        [contracts.MARKER_FILE, "model.keras", "tokenizer.json", "train_config.json"]
+    )
     from keras_skim import contracts
     from keras_skim.analysis.flops import flop_report
 
@@ -61,8 +78,9 @@ def test_evaluate_reports_accuracy_skim_rate_and_flop_r(trained, capsys):
 def test_show_marks_words_and_writes_html(trained, tmp_path, capsys):
     page = tmp_path / "show.html"
     text = "a moving and brilliant film"
-    assert main(["show", str(trained), "--text", text, "--threshold", "1.5",
-                 "--color", "never", "--html", str(page)]) == 0
+    assert (
+        main(["show", str(trained), "--text", text, "--threshold", "1.5", "--color", "never", "--html", str(page)]) == 0
+    )
     out = capsys.readouterr().out
     assert "[moving]" in out and "skimmed 100%" in out
     assert page.read_text().count('class="skim"') == 5
@@ -72,8 +90,10 @@ def test_show_marks_words_and_writes_html(trained, tmp_path, capsys):
 
 def test_demo_trains_both_models_and_prints_the_table(tmp_path, tiny_rotten_tomatoes, capsys):
     out = tmp_path / "demo"
-    assert main(["demo", "-o", str(out), "--units", "8", "--small-units", "2", "--epochs", "1",
-                 "--quiet", "--no-export"]) == 0
+    assert (
+        main(["demo", "-o", str(out), "--units", "8", "--small-units", "2", "--epochs", "1", "--quiet", "--no-export"])
+        == 0
+    )
     printed = capsys.readouterr().out
     assert "| Skim-LSTM |" in printed and "| LSTM |" in printed
     assert {"skim_lstm", "lstm", "comparison.md", "comparison.json"} <= set(os.listdir(out))
@@ -84,8 +104,27 @@ def test_demo_exports_both_models_and_benchmarks_them(tmp_path, tiny_rotten_toma
     import shutil
 
     out = tmp_path / "demo"
-    assert main(["demo", "-o", str(out), "--units", "8", "--small-units", "2", "--epochs", "1",
-                 "--quiet", "--bench-samples", "10", "--bench-repeats", "1"]) == 0
+    assert (
+        main(
+            [
+                "demo",
+                "-o",
+                str(out),
+                "--units",
+                "8",
+                "--small-units",
+                "2",
+                "--epochs",
+                "1",
+                "--quiet",
+                "--bench-samples",
+                "10",
+                "--bench-repeats",
+                "1",
+            ]
+        )
+        == 0
+    )
     printed = capsys.readouterr().out
     assert "speed-up vs LSTM" in printed and "Flop-R" in printed
     assert {"skim_lstm_tflite", "lstm_tflite", "bench.json", "bench.md"} <= set(os.listdir(out))

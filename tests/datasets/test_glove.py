@@ -12,7 +12,11 @@ def test_load_glove_from_wheel_and_cache(glove_wheel, isolated_cache):
     assert vectors.shape == (6, 50) and vectors.dtype == np.float32
     assert vectors[words.index("movie"), 0] == 4.0
     assert sorted(p.name for p in isolated_cache.rglob("*") if p.is_file()) == [
-        "vectors_50d.npy", "vectors_50d.npy.sha256", "words.txt", "words.txt.sha256"]
+        "vectors_50d.npy",
+        "vectors_50d.npy.sha256",
+        "words.txt",
+        "words.txt.sha256",
+    ]
     again_words, again_vectors = load_glove(source_path=glove_wheel)
     assert again_words == words and np.array_equal(again_vectors, vectors)
 

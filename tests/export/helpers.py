@@ -1,5 +1,6 @@
 """Shared helpers of the export and runtime tests: tiny trained models and a
 CLI runner."""
+
 import contextlib
 import io
 import os
@@ -42,8 +43,7 @@ def train_tiny(folder, kind, small_units=DS, vocabulary=V, embedding=E, units=D,
     if fit:
         model.compile("adam", "binary_crossentropy")
         rng = np.random.default_rng(0)
-        model.fit(rng.integers(1, vocabulary, (16, T)), rng.integers(0, 2, (16, 1)),
-                  batch_size=8, epochs=1, verbose=0)
+        model.fit(rng.integers(1, vocabulary, (16, T)), rng.integers(0, 2, (16, 1)), batch_size=8, epochs=1, verbose=0)
     os.makedirs(folder, exist_ok=True)
     path = os.path.join(folder, "model.keras")
     model.save(path)

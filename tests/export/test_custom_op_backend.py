@@ -1,5 +1,6 @@
 """The optional custom-op export backend (`KerasSkimLSTM`): library build,
 op inventory and Keras parity of logits and read decisions."""
+
 import os
 
 import numpy as np
@@ -22,8 +23,7 @@ def _tiny(small_units, classes=2):
     model = keras.Model(inp, keras.layers.Dense(classes)(x))
     model.compile("adam", keras.losses.SparseCategoricalCrossentropy(from_logits=True))
     rng = np.random.default_rng(0)
-    model.fit(rng.integers(1, V, (16, 10)), rng.integers(0, classes, (16,)),
-              batch_size=8, epochs=1, verbose=0)
+    model.fit(rng.integers(1, V, (16, 10)), rng.integers(0, classes, (16,)), batch_size=8, epochs=1, verbose=0)
     return model
 
 

@@ -1,5 +1,6 @@
 """`keras-skim export --backend {builtin,custom}` and `keras-skim bench` on a
 custom-op export (the KerasSkimLSTM op built into a temporary cache)."""
+
 import json
 import os
 import subprocess
@@ -36,13 +37,11 @@ def custom_export(op_cache, skim_model, tmp_path_factory):
 
 
 def test_custom_backend_export_writes_the_same_files_and_metadata(custom_export):
+    from keras_skim import contracts
     from keras_skim.export.op_inventory import op_inventory
 
-    from keras_skim import contracts
-
     out, stdout = custom_export
-    assert sorted(os.listdir(out)) == sorted(
-        [contracts.MARKER_FILE, "metadata.json", "model.tflite", "tokenizer.json"])
+    assert sorted(os.listdir(out)) == sorted([contracts.MARKER_FILE, "metadata.json", "model.tflite", "tokenizer.json"])
     assert "backend: custom" in stdout and "parity OK" in stdout
     meta = json.load(open(os.path.join(out, "metadata.json")))
     assert meta["format"] == "keras_skim.export"
@@ -66,8 +65,9 @@ def test_bench_runs_the_custom_export_against_a_builtin_lstm(custom_export, expo
     out, _ = custom_export
     _, baseline, _ = exported("lstm")
     report_dir = tmp_path / "report"
-    code, stdout, stderr = run_cli(["bench", out, "--baseline", baseline, "--samples", "3",
-                                    "--repeats", "2", "-o", str(report_dir)])
+    code, stdout, stderr = run_cli(
+        ["bench", out, "--baseline", baseline, "--samples", "3", "--repeats", "2", "-o", str(report_dir)]
+    )
     assert code == 0, stderr
     assert "custom backend" in stdout
     report = json.load(open(report_dir / "report.json"))
@@ -85,8 +85,9 @@ def test_runner_on_a_custom_export_imports_no_tensorflow(custom_export):
         "assert r.backend == 'custom' and len(mask) == len(tokens) == 6\n"
         "assert 'tensorflow' not in sys.modules and 'keras' not in sys.modules, 'TF imported'\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          env=dict(os.environ), timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=dict(os.environ), timeout=60
+    )
     assert done.returncode == 0, done.stderr[-2000:]
 
 
@@ -113,7 +114,6 @@ def test_failed_custom_parity_refuses_and_writes_nothing(skim_model, op_cache, t
     keras.utils.set_random_seed(99)
     _, other = train_tiny(str(tmp_path / "other"), "skim_lstm", fit=False)
     real = custom_op_backend.custom_op_flatbuffer
-    monkeypatch.setattr(custom_op_backend, "custom_op_flatbuffer",
-                        lambda model, **kwargs: real(other, **kwargs))
+    monkeypatch.setattr(custom_op_backend, "custom_op_flatbuffer", lambda model, **kwargs: real(other, **kwargs))
     stderr = _custom_export_refused(skim_model, tmp_path / "export")
     assert "parity FAILED" in one_line(stderr) and "nothing written" in stderr

@@ -1,5 +1,6 @@
 """`keras-skim export` on bad input: one line, exit 2, nothing written, and
 `--force` that never deletes what keras-skim did not write."""
+
 import json
 import os
 import zipfile
@@ -100,7 +101,8 @@ def test_force_keeps_what_keras_skim_did_not_write(tmp_path):
         assert code == 0, err
         assert "no keras-skim layer" in out and "parity OK" in out
         assert sorted(os.listdir(out_dir)) == sorted(
-            [contracts.MARKER_FILE, "metadata.json", "model.tflite", "tokenizer.json"])
+            [contracts.MARKER_FILE, "metadata.json", "model.tflite", "tokenizer.json"]
+        )
 
 
 def test_force_never_replaces_the_input_or_its_parents(tmp_path, monkeypatch):
@@ -123,7 +125,10 @@ def test_default_output_is_next_to_the_model(tmp_path):
     import keras
 
     keras.saving.load_model(path).save(h5)
-    for model, expected in ((str(tmp_path / "run"), tmp_path / "run_tflite"), (str(h5), tmp_path / "run" / "model_tflite")):
+    for model, expected in (
+        (str(tmp_path / "run"), tmp_path / "run_tflite"),
+        (str(h5), tmp_path / "run" / "model_tflite"),
+    ):
         code, out, err = run_cli(["export", model, "--parity-samples", "1"])
         assert code == 0, err
         assert os.path.isfile(expected / "model.tflite") and os.path.isfile(expected / contracts.MARKER_FILE)

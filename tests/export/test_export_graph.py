@@ -47,7 +47,11 @@ def test_metadata_and_files(exported, trained_folder):
     assert meta["model_kind"] == "skim_lstm"
     vocabulary = Tokenizer.load(os.path.join(trained_folder("skim"), "tokenizer.json")).vocabulary_size
     assert (meta["units"], meta["small_units"], meta["embedding_dim"], meta["vocabulary_size"]) == (
-        16, 4, 50, vocabulary)
+        16,
+        4,
+        50,
+        vocabulary,
+    )
     assert meta["num_classes"] == 1 and meta["output_activation"] == "linear"
     assert meta["max_length"] == MAX_LENGTH and meta["default_threshold"] == pytest.approx(0.5)
     assert meta["padding_id"] == 0 and "p_read >= t" in meta["threshold_rule"]
@@ -65,8 +69,8 @@ def test_parity_against_read_decisions(exported, name):
     import keras
 
     from keras_skim import set_threshold
-    from keras_skim.runtime import SkimRunner
     from keras_skim.layers.skim_statistics import read_decisions
+    from keras_skim.runtime import SkimRunner
 
     path, export_dir, result = exported(name)
     assert result.parity.ok and len(result.parity.thresholds) >= 4
@@ -110,8 +114,9 @@ def test_gru_and_lstm_baseline(exported):
 def test_exported_size_close_to_keras_weights(tmp_path):
     from keras_skim.export.exporter import export_model
 
-    path, _ = train_tiny(str(tmp_path / "big"), "skim_lstm", vocabulary=3000, embedding=32,
-                         units=32, small_units=4, fit=False)
+    path, _ = train_tiny(
+        str(tmp_path / "big"), "skim_lstm", vocabulary=3000, embedding=32, units=32, small_units=4, fit=False
+    )
     result = export_model(path, str(tmp_path / "out"), parity_samples=1)
     meta = result.metadata
     assert meta["tflite_bytes"] <= 1.1 * meta["keras_weights_bytes"], meta

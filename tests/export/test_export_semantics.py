@@ -1,6 +1,7 @@
 """One semantics in Keras, both export backends and the runtime: padding id
 0, the threshold rule at its ends (0, 1 and saturated gates), and a token
 loop whose cost does not grow with the text length."""
+
 import os
 
 import numpy as np

@@ -1,6 +1,7 @@
 """`keras-skim export --quantize int8` for both backends: smaller files,
 metadata that says so, and parity held to the documented standard (custom:
 exact against its own dequantized weights; builtin: INT8_AGREEMENT)."""
+
 import json
 import os
 
@@ -16,8 +17,20 @@ def test_int8_export(trained_folder, exported, tmp_path, backend, op_cache):
     from keras_skim.runtime import SkimRunner
 
     out = tmp_path / "int8"
-    code, stdout, stderr = run_cli(["export", trained_folder("skim"), "-o", str(out), "--backend", backend,
-                                    "--quantize", "int8", "--parity-samples", "2"])
+    code, stdout, stderr = run_cli(
+        [
+            "export",
+            trained_folder("skim"),
+            "-o",
+            str(out),
+            "--backend",
+            backend,
+            "--quantize",
+            "int8",
+            "--parity-samples",
+            "2",
+        ]
+    )
     assert code == 0, stderr
     meta = json.loads((out / "metadata.json").read_text())
     assert meta["quantize"] == "int8" and meta["backend"] == backend and meta["parity"]["ok"]

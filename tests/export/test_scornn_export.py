@@ -1,5 +1,6 @@
 """Export of ScoRNNCell models: W formed once, a plain RNN of builtin ops,
 parity with Keras."""
+
 import os
 
 import numpy as np
@@ -40,12 +41,8 @@ def _runner(flatbuffer):
     from keras_skim.contracts import SIGNATURE_KEY
     from keras_skim.runtime.interpreter_loader import make_interpreter
 
-    signature = make_interpreter(model_content=flatbuffer, num_threads=1).get_signature_runner(
-        SIGNATURE_KEY
-    )
-    return lambda ids, threshold: signature(
-        token_ids=np.asarray(ids, np.int32), threshold=np.float32(threshold)
-    )
+    signature = make_interpreter(model_content=flatbuffer, num_threads=1).get_signature_runner(SIGNATURE_KEY)
+    return lambda ids, threshold: signature(token_ids=np.asarray(ids, np.int32), threshold=np.float32(threshold))
 
 
 def test_emitter_forms_orthogonal_w_matching_the_cell():
@@ -123,13 +120,16 @@ def test_cli_export_and_bench_next_to_an_lstm(tmp_path, exported):
     assert meta["custom_ops"] == [] and meta["flops"]["kind"] == "scornn"
     from keras_skim.analysis.flops import flop_report
 
-    assert meta["flops"]["baseline_flops_per_token"] == flop_report(
-        "scornn", meta["units"], 0, meta["embedding_dim"], 0.0)["baseline_flops"]
+    assert (
+        meta["flops"]["baseline_flops_per_token"]
+        == flop_report("scornn", meta["units"], 0, meta["embedding_dim"], 0.0)["baseline_flops"]
+    )
 
     _, baseline, _ = exported("lstm")
     report_dir = tmp_path / "report"
-    code, stdout, stderr = run_cli(["bench", out, "--baseline", baseline, "--samples", "2",
-                                    "--repeats", "1", "-o", str(report_dir)])
+    code, stdout, stderr = run_cli(
+        ["bench", out, "--baseline", baseline, "--samples", "2", "--repeats", "1", "-o", str(report_dir)]
+    )
     assert code == 0, stderr
     report = json.load(open(report_dir / "report.json"))
     assert report["model_kind"] == "scornn" and report["baseline_kind"] == "lstm"

@@ -4,6 +4,7 @@ and a Clang build give the float64 reference's visited and read words (a
 reference that walks the word stream by offsets, the other way round from
 the core's raw-position jump targets) and the same states as each other
 (tests/export/sj_lstm_core_check.cc prints one line per case)."""
+
 import os
 import shutil
 import subprocess
@@ -12,15 +13,22 @@ import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OPS = os.path.join(os.path.dirname(os.path.dirname(HERE)), "keras_skim", "litert_ops")
-SOURCES = [os.path.join(HERE, "sj_lstm_core_check.cc"), os.path.join(OPS, "sj_lstm_core.cc"),
-           os.path.join(OPS, "simd_isa.cc")]
+SOURCES = [
+    os.path.join(HERE, "sj_lstm_core_check.cc"),
+    os.path.join(OPS, "sj_lstm_core.cc"),
+    os.path.join(OPS, "simd_isa.cc"),
+]
 
 
 def _build(compiler, out, *flags):
     if shutil.which(compiler) is None:
         pytest.skip(f"{compiler} not found")
-    subprocess.run([compiler, "-O1", "-std=c++17", "-Wall", "-Werror", f"-I{OPS}", *flags, *SOURCES, "-o", out],
-                   check=True, capture_output=True, text=True)
+    subprocess.run(
+        [compiler, "-O1", "-std=c++17", "-Wall", "-Werror", f"-I{OPS}", *flags, *SOURCES, "-o", out],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     return out
 
 
@@ -31,8 +39,16 @@ def _cases(command):
     for line in out.splitlines():
         f = line.split()
         assert f[0] == "case" and f[20] == "h", line[:120]
-        cases[f[1]] = (f[3], (int(f[5]), int(f[7])), (int(f[9]), int(f[11])), int(f[13]), float(f[15]),
-                       [int(v) for v in f[17].split(",")], f[19], [float(v) for v in f[21:]])
+        cases[f[1]] = (
+            f[3],
+            (int(f[5]), int(f[7])),
+            (int(f[9]), int(f[11])),
+            int(f[13]),
+            float(f[15]),
+            [int(v) for v in f[17].split(",")],
+            f[19],
+            [float(v) for v in f[21:]],
+        )
     assert len(cases) == 21
     return cases
 
@@ -73,7 +89,7 @@ def test_every_instruction_set_matches_the_reference(native):
         _assert_matches_reference(cases)
         runs[simd] = cases
     assert "generic" in runs and len(runs) >= 2
-    for simd, cases in runs.items():
+    for cases in runs.values():
         _assert_same(cases, runs["generic"])
 
 

@@ -2,6 +2,7 @@
 every instruction set of this machine, and aarch64 (NEON) under qemu, give
 the float64 reference's decisions, and the same decisions and states as each
 other (tests/export/skim_lstm_core_check.cc prints one line per case)."""
+
 import os
 import shutil
 import subprocess
@@ -10,15 +11,22 @@ import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OPS = os.path.join(os.path.dirname(os.path.dirname(HERE)), "keras_skim", "litert_ops")
-SOURCES = [os.path.join(HERE, "skim_lstm_core_check.cc"), os.path.join(OPS, "skim_lstm_core.cc"),
-           os.path.join(OPS, "simd_isa.cc")]
+SOURCES = [
+    os.path.join(HERE, "skim_lstm_core_check.cc"),
+    os.path.join(OPS, "skim_lstm_core.cc"),
+    os.path.join(OPS, "simd_isa.cc"),
+]
 
 
 def _build(compiler, out, *flags):
     if shutil.which(compiler) is None:
         pytest.skip(f"{compiler} not found")
-    subprocess.run([compiler, "-O1", "-std=c++17", "-Wall", "-Werror", f"-I{OPS}", *flags, *SOURCES, "-o", out],
-                   check=True, capture_output=True, text=True)
+    subprocess.run(
+        [compiler, "-O1", "-std=c++17", "-Wall", "-Werror", f"-I{OPS}", *flags, *SOURCES, "-o", out],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     return out
 
 
@@ -65,7 +73,7 @@ def test_every_instruction_set_matches_the_reference(native):
         _assert_matches_reference(cases)
         runs[simd] = cases
     assert "generic" in runs and len(runs) >= 2
-    for simd, cases in runs.items():
+    for cases in runs.values():
         _assert_same(cases, runs["generic"])
 
 

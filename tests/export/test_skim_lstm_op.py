@@ -1,5 +1,6 @@
 """KerasSkimLSTM's input modes beyond the default export: folded per-word
 rows, int8 weights, a forced instruction set, and its errors."""
+
 import numpy as np
 import pytest
 

@@ -4,6 +4,7 @@ its logits, checked against the Keras model (the exporter's parity) and
 against an independent NumPy pass (tests/numpy_reference.py), with every
 skip and jump action forced through the agents' biases; texts without
 words; the export folder's outputs and metadata; bad input in one line."""
+
 import json
 import os
 
@@ -31,8 +32,16 @@ CONFIGS = {
 def _model(config="mixed", seed=1):
     from keras_skim import StructuralJumpLSTM
 
-    model = StructuralJumpLSTM(V, separator_ids=[COMMA], sentence_end_ids=[PERIOD], other_punctuation_ids=[QUOTE],
-                               units=M, agent_units=A, embedding_dim=E, seed=1)
+    model = StructuralJumpLSTM(
+        V,
+        separator_ids=[COMMA],
+        sentence_end_ids=[PERIOD],
+        other_punctuation_ids=[QUOTE],
+        units=M,
+        agent_units=A,
+        embedding_dim=E,
+        seed=1,
+    )
     rs = np.random.RandomState(seed)
     for v in model.trainable_weights:
         v.assign(rs.normal(0, 0.5, v.shape).astype("float32"))
@@ -55,14 +64,17 @@ def _texts():
     noisy = rs.randint(5, V, 70)
     marks = rs.rand(70) < 0.3
     noisy[marks] = rs.choice([COMMA, PERIOD, QUOTE, 0], size=int(marks.sum()))
-    return [np.asarray(t, np.int32) for t in (
-        [9, 20, COMMA, 21, 22, PERIOD, 23, 24, COMMA, 25, PERIOD],
-        [QUOTE, 0, PERIOD, 9, 10, 0, COMMA, COMMA, 11, PERIOD, PERIOD, 12, 0, QUOTE],
-        [7],
-        [8, 9, 10, 11, 12, 13],
-        long,
-        noisy,
-    )]
+    return [
+        np.asarray(t, np.int32)
+        for t in (
+            [9, 20, COMMA, 21, 22, PERIOD, 23, 24, COMMA, 25, PERIOD],
+            [QUOTE, 0, PERIOD, 9, 10, 0, COMMA, COMMA, 11, PERIOD, PERIOD, 12, 0, QUOTE],
+            [7],
+            [8, 9, 10, 11, 12, 13],
+            long,
+            noisy,
+        )
+    ]
 
 
 def _numpy_pass(model, ids, jumps=None):
@@ -206,9 +218,12 @@ def exports(library, tmp_path_factory):
     model.save(folder / "model.keras")
     vocabulary = ["<pad>", "<unk>", ",", ".", "'"] + [f"w{i}" for i in range(5, V)]
     Tokenizer(vocabulary=vocabulary).save(str(folder / "tokenizer.json"))
-    results = {backend: export_model(str(folder), str(folder.parent / f"sj_{backend}"), backend=backend,
-                                     threshold=0.7, parity_samples=6)
-               for backend in ("builtin", "custom")}
+    results = {
+        backend: export_model(
+            str(folder), str(folder.parent / f"sj_{backend}"), backend=backend, threshold=0.7, parity_samples=6
+        )
+        for backend in ("builtin", "custom")
+    }
     return folder, results
 
 
@@ -229,20 +244,31 @@ def test_export_folder_outputs_and_metadata(exports, backend):
     assert "ignored" in meta["inputs"]["threshold"]["note"]
     assert set(meta["outputs"]) == {"logits", "read_mask", "read_count", "visited_count"}
     assert meta["outputs"]["read_mask"]["dtype"] == "int32"
-    assert meta["token_codes"] == {"0": "skipped", "1": "read", "2": "jumped",
-                                   "3": "not a word (punctuation or padding)"}
-    assert meta["punctuation"] == {"separator_ids": [COMMA], "sentence_end_ids": [PERIOD],
-                                   "other_punctuation_ids": [QUOTE]}
+    assert meta["token_codes"] == {
+        "0": "skipped",
+        "1": "read",
+        "2": "jumped",
+        "3": "not a word (punctuation or padding)",
+    }
+    assert meta["punctuation"] == {
+        "separator_ids": [COMMA],
+        "sentence_end_ids": [PERIOD],
+        "other_punctuation_ids": [QUOTE],
+    }
     assert meta["speed_reading"] is True
     flops = meta["flops"]
     from keras_skim.analysis.structural_jump_flops import structural_jump_step_flops
 
     step = structural_jump_step_flops(M, E, A)
     assert (flops["baseline_flops_per_token"], flops["skip_agent_flops"], flops["read_step_flops"]) == (
-        step["baseline_lstm"], step["skip_agent"], step["read_step"])
+        step["baseline_lstm"],
+        step["skip_agent"],
+        step["read_step"],
+    )
     assert meta["custom_ops"] == (["KerasSjLSTM"] if backend == "custom" else [])
     assert sorted(os.listdir(result.output_dir)) == sorted(
-        [contracts.MARKER_FILE, "metadata.json", "model.tflite", "tokenizer.json"])
+        [contracts.MARKER_FILE, "metadata.json", "model.tflite", "tokenizer.json"]
+    )
 
 
 @pytest.mark.parametrize("backend", ["builtin", "custom"])
@@ -265,8 +291,9 @@ def test_runner_runs_the_export_like_keras(exports, backend):
     np.testing.assert_allclose(first["logits"][0], logits, atol=1e-4)
     empty = runner.run_ids(np.zeros((0,), np.int32))
     assert int(empty["read_count"][0]) == int(empty["visited_count"][0]) == 0
-    np.testing.assert_allclose(empty["logits"][0], np.asarray(model(np.zeros((1, 1), np.int32))["logits"])[0],
-                               atol=1e-6)
+    np.testing.assert_allclose(
+        empty["logits"][0], np.asarray(model(np.zeros((1, 1), np.int32))["logits"])[0], atol=1e-6
+    )
     probabilities, mask, tokens = runner.classify("w5 w6 , w7 . w8")
     assert len(mask) == len(tokens) == 6 and mask[2] == mask[4] == 3
     assert probabilities.sum() == pytest.approx(1.0)
@@ -327,8 +354,10 @@ def test_bad_input_is_one_line(tmp_path, library):
     words, _, _ = TextStructure([COMMA], [PERIOD], [QUOTE])(ids)
     y = keras.layers.LSTM(M)(keras.layers.Embedding(V, E)(words))
     keras.Model(ids, keras.layers.Dense(2)(y)).save(tmp_path / "no_agents.keras")
-    for name, expected in (("cell", "is exported only inside a keras_skim.StructuralJumpLSTM"),
-                           ("no_agents", "is not a complete Structural-Jump-LSTM model")):
+    for name, expected in (
+        ("cell", "is exported only inside a keras_skim.StructuralJumpLSTM"),
+        ("no_agents", "is not a complete Structural-Jump-LSTM model"),
+    ):
         for backend in ("builtin", "custom"):
             with pytest.raises(ExportError) as info:
                 export_model(tmp_path / f"{name}.keras", tmp_path / "out", backend=backend)

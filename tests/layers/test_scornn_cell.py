@@ -1,8 +1,8 @@
 """Tests of keras_skim.layers.scornn_cell.ScoRNNCell."""
-import numpy as np
-import pytest
 
 import keras
+import numpy as np
+import pytest
 import tensorflow as tf
 from keras import ops
 
@@ -91,12 +91,8 @@ def test_single_step_matches_numpy_reference():
     w = np_cayley(p["a"], RHO)
     expected = np_step(x, h, p["u"], w, p["b"], p["b_mod"])
     np.testing.assert_allclose(ops.convert_to_numpy(out), expected, atol=1e-5)
-    np.testing.assert_allclose(
-        ops.convert_to_numpy(new_state[0]), expected, atol=1e-5
-    )
-    np.testing.assert_allclose(
-        ops.convert_to_numpy(cell.recurrent_matrix()), w, atol=1e-5
-    )
+    np.testing.assert_allclose(ops.convert_to_numpy(new_state[0]), expected, atol=1e-5)
+    np.testing.assert_allclose(ops.convert_to_numpy(cell.recurrent_matrix()), w, atol=1e-5)
 
 
 def test_sequence_matches_numpy_reference():
@@ -198,9 +194,7 @@ def test_gradient_matches_theorem_3_2():
     w_np = np_cayley(a, rho)
     v = np.linalg.solve((np.eye(n) + a).T, grad_w @ (d + w_np.T))
     theorem = v.T - v
-    np.testing.assert_allclose(
-        autodiff, theorem[np.triu_indices(n, k=1)], rtol=1e-10, atol=1e-12
-    )
+    np.testing.assert_allclose(autodiff, theorem[np.triu_indices(n, k=1)], rtol=1e-10, atol=1e-12)
 
 
 # ----------------------------------------------------------------------
@@ -243,10 +237,7 @@ def _function_op_types(concrete):
     """Op types of the outer graph and of each function in its library."""
     graph_def = concrete.graph.as_graph_def()
     outer = [node.op for node in graph_def.node]
-    library = {
-        f.signature.name: [node.op for node in f.node_def]
-        for f in graph_def.library.function
-    }
+    library = {f.signature.name: [node.op for node in f.node_def] for f in graph_def.library.function}
     return outer, library
 
 
@@ -262,18 +253,14 @@ def test_while_body_holds_no_matrix_solve_in_graph_mode():
             loss = tf.reduce_mean((model(x) - y) ** 2)
         return tape.gradient(loss, model.trainable_variables)
 
-    concrete = train_step.get_concrete_function(
-        tf.TensorSpec((None, None, FEATURES)), tf.TensorSpec((None, 1))
-    )
+    concrete = train_step.get_concrete_function(tf.TensorSpec((None, None, FEATURES)), tf.TensorSpec((None, 1)))
     outer, library = _function_op_types(concrete)
     solve_ops = ("MatrixSolve", "MatrixInverse", "MatrixSolveLs")
     bodies = {k: v for k, v in library.items() if "while_body" in k}
     assert bodies  # the RNN is a tf.while_loop
     for name, ops_in_body in bodies.items():
         assert not any(op in solve_ops for op in ops_in_body), name
-    all_solves = outer.count("MatrixSolve") + sum(
-        v.count("MatrixSolve") for v in library.values()
-    )
+    all_solves = outer.count("MatrixSolve") + sum(v.count("MatrixSolve") for v in library.values())
     # one solve forward, one (adjoint) solve for the gradient
     assert 1 <= all_solves <= 2
     grads = concrete(tf.constant(x), tf.constant(y))
@@ -322,17 +309,13 @@ def test_dropout_only_in_training():
     rng = np.random.default_rng(10)
     kwargs = dict(rho=RHO, seed=0)
     plain = keras.layers.RNN(ScoRNNCell(N, **kwargs))
-    drop = keras.layers.RNN(
-        ScoRNNCell(N, dropout=0.5, recurrent_dropout=0.5, **kwargs)
-    )
+    drop = keras.layers.RNN(ScoRNNCell(N, dropout=0.5, recurrent_dropout=0.5, **kwargs))
     x = rng.normal(size=(3, 4, FEATURES)).astype("float32")
     plain(x)
     drop(x)
     drop.set_weights(plain.get_weights())
     ref = ops.convert_to_numpy(plain(x))
-    np.testing.assert_allclose(
-        ops.convert_to_numpy(drop(x, training=False)), ref, atol=1e-6
-    )
+    np.testing.assert_allclose(ops.convert_to_numpy(drop(x, training=False)), ref, atol=1e-6)
     train_out = ops.convert_to_numpy(drop(x, training=True))
     assert not np.allclose(train_out, ref, atol=1e-4)
     assert drop.cell._recurrent_matrix_cache is None
@@ -352,13 +335,9 @@ def test_mixed_precision_solves_in_float32():
 # serialization
 # ----------------------------------------------------------------------
 def test_get_config_round_trip():
-    cell = ScoRNNCell(
-        7, rho=5, use_bias=False, dropout=0.1, recurrent_dropout=0.2, seed=4
-    )
+    cell = ScoRNNCell(7, rho=5, use_bias=False, dropout=0.1, recurrent_dropout=0.2, seed=4)
     config = cell.get_config()
-    for key in (
-        "units", "rho", "use_bias", "dropout", "recurrent_dropout", "seed"
-    ):
+    for key in ("units", "rho", "use_bias", "dropout", "recurrent_dropout", "seed"):
         assert config[key] == getattr(cell, key)
     clone = ScoRNNCell.from_config(config)
     assert clone.get_config() == config
@@ -379,9 +358,7 @@ def test_model_save_load_gives_identical_outputs(tmp_path, suffix):
     cell = loaded.layers[0].cell
     assert isinstance(cell, ScoRNNCell)
     assert cell.rho == 2
-    np.testing.assert_array_equal(
-        ops.convert_to_numpy(loaded(x)), ops.convert_to_numpy(model(x))
-    )
+    np.testing.assert_array_equal(ops.convert_to_numpy(loaded(x)), ops.convert_to_numpy(model(x)))
     np.testing.assert_array_equal(
         ops.convert_to_numpy(cell.recurrent_matrix()),
         ops.convert_to_numpy(model.layers[0].cell.recurrent_matrix()),
@@ -423,9 +400,7 @@ def test_recurrent_matrix_api():
     assert tuple(state[0].shape) == (3, 4)
     a = ops.convert_to_numpy(cell.skew_matrix())
     np.testing.assert_array_equal(a, -a.T)
-    np.testing.assert_allclose(
-        ops.convert_to_numpy(w), np_cayley(a.astype("float64"), 1), atol=1e-6
-    )
+    np.testing.assert_allclose(ops.convert_to_numpy(w), np_cayley(a.astype("float64"), 1), atol=1e-6)
 
 
 # ----------------------------------------------------------------------

@@ -1,4 +1,5 @@
 """Models with skim cells save and reload as .keras and .h5 with identical outputs."""
+
 import keras
 import numpy as np
 import pytest
@@ -21,9 +22,7 @@ def _model(cell):
     return model
 
 
-@pytest.mark.parametrize(
-    "cell_class, extension", [(SkimLSTMCell, "keras"), (SkimLSTMCell, "h5"), (SkimGRUCell, "h5")]
-)
+@pytest.mark.parametrize("cell_class, extension", [(SkimLSTMCell, "keras"), (SkimLSTMCell, "h5"), (SkimGRUCell, "h5")])
 def test_save_and_reload_give_identical_outputs(tmp_path, cell_class, extension):
     rs = np.random.RandomState(0)
     ids = rs.randint(0, 30, (8, 10)).astype("int32")

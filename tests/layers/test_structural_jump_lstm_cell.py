@@ -1,4 +1,5 @@
 """StructuralJumpLSTMCell against a NumPy reference of the paper's reading loop."""
+
 import keras
 import numpy as np
 import pytest
@@ -26,7 +27,6 @@ from tests.numpy_reference import (
     lstm_step,
     structural_jump_pass,
     structural_jump_weights,
-    text_structure_reference,
 )
 
 SEP, END, OTHER = [2], [3], [4]
@@ -66,8 +66,12 @@ def _check_against_reference(cell, x, offsets, noise=None, speed_reading=True):
     all_jumps = []
     for b in range(len(x)):
         visited, read, jumps, h_ref, c_ref = structural_jump_pass(
-            x[b].astype(np.float64), offsets[b], n[b], w,
-            None if noise is None else noise[b].astype(np.float64), speed_reading,
+            x[b].astype(np.float64),
+            offsets[b],
+            n[b],
+            w,
+            None if noise is None else noise[b].astype(np.float64),
+            speed_reading,
         )
         assert np.flatnonzero(trace[b, :, TRACE_ACTIVE]).tolist() == visited
         assert np.flatnonzero(trace[b, :, TRACE_READ]).tolist() == read
@@ -108,12 +112,16 @@ def test_sampled_pass_with_gumbel_noise_matches_numpy_reference():
     taken = trace[..., TRACE_SKIP_ACTION].astype(int)
     np.testing.assert_allclose(
         np.take_along_axis(log_p_skip, taken[..., None], -1)[..., 0][visited],
-        trace[..., TRACE_SKIP_LOG_PROB][visited], atol=1e-5)
+        trace[..., TRACE_SKIP_LOG_PROB][visited],
+        atol=1e-5,
+    )
     log_p_jump = _log_softmax(trace[..., TRACE_JUMP_LOGITS])
     jumped = trace[..., TRACE_JUMP_ACTION].astype(int)
     np.testing.assert_allclose(
         np.take_along_axis(log_p_jump, jumped[..., None], -1)[..., 0][read],
-        trace[..., TRACE_JUMP_LOG_PROB][read], atol=1e-5)
+        trace[..., TRACE_JUMP_LOG_PROB][read],
+        atol=1e-5,
+    )
 
 
 def _log_softmax(z):
@@ -189,8 +197,7 @@ def test_values_are_emitted_at_visited_words():
     w = structural_jump_weights(cell)
     # The first word's skip value from the initial state (h = 0, READ/NEXT).
     xin = np.concatenate([x[:, 0], np.tile([0, 1, 1, 0, 0, 0], (len(x), 1))], axis=1)
-    s = np.maximum(np.concatenate([np.zeros((len(x), M)), xin], 1) @ w["skip_hidden_kernel"]
-                   + w["skip_hidden_bias"], 0)
+    s = np.maximum(np.concatenate([np.zeros((len(x), M)), xin], 1) @ w["skip_hidden_kernel"] + w["skip_hidden_bias"], 0)
     value = s @ w["skip_value_kernel"][:, 0] + w["skip_value_bias"][0]
     np.testing.assert_allclose(trace[:, 0, TRACE_SKIP_VALUE], value, atol=1e-5)
 
@@ -231,8 +238,7 @@ def test_unpacked_input_is_refused():
 
 
 def test_get_config_round_trip():
-    cell = StructuralJumpLSTMCell(12, 7, speed_reading=False, unit_forget_bias=False,
-                                  agent_initializer="he_normal")
+    cell = StructuralJumpLSTMCell(12, 7, speed_reading=False, unit_forget_bias=False, agent_initializer="he_normal")
     config = cell.get_config()
     clone = StructuralJumpLSTMCell.from_config(config)
     assert clone.get_config() == config

@@ -1,4 +1,5 @@
 """The word stream and jump offsets computed in the graph match a plain scan."""
+
 import keras
 import numpy as np
 import pytest
@@ -68,7 +69,7 @@ def test_punctuation_ids_come_from_the_tokenizer_vocabulary():
     name = {i: t for i, t in enumerate(tok.vocabulary)}
     assert sorted(name[i] for i in ids["separator_ids"]) == [",", ";"]
     assert sorted(name[i] for i in ids["sentence_end_ids"]) == ["!", ".", "?"]
-    assert sorted(name[i] for i in ids["other_punctuation_ids"]) == sorted('():"\'-')
+    assert sorted(name[i] for i in ids["other_punctuation_ids"]) == sorted("():\"'-")
     # Every punctuation character the tokenizer keeps is one token.
     for p in TOKENIZER_PUNCTUATION:
         assert Tokenizer.tokenize(f"a {p} b") == ["a", p, "b"]
@@ -77,7 +78,10 @@ def test_punctuation_ids_come_from_the_tokenizer_vocabulary():
     assert tok.vocabulary.index(":") not in with_colon["other_punctuation_ids"]
     # Characters missing from the vocabulary are left out.
     assert punctuation_ids(["<pad>", "<unk>", "a", "."]) == {
-        "separator_ids": [], "sentence_end_ids": [3], "other_punctuation_ids": []}
+        "separator_ids": [],
+        "sentence_end_ids": [3],
+        "other_punctuation_ids": [],
+    }
 
 
 @pytest.mark.parametrize(

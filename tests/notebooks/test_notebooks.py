@@ -78,9 +78,7 @@ def notebook_env(tmp_path, monkeypatch):
     for key in [k for k in os.environ if k.startswith("KERAS_SKIM_DATA_")]:
         monkeypatch.delenv(key)
     monkeypatch.setenv("KERAS_SKIM_NOTEBOOK_SMALL", "1")
-    monkeypatch.setenv(
-        "KERAS_SKIM_DATA_ROTTEN_TOMATOES", str(write_rotten_tomatoes_wheel(tmp_path, rows=400))
-    )
+    monkeypatch.setenv("KERAS_SKIM_DATA_ROTTEN_TOMATOES", str(write_rotten_tomatoes_wheel(tmp_path, rows=400)))
     monkeypatch.setenv("KERAS_SKIM_DATA_GLOVE", str(write_glove_wheel(tmp_path)))
     monkeypatch.setenv("KERAS_SKIM_CACHE", str(tmp_path / "cache"))
     (tmp_path / "tmp").mkdir()
@@ -137,26 +135,20 @@ def _text(notebook):
             if output.get("output_type") == "stream":
                 parts.append(output["text"])
             elif "data" in output:
-                parts.append(
-                    output["data"].get("text/markdown", "") + output["data"].get("text/html", "")
-                )
+                parts.append(output["data"].get("text/markdown", "") + output["data"].get("text/html", ""))
                 parts.append(output["data"].get("text/plain", ""))
     return "\n".join(parts)
 
 
 def _images(notebook):
-    return sum(
-        "image/png" in o.get("data", {}) for cell in notebook.cells for o in cell.get("outputs", [])
-    )
+    return sum("image/png" in o.get("data", {}) for cell in notebook.cells for o in cell.get("outputs", []))
 
 
 def test_01_skim_lstm_training(notebook_env):
     notebook = execute("01_skim_lstm_training.ipynb", notebook_env)
     text = _text(notebook)
     assert _images(notebook) == 2  # the training curves and the threshold sweep
-    rows = re.findall(
-        r"threshold (\d\.\d): accuracy ([\d.]+), skim rate ([\d.]+), Flop-R ([\d.]+)x", text
-    )
+    rows = re.findall(r"threshold (\d\.\d): accuracy ([\d.]+), skim rate ([\d.]+), Flop-R ([\d.]+)x", text)
     assert [float(t) for t, *_ in rows] == [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
     accuracies, skim_rates, flop_rs = ([float(row[i]) for row in rows] for i in (1, 2, 3))
     # Threshold 0 reads every token (Flop-R 0.995: the gate runs too), 1

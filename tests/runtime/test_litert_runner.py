@@ -2,6 +2,7 @@
 outputs as the ai-edge-litert Python Interpreter on builtin exports, 64-byte
 aligned buffers in custom-op exports, and one-line errors found when a model
 is opened (unknown custom op, unaligned or zero-size tensors, no LiteRT)."""
+
 import os
 import subprocess
 import sys
@@ -95,7 +96,8 @@ def test_unknown_custom_op_is_refused_when_opened(custom_models, tmp_path):
     (folder / "model.tflite").write_bytes(renamed)
     (folder / "metadata.json").write_text(
         '{"format": "keras_skim.export", "version": 2, "model_kind": "skim_lstm", '
-        '"vocabulary_size": 40, "num_classes": 2}')
+        '"vocabulary_size": 40, "num_classes": 2}'
+    )
     with pytest.raises(RuntimeModelError) as info:
         SkimRunner(str(folder))
     assert one_line(str(info.value)).startswith(str(folder / "model.tflite") + ": the model needs the custom op")
@@ -150,8 +152,9 @@ def test_threads_signature_list_and_steps(exported):
     _, folder, _ = exported("skim")
     data = open(os.path.join(folder, "model.tflite"), "rb").read()
     one, two = LiteRtModel(data, num_threads=1), LiteRtModel(data, num_threads=2)
-    assert one.get_signature_list() == {"serving_default": {"inputs": ["threshold", "token_ids"],
-                                                            "outputs": ["logits", "read_mask", "read_count"]}}
+    assert one.get_signature_list() == {
+        "serving_default": {"inputs": ["threshold", "token_ids"], "outputs": ["logits", "read_mask", "read_count"]}
+    }
     ids = sequences()[2]
     a = one.get_signature_runner()(token_ids=ids, threshold=np.float32(0.5))
     b = two.get_signature_runner()(token_ids=ids, threshold=np.float32(0.5))
@@ -194,8 +197,14 @@ def test_bad_inputs_are_one_line_errors(exported):
 def _in_fresh_process(code, **env):
     """Runs `code` in a new interpreter (the LiteRT library loads once per
     process); returns (exit code, stdout, stderr)."""
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=180,
-                          cwd=ROOT, env=dict(os.environ, PYTHONPATH=ROOT, **env))
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=ROOT,
+        env=dict(os.environ, PYTHONPATH=ROOT, **env),
+    )
     return done.returncode, done.stdout, done.stderr
 
 
@@ -216,8 +225,10 @@ def test_missing_or_wrong_litert_library_is_one_line(exported):
     code = _OPEN.format(path=os.path.join(folder, "model.tflite"))
     rc, out, err = _in_fresh_process(code, KERAS_SKIM_LITERT_LIB="/nonexistent/libLiteRt.so")
     assert rc == 0, err
-    assert one_line(out) == "LiteRtError: KERAS_SKIM_LITERT_LIB=/nonexistent/libLiteRt.so: no such file " \
-                            "(expected libLiteRt.so)"
+    assert (
+        one_line(out) == "LiteRtError: KERAS_SKIM_LITERT_LIB=/nonexistent/libLiteRt.so: no such file "
+        "(expected libLiteRt.so)"
+    )
     # A shared library that is not LiteRT: every missing C API function is named.
     rc, out, err = _in_fresh_process(code, KERAS_SKIM_LITERT_LIB=litert_ops.library_path())
     assert rc == 0, err
@@ -235,8 +246,10 @@ def test_old_ai_edge_litert_is_refused(monkeypatch):
     monkeypatch.setattr(metadata, "version", lambda name: "2.1.5" if name == "ai-edge-litert" else real(name))
     with pytest.raises(litert_runner.LiteRtError) as info:
         litert_runner.litert_library_path()
-    assert one_line(str(info.value)) == "ai-edge-litert 2.1.5 is too old: keras-skim needs >= 2.1.6 " \
-                                        "(tested: 2.1.6, 2.2.0, 2.3.0)"
+    assert (
+        one_line(str(info.value)) == "ai-edge-litert 2.1.5 is too old: keras-skim needs >= 2.1.6 "
+        "(tested: 2.1.6, 2.2.0, 2.3.0)"
+    )
 
 
 def test_library_loads_once_from_many_threads(exported):
@@ -254,7 +267,8 @@ def test_library_loads_once_from_many_threads(exported):
         f"data = open({os.path.join(folder, 'model.tflite')!r}, 'rb').read()\n"
         "def run(_):\n"
         "    m = litert_runner.LiteRtModel(data)\n"
-        "    out = m.get_signature_runner()(token_ids=np.arange(1, 8, dtype=np.int32)[None], threshold=np.float32(0.5))\n"
+        "    ids = np.arange(1, 8, dtype=np.int32)[None]\n"
+        "    out = m.get_signature_runner()(token_ids=ids, threshold=np.float32(0.5))\n"
         "    return (id(m._lib), m.litert_path, out['logits'].tobytes(), out['read_mask'].tobytes())\n"
         "with concurrent.futures.ThreadPoolExecutor(4) as pool:\n"
         "    results = list(pool.map(run, range(8)))\n"

@@ -30,14 +30,16 @@ def test_classify_and_bench_without_tensorflow(exported, tmp_path):
     data = tmp_path / "data.csv"
     data.write_text('text,label\n"the movie was good",1\n"awful boring plot",0\n"great story nice acting",1\n')
     out = tmp_path / "report"
-    script = _NO_TF_BENCH.format(root=ROOT, model=model_dir, base=os.path.join(base_dir, "model.tflite"),
-                                 data=str(data), out=str(out))
+    script = _NO_TF_BENCH.format(
+        root=ROOT, model=model_dir, base=os.path.join(base_dir, "model.tflite"), data=str(data), out=str(out)
+    )
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     result = [line for line in proc.stdout.splitlines() if line.startswith("RESULT")][0]
     assert result == "RESULT 0 0 []", result
     assert sorted(os.listdir(out)) == sorted(
-        [".keras-skim-output.json", "report.json", "report.md", "threshold_sweep.png"])
+        [".keras-skim-output.json", "report.json", "report.md", "threshold_sweep.png"]
+    )
     report = json.load(open(out / "report.json"))
     assert report["baseline_kind"] == "lstm" and len(report["results"]) == 2
     first = report["results"][0]
@@ -70,8 +72,10 @@ def test_bench_bad_inputs(exported, tmp_path):
 
 
 def test_runtime_module_imports_no_tensorflow():
-    code = "import sys, keras_skim.runtime, keras_skim.cli.bench_command; " \
-           "print([m for m in sys.modules if m.startswith(('tensorflow', 'keras.'))])"
+    code = (
+        "import sys, keras_skim.runtime, keras_skim.cli.bench_command; "
+        "print([m for m in sys.modules if m.startswith(('tensorflow', 'keras.'))])"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert proc.stdout.strip() == "[]", proc.stdout + proc.stderr
 
@@ -95,7 +99,7 @@ def test_runner_refuses_inputs_it_cannot_take(exported):
     runner = SkimRunner(model_dir)
     vocabulary = runner.vocabulary_size
     for ids, threshold, message in (
-        ([[3, 4], [5, 6]], 0.5, "one text"),            # a batch of two texts
+        ([[3, 4], [5, 6]], 0.5, "one text"),  # a batch of two texts
         ([3, vocabulary], 0.5, f"token id {vocabulary} is outside"),
         ([3, -1], 0.5, "token id -1 is outside"),
         ([3, 4], float("nan"), "threshold"),

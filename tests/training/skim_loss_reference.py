@@ -15,6 +15,7 @@ where -log p_skim is recomputed outside the recurrent loop from each cell's
 input sequence and output sequence. Used by
 tests/training/test_skim_loss_settings.py and benchmarks/skim_loss_share.py.
 """
+
 import keras
 import numpy as np
 import tensorflow as tf
@@ -122,8 +123,13 @@ def fit_gradients(model, ids, labels, sample_weight=None, loss_scale=None):
         optimizer = keras.optimizers.LossScaleOptimizer(optimizer, initial_scale=loss_scale)
     model.compile(optimizer, keras.losses.BinaryCrossentropy(from_logits=True))
     history = model.fit(
-        ids, labels, sample_weight=sample_weight, batch_size=len(ids),
-        epochs=1, shuffle=False, verbose=0,
+        ids,
+        labels,
+        sample_weight=sample_weight,
+        batch_size=len(ids),
+        epochs=1,
+        shuffle=False,
+        verbose=0,
     )
     return [np.asarray(v, dtype="float64") for v in model.trainable_weights], history.history
 
@@ -144,9 +150,7 @@ def explicit_skim_loss(cell, gamma, x, mask, sequence, go_backwards=False):
         + tf.cast(cell.gate_bias, "float32")
     )
     neg_log_p_skim = -tf.nn.log_softmax(logits, axis=-1)[..., 1]
-    per_sequence = tf.math.divide_no_nan(
-        tf.reduce_sum(neg_log_p_skim * m, axis=1), tf.reduce_sum(m, axis=1)
-    )
+    per_sequence = tf.math.divide_no_nan(tf.reduce_sum(neg_log_p_skim * m, axis=1), tf.reduce_sum(m, axis=1))
     return gamma * tf.reduce_mean(per_sequence)
 
 
@@ -210,6 +214,4 @@ def gate_bias_indices(model):
 
 def relative_error(got, want):
     """max over weights of |got - want| / |want| (Frobenius norms)."""
-    return max(
-        float(np.linalg.norm(g - w) / max(np.linalg.norm(w), 1e-30)) for g, w in zip(got, want)
-    )
+    return max(float(np.linalg.norm(g - w) / max(np.linalg.norm(w), 1e-30)) for g, w in zip(got, want))

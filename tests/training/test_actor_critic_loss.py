@@ -1,5 +1,6 @@
 """The returns, advantages and masked losses of Structural-Jump-LSTM on a
 small example worked out by hand (numbers in the comments)."""
+
 import math
 
 import numpy as np
@@ -40,15 +41,17 @@ def _trace():
 
 def _losses(trace=None, **kwargs):
     parts = structural_jump_losses(
-        _trace() if trace is None else trace, np.array(LOGITS, "float32"), np.array(LABELS),
-        np.array(WORDS), **kwargs)
+        _trace() if trace is None else trace, np.array(LOGITS, "float32"), np.array(LABELS), np.array(WORDS), **kwargs
+    )
     return {k: float(v) for k, v in parts.items()}
 
 
 def test_returns_by_hand():
     final = np.array([1.0, 0.25], "float32")
-    skip, jump, costs = (np.asarray(v) for v in episode_returns(
-        np.array(ACTIVE, "float32"), np.array(READ, "float32"), np.array(WORDS), final))
+    skip, jump, costs = (
+        np.asarray(v)
+        for v in episode_returns(np.array(ACTIVE, "float32"), np.array(READ, "float32"), np.array(WORDS), final)
+    )
     # costs: A -1/4, -0.5/4, 0, -1/4; B -1/2, -1/2
     np.testing.assert_allclose(costs, [[-0.25, -0.125, 0, -0.25], [-0.5, -0.5, 0, 0]])
     # R_skip = final + 0.1 * (costs from t on); R_jump leaves out step t's own cost.
@@ -107,9 +110,11 @@ def test_target_term_against_numpy(kind, speed):
         return (per * mask).sum() / mask.sum()
 
     want = term(trace[..., TRACE_SKIP_LOGITS], skip_target, ACTIVE) + term(
-        trace[..., TRACE_JUMP_LOGITS], jump_target, READ)
-    got = _losses(trace, speed_reading=speed, target_loss=kind,
-                  explore_jump_target=(0.7, 0.1, 0.1, 0.1))["entropy_loss"]
+        trace[..., TRACE_JUMP_LOGITS], jump_target, READ
+    )
+    got = _losses(trace, speed_reading=speed, target_loss=kind, explore_jump_target=(0.7, 0.1, 0.1, 0.1))[
+        "entropy_loss"
+    ]
     assert got == pytest.approx(want, rel=1e-5)
 
 

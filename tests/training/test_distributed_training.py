@@ -3,6 +3,7 @@
 Runs in a subprocess: logical devices must be configured before TensorFlow
 initialises, which the rest of the test session has already done.
 """
+
 import json
 import os
 import subprocess
@@ -75,7 +76,10 @@ SCRIPT = textwrap.dedent(
 
 def test_mirrored_strategy_on_two_logical_cpus_trains_with_the_skim_loss():
     done = subprocess.run(
-        [sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=600,
+        [sys.executable, "-c", SCRIPT],
+        capture_output=True,
+        text=True,
+        timeout=600,
         env={"TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": "", **_env()},
         cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
     )
@@ -96,6 +100,3 @@ def test_mirrored_strategy_on_two_logical_cpus_trains_with_the_skim_loss():
 
 def _env():
     return {k: v for k, v in os.environ.items() if k not in ("TF_CPP_MIN_LOG_LEVEL",)}
-
-
-

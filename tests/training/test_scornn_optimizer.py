@@ -1,13 +1,12 @@
 """Tests of keras_skim.training.scornn_optimizer."""
-import numpy as np
-import pytest
 
 import keras
+import numpy as np
+import pytest
 from keras import ops
 
 from keras_skim.layers.scornn_cell import ScoRNNCell
-from keras_skim.training.scornn_optimizer import ScoRNNOptimizer
-from keras_skim.training.scornn_optimizer import scornn_optimizer
+from keras_skim.training.scornn_optimizer import ScoRNNOptimizer, scornn_optimizer
 
 FEATURES = 2
 
@@ -114,9 +113,7 @@ def test_learning_rates_scale_the_sgd_steps():
     model.train_on_batch(x, y)
     for var, grad, value in zip(variables, grads, values):
         lr = 0.005 if var.path.endswith("skew_parameters") else 0.02
-        np.testing.assert_allclose(
-            ops.convert_to_numpy(var), value - lr * grad.numpy(), atol=1e-6
-        )
+        np.testing.assert_allclose(ops.convert_to_numpy(var), value - lr * grad.numpy(), atol=1e-6)
 
 
 def test_saves_and_loads_with_the_model(tmp_path):
@@ -143,9 +140,7 @@ def test_saves_and_loads_with_the_model(tmp_path):
     assert len(saved_state) == len(loaded_state) > 2
     for a, b in zip(saved_state, loaded_state):
         np.testing.assert_array_equal(a, b)
-    np.testing.assert_array_equal(
-        ops.convert_to_numpy(loaded(x)), ops.convert_to_numpy(model(x))
-    )
+    np.testing.assert_array_equal(ops.convert_to_numpy(loaded(x)), ops.convert_to_numpy(model(x)))
     # both continue training identically
     model.train_on_batch(x, y)
     loaded.train_on_batch(x, y)

@@ -4,6 +4,7 @@ The settings (loss scaling, sample weights, uses of the outputs, stacking,
 mixed precision) are in test_skim_loss_settings.py; MirroredStrategy in
 test_distributed_training.py.
 """
+
 import keras
 import numpy as np
 import pytest
@@ -24,9 +25,11 @@ def _explicit_skim_loss(cell, gamma, x, mask, outputs):
     """gamma * mean over each sequence's real tokens of -log p_skim, batch mean,
     recomputed outside the loop from the layer's own output sequence."""
     h_prev = tf.concat([tf.zeros_like(outputs[:, :1]), outputs[:, :-1]], axis=1)
-    logits = tf.einsum("btf,fk->btk", x, cell.gate_kernel) + tf.einsum(
-        "btu,uk->btk", h_prev, cell.gate_recurrent_kernel
-    ) + cell.gate_bias
+    logits = (
+        tf.einsum("btf,fk->btk", x, cell.gate_kernel)
+        + tf.einsum("btu,uk->btk", h_prev, cell.gate_recurrent_kernel)
+        + cell.gate_bias
+    )
     neg_log_p_skim = -tf.nn.log_softmax(logits, axis=-1)[..., 1]
     m = tf.cast(mask, tf.float32)
     per_sequence = tf.reduce_sum(neg_log_p_skim * m, axis=1) / tf.reduce_sum(m, axis=1)
@@ -74,8 +77,9 @@ def test_gradients_reach_the_gate_in_training():
     layer = keras.layers.RNN(cell)
     with tf.GradientTape() as tape:
         loss = tf.reduce_sum(layer(x, training=True) ** 2)
-    grads = dict(zip([v.path.split("/")[-1] for v in cell.trainable_weights],
-                     tape.gradient(loss, cell.trainable_weights)))
+    grads = dict(
+        zip([v.path.split("/")[-1] for v in cell.trainable_weights], tape.gradient(loss, cell.trainable_weights))
+    )
     for name in ("gate_kernel", "gate_recurrent_kernel", "gate_bias", "small_kernel", "kernel"):
         assert grads[name] is not None and np.abs(np.asarray(grads[name])).sum() > 0, name
 
@@ -112,7 +116,11 @@ def test_higher_gamma_gives_higher_skim_rate_in_fit_logs():
         keras.utils.set_random_seed(7)
         model = _skim_model(gamma)
         history = model.fit(
-            ids, labels, epochs=2, batch_size=32, verbose=0,
+            ids,
+            labels,
+            epochs=2,
+            batch_size=32,
+            verbose=0,
             callbacks=[GumbelTemperatureSchedule(rate=1e-2)],
         )
         assert "skim_rate" in history.history

@@ -7,6 +7,7 @@ with the same Gumbel noise (tests/training/skim_loss_reference.py). Every
 toy batch has right and left padding, a hole, and full-length sequences.
 MirroredStrategy: test_distributed_training.py.
 """
+
 import keras
 import numpy as np
 import pytest
@@ -35,13 +36,9 @@ def _compare(architecture, loss_scale=None, sample_weight=None, mask_zero=True, 
     saved = ref.snapshot(model, parts)
     got, history = ref.fit_gradients(model, ids, labels, sample_weight, loss_scale)
     ref.restore(model, parts, saved)
-    want, task, skim = ref.reference_gradients(
-        model, parts, architecture, ids, labels, GAMMA, sample_weight
-    )
+    want, task, skim = ref.reference_gradients(model, parts, architecture, ids, labels, GAMMA, sample_weight)
     ref.restore(model, parts, saved)
-    without, _, _ = ref.reference_gradients(
-        model, parts, architecture, ids, labels, 0.0, sample_weight
-    )
+    without, _, _ = ref.reference_gradients(model, parts, architecture, ids, labels, 0.0, sample_weight)
     return got, want, without, task, skim, history, parts
 
 

@@ -1,5 +1,6 @@
 """StructuralJumpLSTM: raw ids in, plain `model.fit` in two phases, exact
 statistics, save/load, and what it does with texts without words."""
+
 import keras
 import numpy as np
 import pytest
@@ -23,8 +24,15 @@ VOCAB = 30
 
 
 def _model(**kwargs):
-    options = dict(separator_ids=[COMMA], sentence_end_ids=[PERIOD], other_punctuation_ids=[QUOTE],
-                   units=12, agent_units=6, embedding_dim=6, seed=1)
+    options = dict(
+        separator_ids=[COMMA],
+        sentence_end_ids=[PERIOD],
+        other_punctuation_ids=[QUOTE],
+        units=12,
+        agent_units=6,
+        embedding_dim=6,
+        seed=1,
+    )
     options.update(kwargs)
     return StructuralJumpLSTM(VOCAB, **options)
 
@@ -60,21 +68,45 @@ def _task_tokenizer():
 def test_two_phase_training_learns_to_jump_keeps_accuracy_and_writes_the_folder(tmp_path):
     # One run for both checks: the trace of a training step is the slow part.
     rs = np.random.RandomState(0)
-    data = {"train": _sentences_task(384, rs, words=3), "validation": _sentences_task(96, rs, words=3),
-            "test": _sentences_task(96, rs, words=3)}
+    data = {
+        "train": _sentences_task(384, rs, words=3),
+        "validation": _sentences_task(96, rs, words=3),
+        "test": _sentences_task(96, rs, words=3),
+    }
     folder = tmp_path / "sj"
     model, results = train_structural_jump(
-        folder, data=data, tokenizer=_task_tokenizer(), units=12, agent_units=6, embedding_dim=6,
-        full_read_epochs=4, speed_read_epochs=6, batch_size=32, learning_rate=0.01,
-        speed_learning_rate=0.01, optimizer="adam", verbose=0,
-        fit_options={"full_read_weights": str(tmp_path / "full_read.weights.h5")})
+        folder,
+        data=data,
+        tokenizer=_task_tokenizer(),
+        units=12,
+        agent_units=6,
+        embedding_dim=6,
+        full_read_epochs=4,
+        speed_read_epochs=6,
+        batch_size=32,
+        learning_rate=0.01,
+        speed_learning_rate=0.01,
+        optimizer="adam",
+        verbose=0,
+        fit_options={"full_read_weights": str(tmp_path / "full_read.weights.h5")},
+    )
     full = results["phases"]["full_read"]["history"]
     assert full["read_fraction"] == [1.0] * len(full["loss"])
     assert results["full_read_validation_accuracy"] >= 0.9
     speed = results["phases"]["speed_read"]["history"]
-    for name in ("accuracy", "read_fraction", "skip_fraction", "jump_fraction", "reward",
-                 "class_loss", "actor_loss", "critic_loss", "entropy_loss", "val_read_fraction",
-                 "entropy_weight"):
+    for name in (
+        "accuracy",
+        "read_fraction",
+        "skip_fraction",
+        "jump_fraction",
+        "reward",
+        "class_loss",
+        "actor_loss",
+        "critic_loss",
+        "entropy_loss",
+        "val_read_fraction",
+        "entropy_weight",
+    ):
         assert name in speed, name
     assert speed["entropy_weight"][-1] == pytest.approx(0.005)
     test = results["test"]
@@ -86,25 +118,36 @@ def test_two_phase_training_learns_to_jump_keeps_accuracy_and_writes_the_folder(
     from keras_skim import contracts
 
     assert sorted(p.name for p in folder.iterdir()) == sorted(
-        [contracts.MARKER_FILE, "model.keras", "tokenizer.json", "train_config.json"])
+        [contracts.MARKER_FILE, "model.keras", "tokenizer.json", "train_config.json"]
+    )
     config = contracts.read_train_config(folder / "train_config.json")
     assert config.max_length == data["train"][0].shape[1] and config.arguments["cell"] == "sj-lstm"
     assert config.results["test"]["reward"] == pytest.approx(test["reward"])
     restored = keras_skim.load_model(folder / "model.keras")
     assert restored.separator_ids == [COMMA] and restored.sentence_end_ids == [PERIOD]
     ids = data["test"][0][:8]
-    np.testing.assert_array_equal(restored.predict(ids, verbose=0)["trace"],
-                                  model.predict(ids, verbose=0)["trace"])
+    np.testing.assert_array_equal(restored.predict(ids, verbose=0)["trace"], model.predict(ids, verbose=0)["trace"])
     with pytest.raises(contracts.OutputRefused, match="--force"):
         train_structural_jump(folder, data=data, tokenizer=_task_tokenizer())
     # Phase 2 can restart from the saved phase-1 weights.
     fresh = _model(units=12, agent_units=6)
-    resumed = fit_structural_jump(fresh, data["train"], data["validation"], full_read_epochs=0,
-                                  speed_read_epochs=0, full_read_weights=str(tmp_path / "full_read.weights.h5"))
+    resumed = fit_structural_jump(
+        fresh,
+        data["train"],
+        data["validation"],
+        full_read_epochs=0,
+        speed_read_epochs=0,
+        full_read_weights=str(tmp_path / "full_read.weights.h5"),
+    )
     assert resumed["full_read"]["validation_accuracy"] == pytest.approx(results["full_read_validation_accuracy"])
     with pytest.raises(FileNotFoundError, match="full-read weights"):
-        fit_structural_jump(fresh, data["train"], data["validation"], full_read_epochs=0,
-                            full_read_weights=str(tmp_path / "missing.weights.h5"))
+        fit_structural_jump(
+            fresh,
+            data["train"],
+            data["validation"],
+            full_read_epochs=0,
+            full_read_weights=str(tmp_path / "missing.weights.h5"),
+        )
 
 
 def test_statistics_are_exact_counts_of_the_greedy_trace():
@@ -145,7 +188,15 @@ def test_jumped_words_are_marked_in_reading_positions():
     model.cell.jump_policy.bias.assign([0.0, 0.0, 50.0, 0.0])  # next sentence end
     positions = reading_positions(model, ids)
     assert positions["status"].tolist() == [
-        READ_WORD, JUMPED_WORD, NOT_A_WORD, JUMPED_WORD, JUMPED_WORD, NOT_A_WORD, READ_WORD, JUMPED_WORD]
+        READ_WORD,
+        JUMPED_WORD,
+        NOT_A_WORD,
+        JUMPED_WORD,
+        JUMPED_WORD,
+        NOT_A_WORD,
+        READ_WORD,
+        JUMPED_WORD,
+    ]
     assert positions["jump_actions"].tolist() == [2, -1, -1, -1, -1, -1, 2, -1]
     assert positions["visited"].tolist() == [0, 6]
 
@@ -190,8 +241,9 @@ def test_texts_without_words_give_defined_outputs_and_finite_losses():
 
 
 def test_statistics_refuse_other_models_and_bad_ids():
-    lstm = keras.Sequential([keras.Input((5,), dtype="int32"), keras.layers.Embedding(10, 3),
-                             keras.layers.LSTM(4), keras.layers.Dense(2)])
+    lstm = keras.Sequential(
+        [keras.Input((5,), dtype="int32"), keras.layers.Embedding(10, 3), keras.layers.LSTM(4), keras.layers.Dense(2)]
+    )
     with pytest.raises(ValueError, match="not a Structural-Jump-LSTM model"):
         structural_jump_statistics(lstm, np.ones((2, 5), "int32"))
     model = _model()
@@ -269,7 +321,7 @@ def test_models_saved_before_actor_weight_was_a_variable_still_load():
     assert model.entropy_weight == pytest.approx(0.02) and model.actor_weight == 2.0
 
 
-def test_load_dataset_splits_encodes_the_named_dataset_with_one_tokenizer(tiny_rotten_tomatoes):
+def test_load_dataset_splits_encodes_the_named_dataset_with_one_tokenizer(tiny_rotten_tomatoes):  # noqa: F811
     from keras_skim.training.structural_jump_training import load_dataset_splits
 
     data, tokenizer, matrix = load_dataset_splits("rotten_tomatoes", max_length=12, glove=False)

@@ -1,5 +1,6 @@
 """The authors' RMSprop (per-tensor average-norm clipping, accumulators at
 1) and the linear decay of the target weight delta."""
+
 import keras
 import numpy as np
 import pytest
@@ -55,8 +56,9 @@ def test_entropy_weight_decays_linearly_then_stays():
     model = StructuralJumpLSTM(20, [2], [3], units=4, agent_units=2, embedding_dim=3)
     model.compile(keras.optimizers.SGD(0.0))
     ids = np.random.RandomState(0).randint(4, 20, (12, 5))
-    history = model.fit(ids, ids[:, 0] % 2, batch_size=4, epochs=2, verbose=0,
-                        callbacks=[EntropyWeightDecay(decay_steps=4)])
+    history = model.fit(
+        ids, ids[:, 0] % 2, batch_size=4, epochs=2, verbose=0, callbacks=[EntropyWeightDecay(decay_steps=4)]
+    )
     # Set before each batch: steps 0..5 -> the last batch ran at step 5 >= 4.
     assert history.history["entropy_weight"] == pytest.approx([0.1 - 0.095 * 2 / 4, 0.005])
     assert model.get_config()["entropy_weight"] == pytest.approx(0.005)
@@ -69,7 +71,12 @@ def test_read_budget_checkpoint_keeps_the_most_accurate_epoch_within_budget():
 
     model = keras.Sequential([keras.Input((1,)), keras.layers.Dense(1, use_bias=False)])
     epochs = [  # (accuracy, read fraction, reward)
-        (0.80, 0.90, 0.70), (0.78, 0.55, 0.75), (0.79, 0.60, 0.74), (0.81, 0.70, 0.76), (0.70, 0.20, 0.77)]
+        (0.80, 0.90, 0.70),
+        (0.78, 0.55, 0.75),
+        (0.79, 0.60, 0.74),
+        (0.81, 0.70, 0.76),
+        (0.70, 0.20, 0.77),
+    ]
     callback = ReadBudgetCheckpoint(0.6)
     callback.set_model(model)
     callback.on_train_begin()
