@@ -77,6 +77,20 @@ def _parse_config(text):
     return (cell, int(small), float(gamma))
 
 
+def _reused_lstm_row(path):
+    """The LSTM row of an earlier run: a report's first lstm row, or a row alone."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError) as err:
+        raise SystemExit(f"--lstm-row {path}: cannot read it as JSON ({err})") from None
+    rows = data.get("rows", [data]) if isinstance(data, dict) else []
+    lstm = [r for r in rows if isinstance(r, dict) and r.get("cell") == "lstm"]
+    if not lstm or not {"accuracy", "validation_accuracy"} <= set(lstm[0]):
+        raise SystemExit(f"--lstm-row {path}: expected an LSTM row with accuracy and validation_accuracy")
+    return dict(lstm[0], reused_from=os.path.basename(path))
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", choices=["rotten_tomatoes", "imdb"], required=True)
@@ -92,13 +106,22 @@ def main(argv=None):
         "--configs", default=None, help="comma-separated subset, e.g. lstm,skim-lstm:10:0.01 (default: all five)"
     )
     parser.add_argument("--name", default=None, help="result file stem (default skim_reproduction_<data>)")
+    parser.add_argument(
+        "--lstm-row",
+        default=None,
+        help="a JSON file holding the LSTM row of an earlier run with the same settings (a report "
+        "of this script, or the row alone): reused instead of training the LSTM again",
+    )
     args = parser.parse_args(argv)
     configs = CONFIGS if args.configs is None else [_parse_config(c) for c in args.configs.split(",")]
+    reused = _reused_lstm_row(args.lstm_row) if args.lstm_row else None
+    if reused is not None:
+        configs = [c for c in configs if c[0] != "lstm"]
 
     from keras_skim.training.text_training import train_text_model, versions
 
-    rows = []
-    lstm_validation = None
+    rows = [reused] if reused is not None else []
+    lstm_validation = reused["validation_accuracy"] if reused is not None else None
     for cell, small, gamma in configs:
         with tempfile.TemporaryDirectory() as tmp:
             result = train_text_model(
@@ -134,6 +157,8 @@ def main(argv=None):
         rows.append(row)
         print(json.dumps(rows[-1]), flush=True)
 
+    if not rows or rows[0]["cell"] != "lstm":
+        raise SystemExit("--configs: the LSTM row comes first (lstm, or --lstm-row FILE)")
     baseline = rows[0]["accuracy"]
     report = {
         "command": " ".join(shlex.quote(a) for a in [sys.executable, *sys.argv]),
@@ -160,6 +185,11 @@ def main(argv=None):
         "",
         f"Paper (Table 2): {PAPER[args.data]}.",
         "",
+        *(
+            [f"The LSTM row is reused from `{rows[0]['reused_from']}` (same settings, an earlier run).", ""]
+            if rows[0].get("reused_from")
+            else []
+        ),
         "Threshold 0.5 is the default; the tuned threshold is chosen on the validation split "
         "(highest skim rate within 0.5 pt of the LSTM's validation accuracy), then applied to test.",
         "",

@@ -45,8 +45,9 @@ def add_arguments(parser):
         "interpreter, but at d=100 it is slower than an LSTM export even at "
         "80-95%% skim; it pays off from d=256 at 80%% skim or more. custom: the "
         "whole Skim-LSTM as one KerasSkimLSTM op, faster than the LSTM export at "
-        "every size and skim rate measured; Embedding -> RNN(SkimLSTMCell) -> Dense "
-        "models only; needs a C++ compiler at first use and an app that registers "
+        "every size and skim rate measured (a Structural-Jump-LSTM: one KerasSjLSTM op); "
+        "Embedding -> RNN(SkimLSTMCell) -> Dense models and StructuralJumpLSTM only; "
+        "needs a C++ compiler at first use and an app that registers "
         "the op (keras-skim's runtime and android_demo do)",
     )
 

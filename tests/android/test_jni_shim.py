@@ -13,6 +13,8 @@ import subprocess
 import numpy as np
 import pytest
 
+from keras_skim import contracts
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OPS = os.path.join(ROOT, "keras_skim", "litert_ops")
 CPP = os.path.join(ROOT, "android_demo", "app", "src", "main", "cpp")
@@ -182,7 +184,7 @@ def test_unregistered_custom_op_is_a_model_exception(jvm, models, tmp_path):
     answer = jvm.ask(f"load bad mapped {renamed}")
     assert answer == {
         "error": "the model needs the custom op 'KerasSkimLSTX', which is not registered "
-        "(keras-skim provides KerasSkimLSTM)"
+        f"(keras-skim provides {', '.join(contracts.CUSTOM_OPS.values())})"
     }
     not_a_model = tmp_path / "text.tflite"
     not_a_model.write_text("hello, this is not a model")
