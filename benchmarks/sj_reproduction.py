@@ -365,7 +365,11 @@ def main(argv=None):
     )
     parser.add_argument("--report-only", action="store_true", help="rebuild the Markdown from the JSON")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--models-dir", default="/work/runs/sj")
+    parser.add_argument(
+        "--models-dir",
+        default=os.path.join(HERE, "models"),
+        help="where the trained models go, one folder per data set (default benchmarks/models, git-ignored)",
+    )
     parser.add_argument("--results", default=os.path.join(HERE, "results"))
     args = parser.parse_args(argv)
     full, speed, lstm_epochs = DEFAULTS[args.data]

@@ -33,6 +33,30 @@ def _py(script, *args):
     return ("python", f"benchmarks/{script}", *args)
 
 
+SJ_IMDB = (
+    "sj_reproduction.py",
+    "--data",
+    "imdb",
+    "--optimizer",
+    "adam",
+    "--learning-rate",
+    "1e-3",
+    "--speed-optimizer",
+    "rmsprop_tf1",
+    "--full-read-epochs",
+    "5",
+    "--lstm-epochs",
+    "6",
+    "--speed-read-epochs",
+    "10",
+    "--rolling-weight",
+    "0.15",
+    "--critic-warmup-steps",
+    "200",
+    "--tag",
+    "w015_warmup_reward",
+)
+
 REPORTS = (
     Report(
         "custom_op_speed",
@@ -81,6 +105,73 @@ REPORTS = (
         _py("skim_reproduction.py", "--data", "imdb", "--epochs", "4", "--limit", "6000", "--max-length", "200"),
         ("benchmarks/results/skim_reproduction_imdb.json", "benchmarks/results/skim_reproduction_imdb.md"),
         "trains five models",
+    ),
+    Report(
+        "skim_reproduction_imdb_full",
+        "trained",
+        _py(
+            "skim_reproduction.py",
+            "--data",
+            "imdb",
+            "--epochs",
+            "4",
+            "--max-length",
+            "400",
+            "--configs",
+            "lstm,skim-lstm:10:0.01",
+            "--name",
+            "skim_reproduction_imdb_full",
+        ),
+        (
+            "benchmarks/results/skim_reproduction_imdb_full.json",
+            "benchmarks/results/skim_reproduction_imdb_full.md",
+        ),
+        "IMDB at the paper's scale: an LSTM and a Skim-LSTM, about 40 minutes on 2 cores",
+    ),
+    Report(
+        "sj_reproduction_rotten_tomatoes",
+        "trained",
+        _py(
+            "sj_reproduction.py",
+            "--data",
+            "rotten_tomatoes",
+            "--read-budget",
+            "0.6",
+            "--critic-warmup-steps",
+            "300",
+            "--tag",
+            "warmup_budget60",
+        ),
+        (
+            "benchmarks/results/sj_reproduction_rotten_tomatoes_warmup_budget60.json",
+            "benchmarks/results/sj_reproduction_rotten_tomatoes_warmup_budget60.md",
+        ),
+        "an LSTM and a Structural-Jump-LSTM (10 + 30 epochs), about an hour on 2 cores",
+    ),
+    Report(
+        "sj_reproduction_imdb",
+        "trained",
+        _py(*SJ_IMDB),
+        (
+            "benchmarks/results/sj_reproduction_imdb_w015_warmup_reward.json",
+            "benchmarks/results/sj_reproduction_imdb_w015_warmup_reward.md",
+        ),
+        "an LSTM (6 epochs) and a Structural-Jump-LSTM (5 + 10 epochs) on all of IMDB, 2-3 hours on 2 cores",
+    ),
+    Report(
+        "sj_export_speed",
+        "trained",
+        _py(
+            "sj_export_speed.py",
+            "--model",
+            "benchmarks/models/imdb/sj_lstm_w015_warmup_reward",
+            "--data",
+            "imdb",
+            "--cpu",
+            "1",
+        ),
+        ("benchmarks/results/sj_export_speed.json", "benchmarks/results/sj_export_speed.md"),
+        "needs the model sj_reproduction_imdb trains",
     ),
     Report(
         "app_models_speed",
