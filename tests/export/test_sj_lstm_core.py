@@ -6,56 +6,26 @@ the core's raw-position jump targets) and the same states as each other
 (tests/export/sj_lstm_core_check.cc prints one line per case)."""
 
 import os
-import shutil
-import subprocess
 
 import pytest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-OPS = os.path.join(os.path.dirname(os.path.dirname(HERE)), "keras_skim", "litert_ops")
-SOURCES = [
-    os.path.join(HERE, "sj_lstm_core_check.cc"),
-    os.path.join(OPS, "sj_lstm_core.cc"),
-    os.path.join(OPS, "simd_isa.cc"),
-]
+from tests.export.core_check import CoreCheck
 
 
-def _build(compiler, out, *flags):
-    if shutil.which(compiler) is None:
-        pytest.skip(f"{compiler} not found")
-    subprocess.run(
-        [compiler, "-O1", "-std=c++17", "-Wall", "-Werror", f"-I{OPS}", *flags, *SOURCES, "-o", out],
-        check=True,
-        capture_output=True,
-        text=True,
+def _parse(line):
+    """(case, (simd, (read, visited), (reference read, visited), mismatches, max error, jumps, mask, h))."""
+    f = line.split()
+    assert f[0] == "case" and f[20] == "h", line[:120]
+    return f[1], (
+        f[3],
+        (int(f[5]), int(f[7])),
+        (int(f[9]), int(f[11])),
+        int(f[13]),
+        float(f[15]),
+        [int(v) for v in f[17].split(",")],
+        f[19],
+        [float(v) for v in f[21:]],
     )
-    return out
-
-
-def _cases(command):
-    """{case: (simd, (read, visited), (reference read, visited), mismatches, max error, jumps, mask, h)}."""
-    out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
-    cases = {}
-    for line in out.splitlines():
-        f = line.split()
-        assert f[0] == "case" and f[20] == "h", line[:120]
-        cases[f[1]] = (
-            f[3],
-            (int(f[5]), int(f[7])),
-            (int(f[9]), int(f[11])),
-            int(f[13]),
-            float(f[15]),
-            [int(v) for v in f[17].split(",")],
-            f[19],
-            [float(v) for v in f[21:]],
-        )
-    assert len(cases) == 21
-    return cases
-
-
-@pytest.fixture(scope="module")
-def native(tmp_path_factory):
-    return _build(os.environ.get("CXX", "g++"), str(tmp_path_factory.mktemp("sj_core") / "check"))
 
 
 def _assert_matches_reference(cases):
@@ -79,33 +49,22 @@ def _assert_same(a, b, atol=1e-6):
         assert max(abs(x - y) for x, y in zip(a[name][7], b[name][7])) <= atol, name
 
 
+CHECK = CoreCheck("sj_lstm_core_check.cc", "sj_lstm_core.cc", _parse, 21, _assert_matches_reference, _assert_same)
+
+
+@pytest.fixture(scope="module")
+def native(tmp_path_factory):
+    return CHECK.build(os.environ.get("CXX", "g++"), str(tmp_path_factory.mktemp("sj_core") / "check"))
+
+
 def test_every_instruction_set_matches_the_reference(native):
-    runs = {}
-    for simd in ("avx512", "avx2", "sse", "neon", "generic"):
-        cases = _cases([native, simd])
-        used = next(iter(cases.values()))[0]
-        if used != simd:  # not supported here: the core fell back
-            continue
-        _assert_matches_reference(cases)
-        runs[simd] = cases
-    assert "generic" in runs and len(runs) >= 2
-    for cases in runs.values():
-        _assert_same(cases, runs["generic"])
+    CHECK.every_instruction_set(native)
 
 
 def test_aarch64_neon_under_qemu_matches_x86(native, tmp_path):
-    if shutil.which("qemu-aarch64") is None:
-        pytest.skip("qemu-aarch64 not found (apt-get install qemu-user)")
-    arm = _build("aarch64-linux-gnu-g++", str(tmp_path / "check_arm"), "-static")
-    on_arm = _cases(["qemu-aarch64", arm])
-    assert next(iter(on_arm.values()))[0] == "neon"
-    _assert_matches_reference(on_arm)
-    _assert_same(on_arm, _cases([native]))
+    CHECK.aarch64_under_qemu(native, tmp_path)
 
 
 def test_clang_build_decides_like_gcc(native, tmp_path):
     """Android builds the core with Clang: same visited and read words, same states."""
-    clang = _build("clang++", str(tmp_path / "check_clang"))
-    on_clang = _cases([clang])
-    _assert_matches_reference(on_clang)
-    _assert_same(on_clang, _cases([native]))
+    CHECK.clang_build(native, tmp_path)
