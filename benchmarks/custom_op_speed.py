@@ -246,12 +246,7 @@ def main():
     report = {
         "benchmark": "custom_op_speed",
         "command": litert_report.command(),
-        "machine": dict(
-            litert_report.machine(load_average=True),
-            load_average_at_start=load_before,
-            nice=os.nice(0),
-            cpus_allowed=sorted(os.sched_getaffinity(0)),
-        ),
+        "machine": litert_report.timed_machine(load_before),
         "versions": litert_report.versions(),
         "setup": dict(
             vocabulary=V,

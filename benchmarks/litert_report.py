@@ -1,5 +1,5 @@
 """Machine, versions, command line and result files of the LiteRT export
-benchmarks (`export_speed.py`, `scornn_export_speed.py`)."""
+benchmarks under benchmarks/."""
 
 import json
 import os
@@ -20,6 +20,17 @@ def machine(load_average=False):
         # read when the report is written: how loaded the timed runs were
         info["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
     return info
+
+
+def timed_machine(load_average_at_start):
+    """`machine(load_average=True)` plus what else decides the timings: the load when the runs
+    started, the process's nice value and the CPUs it may run on (`--cpu` pins it)."""
+    return dict(
+        machine(load_average=True),
+        load_average_at_start=load_average_at_start,
+        nice=os.nice(0),
+        cpus_allowed=sorted(os.sched_getaffinity(0)),
+    )
 
 
 def versions():

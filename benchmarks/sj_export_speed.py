@@ -284,23 +284,12 @@ def main():
     report = {
         "benchmark": "sj_export_speed",
         "command": litert_report.command(),
-        "machine": dict(
-            litert_report.machine(load_average=True),
-            load_average_at_start=load_before,
-            nice=os.nice(0),
-            cpus_allowed=sorted(os.sched_getaffinity(0)),
-        ),
+        "machine": litert_report.timed_machine(load_before),
         "versions": litert_report.versions(),
         "seconds": round(time.time() - started, 1),
         "model": result,
     }
-    os.makedirs(os.path.dirname(a.out), exist_ok=True)
-    with open(a.out + ".json", "w") as f:
-        json.dump(report, f, indent=1)
-    markdown = _markdown(report)
-    with open(a.out + ".md", "w") as f:
-        f.write(markdown)
-    print(markdown)
+    litert_report.write_files(a.out, report, _markdown(report))
 
 
 def _markdown(report):

@@ -256,12 +256,7 @@ def main():
     report = {
         "benchmark": "trained_export_speed",
         "command": litert_report.command(),
-        "machine": dict(
-            litert_report.machine(load_average=True),
-            load_average_at_start=load_before,
-            nice=os.nice(0),
-            cpus_allowed=sorted(os.sched_getaffinity(0)),
-        ),
+        "machine": litert_report.timed_machine(load_before),
         "versions": litert_report.versions(),
         "seconds": round(time.time() - started, 1),
         "models": models,
