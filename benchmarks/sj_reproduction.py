@@ -242,7 +242,8 @@ def write_report(report, stem):
         "Read/skip/jump: corpus-level fractions of the test words (per-document means in the JSON). "
         "Flop-r as defined in keras_skim/analysis/structural_jump_flops.py (corpus level; per-document "
         "mean in parentheses); the paper's Flop-r values cannot be reproduced from its own Table 2 with "
-        "a FLOP count. The TFLite speed-up column comes with the exporter (phase 2).",
+        "a FLOP count. Measured TFLite speed-ups against the LSTM export: sj_export_speed.md (SJ-LSTM, "
+        "IMDB) and trained_export_speed*.md (Skim-LSTM).",
         "",
         "| model | test accuracy | vs our LSTM | read | skip | jump | Flop-r | epochs | s/epoch |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
