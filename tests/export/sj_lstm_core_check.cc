@@ -23,28 +23,12 @@
 
 #include "sj_lstm_core.h"
 
+#include "core_check_random.h"
+
 using keras_skim::SjLstmCore;
 using keras_skim::SjLstmWeights;
 
 namespace {
-
-struct Lcg {
-  uint64_t s;
-  float uniform() {  // in [-1, 1)
-    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (float)((s >> 40) & 0xFFFFFF) / 8388608.0f - 1.0f;
-  }
-  uint32_t below(uint32_t n) {
-    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (uint32_t)(s >> 33) % n;
-  }
-};
-
-std::vector<float> random(Lcg& g, size_t n, float scale) {
-  std::vector<float> v(n);
-  for (float& x : v) x = g.uniform() * scale;
-  return v;
-}
 
 double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
 

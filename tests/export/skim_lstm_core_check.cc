@@ -20,29 +20,12 @@
 
 #include "skim_lstm_core.h"
 
+#include "core_check_random.h"
+
 using keras_skim::SkimLstmCore;
 using keras_skim::SkimLstmWeights;
 
 namespace {
-
-// A portable generator, so that every platform sees the same weights.
-struct Lcg {
-  uint64_t s;
-  float uniform() {  // in [-1, 1)
-    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (float)((s >> 40) & 0xFFFFFF) / 8388608.0f - 1.0f;
-  }
-  uint32_t below(uint32_t n) {
-    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (uint32_t)(s >> 33) % n;
-  }
-};
-
-std::vector<float> random(Lcg& g, size_t n, float scale) {
-  std::vector<float> v(n);
-  for (float& x : v) x = g.uniform() * scale;
-  return v;
-}
 
 // Symmetric int8 with one scale per row (axis 0) or column (axis 1), as
 // keras_skim.export.custom_op_backend.quantize_int8 does.
