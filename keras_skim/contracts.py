@@ -12,21 +12,15 @@ names, the keys of `train_config.json` and `metadata.json`, the format
 version, the TFLite signature and tensor names, the custom op names and the
 token-id semantics are defined here and nowhere else.
 
-It also holds the one way keras-skim writes an output folder
-(`staged_output_dir`): into a temporary folder that replaces the target
-only when complete, tagged with a marker file, so that `--force` replaces
-only folders keras-skim wrote and never deletes what a user put there.
+How an output folder is written and replaced (staging, the marker's list
+of files, `--force`) is `keras_skim.output_folder`; this module only names
+the marker file and the error.
 """
 
-import contextlib
 import dataclasses
 import json
 import math
 import os
-import shutil
-import tempfile
-
-from keras_skim.version import __version__
 
 # ---------------------------------------------------------------- file names
 MODEL_FILES = ("model.keras", "model.h5")
@@ -288,172 +282,5 @@ def read_metadata(path):
     return metadata
 
 
-# ------------------------------------------------------------ output folders
-def _marker():
-    return {"written_by": "keras-skim", "version": __version__}
-
-
-def is_keras_skim_output(path):
-    """Whether `path` is a folder keras-skim wrote (it holds the marker)."""
-    marker = os.path.join(path, MARKER_FILE)
-    try:
-        with open(marker, encoding="utf-8") as f:
-            return json.load(f).get("written_by") == "keras-skim"
-    except (OSError, ValueError, AttributeError):
-        return False
-
-
-def _inside(path, folder):
-    """Whether `path` is `folder` or lies inside it (both absolute, real)."""
-    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
-
-
-def check_output_folder(path, force=False, inputs=()):
-    """Checks that keras-skim may write the folder `path` (replacing it with
-    `force`), or raises OutputRefused with one line.
-
-    Refused always: the current folder, the home folder, `/`, a folder that
-    is or holds one of `inputs` (files or folders the command reads), a
-    parent of the current folder. Refused without `force`: anything that
-    exists. Refused even with `force`: a file, and a non-empty folder
-    keras-skim did not write (it has no marker file).
-    """
-    target = os.path.realpath(os.fspath(path))
-    shown = os.path.abspath(os.fspath(path))
-    protected = {os.path.realpath(os.sep), os.path.realpath(os.path.expanduser("~")), os.path.realpath(os.getcwd())}
-    if target in protected or _inside(os.path.realpath(os.getcwd()), target):
-        raise OutputRefused(
-            f"{shown}: refusing to write into the current, home or root folder or a parent of "
-            "the current folder (name a new folder)"
-        )
-    for item in inputs:
-        if item is None:
-            continue
-        source = os.path.realpath(os.fspath(item))
-        if _inside(source, target):
-            raise OutputRefused(
-                f"{shown}: the output folder would replace the input {os.path.abspath(os.fspath(item))} "
-                "(choose another output folder)"
-            )
-    if not os.path.lexists(shown):
-        _check_creatable(shown)
-        return
-    if not force:
-        raise OutputRefused(f"{shown} already exists (use --force to replace it)")
-    if not os.path.isdir(shown) or os.path.islink(shown):
-        raise OutputRefused(f"{shown} exists and is not a folder keras-skim wrote; --force will not delete it")
-    if os.listdir(shown) and not is_keras_skim_output(shown):
-        raise OutputRefused(
-            f"{shown} holds files keras-skim did not write (no {MARKER_FILE}); --force only replaces "
-            "keras-skim's own output folders: remove it yourself or choose another folder"
-        )
-
-
-def _check_creatable(path):
-    """Refuses (one line) a new folder whose nearest existing ancestor is
-    not a writable folder, before any work is done."""
-    ancestor = os.path.dirname(path)
-    while not os.path.lexists(ancestor):
-        ancestor = os.path.dirname(ancestor)
-    if not os.path.isdir(ancestor):
-        raise OutputRefused(f"{path}: cannot create the output folder ({ancestor} is not a folder)")
-    if not os.access(ancestor, os.W_OK | os.X_OK):
-        raise OutputRefused(f"{path}: cannot create the output folder ({ancestor} is not writable)")
-
-
-def _umask():
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def apply_umask(path, directory=False):
-    """Gives a file made by mkstemp/mkdtemp (0600/0700) the permissions a
-    plain open/mkdir would have given it."""
-    os.chmod(path, (0o777 if directory else 0o666) & ~_umask())
-
-
-@contextlib.contextmanager
-def staged_output_dir(path, force=False, inputs=()):
-    """Yields a temporary folder that replaces `path` only on success.
-
-    Checked first with `check_output_folder` (same arguments). The finished
-    folder holds the marker file, has the permissions of a plain `mkdir`, and
-    appears at once; nothing is left behind if the block fails.
-
-    Raises:
-        OutputRefused: the folder may not be written (one line).
-    """
-    check_output_folder(path, force=force, inputs=inputs)
-    path = os.path.abspath(os.fspath(path))
-    parent = os.path.dirname(path)
-    try:
-        os.makedirs(parent, exist_ok=True)
-        stage = tempfile.mkdtemp(prefix=".keras-skim-", dir=parent)
-    except OSError as err:
-        raise OutputRefused(f"{path}: cannot create the output folder ({err.strerror})") from None
-    try:
-        yield stage
-        write_json(os.path.join(stage, MARKER_FILE), _marker())
-        for root, _dirs, files in os.walk(stage):
-            apply_umask(root, directory=True)
-            for name in files:
-                apply_umask(os.path.join(root, name))
-        if os.path.lexists(path):
-            old = tempfile.mkdtemp(prefix=".keras-skim-old-", dir=parent)
-            os.replace(path, os.path.join(old, "replaced"))
-            os.replace(stage, path)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.replace(stage, path)
-    finally:
-        if os.path.exists(stage):
-            shutil.rmtree(stage, ignore_errors=True)
-
-
 # ---------------------------------------------------------- single-file outputs
 HTML_MARKER = "<!-- written by keras-skim show -->"
-
-
-def check_output_file(path, force=False, marker=None):
-    """Checks that keras-skim may write the file `path`: refused (one line)
-    if it is a folder, if it exists without `force`, or, with `force`, if
-    it is not a file keras-skim wrote (its text lacks `marker`)."""
-    shown = os.path.abspath(os.fspath(path))
-    if os.path.isdir(shown):
-        raise OutputRefused(f"{shown}: is a folder (expected a file path to write)")
-    if not os.path.lexists(shown):
-        parent = os.path.dirname(shown)
-        if not os.path.isdir(parent):
-            raise OutputRefused(f"{shown}: the folder {parent} does not exist")
-        if not os.access(parent, os.W_OK):
-            raise OutputRefused(f"{shown}: the folder {parent} is not writable")
-        return
-    if not force:
-        raise OutputRefused(f"{shown} already exists (use --force to replace it)")
-    if marker is not None:
-        try:
-            with open(shown, "rb") as f:
-                written_by_us = marker.encode() in f.read(4096)
-        except OSError:
-            written_by_us = False
-        if not written_by_us:
-            raise OutputRefused(f"{shown} was not written by keras-skim; --force will not replace it")
-
-
-def write_output_file(path, data, force=False, marker=None):
-    """Writes bytes to `path` atomically after `check_output_file`."""
-    check_output_file(path, force=force, marker=marker)
-    path = os.path.abspath(os.fspath(path))
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".keras-skim-", dir=os.path.dirname(path))
-    except OSError as err:
-        raise OutputRefused(f"{path}: cannot write ({err.strerror})") from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        apply_umask(tmp)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)

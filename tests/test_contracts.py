@@ -1,5 +1,5 @@
-"""keras_skim.contracts: the model and export folders' files, and output
-folders that never lose what keras-skim did not write."""
+"""keras_skim.contracts: the model and export folders' files (output
+folders: tests/test_output_folder.py)."""
 
 import json
 import os
@@ -7,21 +7,6 @@ import os
 import pytest
 
 from keras_skim import contracts
-
-
-def test_staged_folder_has_the_marker_and_umask_permissions(tmp_path):
-    old = os.umask(0o022)
-    try:
-        with contracts.staged_output_dir(tmp_path / "out") as stage:
-            with open(os.path.join(stage, "a.json"), "w") as f:
-                f.write("{}")
-    finally:
-        os.umask(old)
-    out = tmp_path / "out"
-    assert contracts.is_keras_skim_output(out)
-    assert json.loads((out / contracts.MARKER_FILE).read_text())["written_by"] == "keras-skim"
-    assert oct(out.stat().st_mode & 0o777) == oct(0o755)
-    assert oct((out / "a.json").stat().st_mode & 0o777) == oct(0o644)
 
 
 def test_tokenizer_file_gets_umask_permissions(tmp_path):
@@ -33,45 +18,6 @@ def test_tokenizer_file_gets_umask_permissions(tmp_path):
     finally:
         os.umask(old)
     assert oct(path.stat().st_mode & 0o777) == oct(0o644)
-
-
-def test_failed_block_leaves_nothing_and_keeps_the_old_folder(tmp_path):
-    with contracts.staged_output_dir(tmp_path / "out") as stage:
-        open(os.path.join(stage, "v1"), "w").close()
-    with pytest.raises(RuntimeError):
-        with contracts.staged_output_dir(tmp_path / "out", force=True) as stage:
-            open(os.path.join(stage, "v2"), "w").close()
-            raise RuntimeError("boom")
-    assert sorted(os.listdir(tmp_path / "out")) == sorted([contracts.MARKER_FILE, "v1"])
-    assert [p for p in os.listdir(tmp_path) if p.startswith(".keras-skim")] == []
-
-
-def test_force_rules(tmp_path, monkeypatch):
-    check = contracts.check_output_folder
-    user = tmp_path / "user"
-    user.mkdir()
-    (user / "notes.txt").write_text("mine")
-    with pytest.raises(contracts.OutputRefused, match="already exists"):
-        check(user)
-    with pytest.raises(contracts.OutputRefused, match="did not write"):
-        check(user, force=True)
-    (tmp_path / "empty").mkdir()
-    check(tmp_path / "empty", force=True)  # an empty folder may be replaced
-    (tmp_path / "file").write_text("x")
-    with pytest.raises(contracts.OutputRefused, match="not a folder keras-skim wrote"):
-        check(tmp_path / "file", force=True)
-    model = tmp_path / "run" / "model.keras"
-    model.parent.mkdir()
-    model.write_text("x")
-    for target in (tmp_path / "run", tmp_path):
-        with pytest.raises(contracts.OutputRefused, match="input"):
-            check(target, force=True, inputs=[model])
-    check(tmp_path / "run" / "export", inputs=[model])  # a new folder inside the input's is fine
-    monkeypatch.chdir(tmp_path / "run")
-    for target in (".", "..", "/", os.path.expanduser("~")):
-        with pytest.raises(contracts.OutputRefused, match="refusing"):
-            check(target, force=True)
-    assert (user / "notes.txt").read_text() == "mine" and model.read_text() == "x"
 
 
 def test_train_config_and_metadata_readers(tmp_path):

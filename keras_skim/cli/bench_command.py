@@ -35,7 +35,7 @@ def add_arguments(parser):
 def run(args):
     import numpy as np
 
-    from keras_skim import contracts
+    from keras_skim import output_folder
     from keras_skim.cli.errors import CliError
     from keras_skim.runtime.bench import jumps, markdown_report, plot_sweep, run_bench
     from keras_skim.runtime.bench_data import BenchDataError, load_bench_texts
@@ -48,7 +48,7 @@ def run(args):
     if args.data and os.path.exists(args.data):
         inputs.append(args.data)
     if args.output:
-        contracts.check_output_folder(args.output, force=args.force, inputs=inputs)
+        output_folder.check_output_folder(args.output, force=args.force, inputs=inputs)
     try:
         probe = SkimRunner(args.model, num_threads=args.threads)
         if thresholds and jumps(probe.metadata):
@@ -92,7 +92,7 @@ def run(args):
     markdown = markdown_report(report)
     print(markdown, end="")
     if args.output:
-        with contracts.staged_output_dir(args.output, force=args.force, inputs=inputs) as stage:
+        with output_folder.staged_output_dir(args.output, force=args.force, inputs=inputs) as stage:
             with open(os.path.join(stage, "report.json"), "w", encoding="utf-8") as f:
                 json.dump(report, f, indent=1)
             with open(os.path.join(stage, "report.md"), "w", encoding="utf-8") as f:

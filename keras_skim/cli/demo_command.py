@@ -73,9 +73,11 @@ def latency_table(report):
     return "\n".join(lines)
 
 
-def export_and_bench(output, args, log=print):
+def export_and_bench(output, args, log=print, final=None):
     """Exports both trained models under `output` and benchmarks them;
-    writes bench.json / bench.md there and returns (report, table)."""
+    writes bench.json / bench.md there and returns (report, table). The
+    report names the models as under `final` (where `output`, a staging
+    folder, will be moved), when given."""
     from keras_skim.export.errors import ExportError
     from keras_skim.export.exporter import export_model
     from keras_skim.runtime.bench import markdown_report, run_bench
@@ -114,6 +116,9 @@ def export_and_bench(output, args, log=print):
         )
     except (BenchDataError, RuntimeModelError) as err:
         raise CliError(f"benchmark failed: {err}") from None
+    for key in ("model", "baseline"):
+        if final is not None and report.get(key):
+            report[key] = os.path.join(final, os.path.relpath(report[key], output))
     table = latency_table(report)
     with open(os.path.join(output, "bench.json"), "w", encoding="utf-8") as f:
         json.dump(report, f, indent=1)
@@ -123,50 +128,67 @@ def export_and_bench(output, args, log=print):
 
 
 def run(args):
-    from keras_skim import contracts
+    from keras_skim import output_folder
+    from keras_skim.training.text_training import data_input_paths
 
-    contracts.check_output_folder(args.output, force=args.force)
+    inputs = data_input_paths(args.data)
+    output_folder.check_output_folder(args.output, force=args.force, inputs=inputs)
     if args.small_units >= args.units:
         raise CliError(f"--small-units ({args.small_units}) must be smaller than --units ({args.units})")
-    from keras_skim.datasets import DatasetUnavailableError, DataSourceError
-    from keras_skim.training.text_training import train_text_model
-
-    rows = []
-    with contracts.staged_output_dir(args.output, force=args.force) as stage:
-        for name, cell in (("Skim-LSTM", "skim-lstm"), ("LSTM", "lstm")):
-            print(
-                f"== training {name} (d={args.units}"
-                + (f", d'={args.small_units}, gamma={args.gamma}" if cell != "lstm" else "")
-                + f") on {args.data}"
-            )
+    latency = failure = None
+    # Everything, exports and benchmark included, is written in one staged
+    # folder, so the marker lists every file and `--force` can replace it.
+    with output_folder.staged_output_dir(args.output, force=args.force, inputs=inputs) as stage:
+        table = _train_both(stage, args)
+        if not args.no_export:
+            print()
             try:
-                result = train_text_model(
-                    os.path.join(stage, cell.replace("-", "_")),
-                    dataset=args.data,
-                    cell=cell,
-                    units=args.units,
-                    small_units=args.small_units,
-                    gamma=args.gamma,
-                    epochs=args.epochs,
-                    limit=args.limit,
-                    verbose=0 if args.quiet else 1,
-                )
-            except (DatasetUnavailableError, DataSourceError) as err:
-                raise data_error(err) from None
-            rows.append((name, result))
-        table = comparison_table(rows)
-        with open(os.path.join(stage, "comparison.md"), "w", encoding="utf-8") as f:
-            f.write(f"# keras-skim demo on {args.data}\n\n{table}\n")
-        with open(os.path.join(stage, "comparison.json"), "w", encoding="utf-8") as f:
-            json.dump({name: result["test"] for name, result in rows}, f, indent=2)
+                _, latency = export_and_bench(stage, args, final=args.output)
+            except CliError as err:  # the trained models are kept; the error is the last line
+                failure = err
     print()
     print(table)
-    if not args.no_export:
-        print()
-        _, latency = export_and_bench(args.output, args)
+    if failure is not None:
+        raise CliError(f"wrote {args.output}/ (models, comparison.md) but {failure}")
+    if latency is not None:
         print()
         print(latency)
         print(f"\nwrote {args.output}/ (models, tokenizers, comparison.md, TFLite exports, bench.md)")
     else:
         print(f"\nwrote {args.output}/ (models, tokenizers, comparison.md)")
     return 0
+
+
+def _train_both(stage, args):
+    """Trains the Skim-LSTM and the LSTM into `stage`; returns the table."""
+    from keras_skim.datasets import DatasetUnavailableError, DataSourceError
+    from keras_skim.training.text_training import train_text_model
+
+    rows = []
+    for name, cell in (("Skim-LSTM", "skim-lstm"), ("LSTM", "lstm")):
+        print(
+            f"== training {name} (d={args.units}"
+            + (f", d'={args.small_units}, gamma={args.gamma}" if cell != "lstm" else "")
+            + f") on {args.data}"
+        )
+        try:
+            result = train_text_model(
+                os.path.join(stage, cell.replace("-", "_")),
+                dataset=args.data,
+                cell=cell,
+                units=args.units,
+                small_units=args.small_units,
+                gamma=args.gamma,
+                epochs=args.epochs,
+                limit=args.limit,
+                verbose=0 if args.quiet else 1,
+            )
+        except (DatasetUnavailableError, DataSourceError) as err:
+            raise data_error(err) from None
+        rows.append((name, result))
+    table = comparison_table(rows)
+    with open(os.path.join(stage, "comparison.md"), "w", encoding="utf-8") as f:
+        f.write(f"# keras-skim demo on {args.data}\n\n{table}\n")
+    with open(os.path.join(stage, "comparison.json"), "w", encoding="utf-8") as f:
+        json.dump({name: result["test"] for name, result in rows}, f, indent=2)
+    return table

@@ -9,7 +9,7 @@ Tokens are marked by the codes of the exports' per-token mask
 import html
 import sys
 
-from keras_skim import contracts
+from keras_skim import contracts, output_folder
 from keras_skim.cli.data_args import add_data_argument, add_split_arguments, data_error
 from keras_skim.cli.errors import CliError
 from keras_skim.cli.model_args import (
@@ -156,7 +156,7 @@ def _prediction(logits, class_names):
 
 def run(args):
     if args.html:
-        contracts.check_output_file(args.html, force=args.force, marker=HTML_MARKER)
+        output_folder.check_output_file(args.html, force=args.force, marker=HTML_MARKER)
     from keras_skim.datasets.registry import recorded_data
 
     folder = model_folder(args.model)
@@ -203,7 +203,7 @@ def run(args):
     print(summary)
     if args.html:
         page = render_html(tokens, decisions, "Skim-RNN: read and skimmed words", summary)
-        contracts.write_output_file(args.html, page.encode("utf-8"), force=args.force, marker=HTML_MARKER)
+        output_folder.write_output_file(args.html, page.encode("utf-8"), force=args.force, marker=HTML_MARKER)
         print(f"wrote {args.html}")
     return 0
 
@@ -242,6 +242,6 @@ def _show_structural_jump(args, model, model_file, tokenizer, text, ids, label, 
         page = render_html(
             tokens, codes, "Structural-Jump-LSTM: read, skipped and jumped words", summary, legend=JUMP_LEGEND
         )
-        contracts.write_output_file(args.html, page.encode("utf-8"), force=args.force, marker=HTML_MARKER)
+        output_folder.write_output_file(args.html, page.encode("utf-8"), force=args.force, marker=HTML_MARKER)
         print(f"wrote {args.html}")
     return 0

@@ -175,7 +175,8 @@ def _fill(args, defaults):
 
 
 def run(args):
-    from keras_skim import contracts
+    from keras_skim import output_folder
+    from keras_skim.training.text_training import data_input_paths
 
     kind = cell_kind(args.cell)
     jumps = kind.trainer == STRUCTURAL_JUMP
@@ -190,7 +191,7 @@ def run(args):
     units = args.units or kind.units
     learning_rate = kind.learning_rate if args.learning_rate is None else args.learning_rate
     batch_size = args.batch_size or kind.batch_size
-    contracts.check_output_folder(args.output, force=args.force)
+    output_folder.check_output_folder(args.output, force=args.force, inputs=data_input_paths(args.data))
     if kind.skims and args.small_units >= units:
         raise CliError(f"--small-units ({args.small_units}) must be smaller than --units ({units})")
     if jumps and args.full_read_epochs + args.speed_read_epochs == 0:

@@ -6,7 +6,7 @@ It only orchestrates: the model plan (`model_plan`), a backend
 (`builtin_backend`, `custom_op_backend`: peers with `check` and
 `flatbuffer`), the one parity checker (`parity`) driven by the runtime's
 interpreter, the metadata (`metadata`), and the staged output folder
-(`contracts.staged_output_dir`).
+(`output_folder.staged_output_dir`).
 """
 
 import dataclasses
@@ -15,7 +15,7 @@ import shutil
 
 import numpy as np
 
-from keras_skim import contracts
+from keras_skim import contracts, output_folder
 from keras_skim.export.errors import ExportError
 
 CUSTOM_OP_NOTE = (
@@ -151,7 +151,7 @@ def export_model(
         folder = contracts.resolve_model(model_path)
         tokenizer_file = contracts.tokenizer_file(tokenizer_path) if tokenizer_path is not None else folder.tokenizer
         output_dir = os.path.abspath(os.fspath(output_dir or default_output_dir(model_path)))
-        contracts.check_output_folder(output_dir, force=force, inputs=[folder.model, tokenizer_file])
+        output_folder.check_output_folder(output_dir, force=force, inputs=[folder.model, tokenizer_file])
         train_config = contracts.read_train_config(folder.train_config) if folder.train_config else None
     except contracts.ContractError as err:
         raise ExportError(str(err)) from None
@@ -260,7 +260,7 @@ def export_model(
         notes.append(f"custom-op model: {metadata['runtime_note']}")
     files = [contracts.TFLITE_FILE, contracts.METADATA_FILE] + ([contracts.TOKENIZER_FILE] if tokenizer_file else [])
     try:
-        with contracts.staged_output_dir(output_dir, force=force, inputs=[folder.model, tokenizer_file]) as stage:
+        with output_folder.staged_output_dir(output_dir, force=force, inputs=[folder.model, tokenizer_file]) as stage:
             with open(os.path.join(stage, contracts.TFLITE_FILE), "wb") as f:
                 f.write(flatbuffer)
             if tokenizer_file:

@@ -422,7 +422,7 @@ def train_structural_jump(
 
     Args:
         output_dir: model folder to write (`model.keras`, `tokenizer.json`,
-            `train_config.json`, through `contracts.staged_output_dir`), or
+            `train_config.json`, through `output_folder.staged_output_dir`), or
             None to write nothing.
         dataset: a `--data` argument (a registry name such as
             "rotten_tomatoes" or "imdb", `tfds:NAME`, a .csv/.tsv/.jsonl
@@ -476,7 +476,7 @@ def train_structural_jump(
     arguments = {
         k: v for k, v in locals().items() if k not in ("force", "verbose", "data", "tokenizer", "embedding_matrix")
     }
-    from keras_skim import contracts
+    from keras_skim import contracts, output_folder
     from keras_skim.analysis.structural_jump_flops import structural_jump_step_flops
     from keras_skim.datasets.registry import resolve_data
     from keras_skim.layers.text_structure import punctuation_ids
@@ -487,7 +487,7 @@ def train_structural_jump(
     if output_dir is not None:
         output_dir = os.fspath(output_dir)
         arguments["output_dir"] = output_dir
-        contracts.check_output_folder(output_dir, force=force)
+        output_folder.check_output_folder(output_dir, force=force)
     keras.utils.set_random_seed(seed)
 
     record = {}
@@ -568,7 +568,7 @@ def train_structural_jump(
         versions=versions(),
     )
     if output_dir is not None:
-        with contracts.staged_output_dir(output_dir, force=force) as stage:
+        with output_folder.staged_output_dir(output_dir, force=force) as stage, output_folder.deferred_signals():
             model.save(os.path.join(stage, contracts.MODEL_FILE))
             tokenizer.save(os.path.join(stage, contracts.TOKENIZER_FILE))
             contracts.write_json(

@@ -12,7 +12,7 @@ import time
 
 import numpy as np
 
-from keras_skim import contracts
+from keras_skim import contracts, output_folder
 from keras_skim.datasets import Tokenizer, glove_embedding_matrix
 from keras_skim.datasets.registry import DEFAULT_SPLIT_SEED, resolve_data
 
@@ -109,10 +109,45 @@ def train_text_model(
     data that has none.
 
     Raises:
-        FileExistsError: `output_dir` exists and not `force`.
+        OutputRefused: `output_dir` may not be written (exists and not
+            `force`, holds the data or files keras-skim did not write,
+            cannot be created); checked before the data is read.
         DataSourceError, DatasetUnavailableError: unusable data (one line).
     """
     arguments = {k: v for k, v in locals().items() if k not in ("force", "verbose")}
+    arguments["output_dir"] = os.fspath(output_dir)
+    # The staging folder is made before the data is read: a folder that
+    # cannot be written fails now, not after the training run.
+    with output_folder.staged_output_dir(output_dir, force=force, inputs=data_input_paths(dataset)) as stage:
+        model, tokenizer, results = _fit_text_model(arguments, dataset, verbose)
+        with output_folder.deferred_signals():  # Keras' save swallows a Ctrl-C in a bare `except:`
+            model.save(os.path.join(stage, contracts.MODEL_FILE))
+            tokenizer.save(os.path.join(stage, contracts.TOKENIZER_FILE))
+            contracts.write_json(os.path.join(stage, contracts.TRAIN_CONFIG_FILE), results)
+    return results
+
+
+def data_input_paths(dataset):
+    """The files and folders a `--data` argument makes a command read: the
+    file or folder it names, the local copies named by `KERAS_SKIM_DATA_*`
+    and the cache folder named by `KERAS_SKIM_CACHE` (an output folder must
+    not hold them)."""
+    from keras_skim.datasets.registry import DATASETS, TFDS_PREFIX
+
+    paths = []
+    if isinstance(dataset, (str, os.PathLike)):
+        spec = os.fspath(dataset)
+        if spec not in DATASETS and not spec.startswith(TFDS_PREFIX) and os.path.lexists(spec):
+            paths.append(spec)
+    for name, value in os.environ.items():
+        if (name.startswith("KERAS_SKIM_DATA_") or name == "KERAS_SKIM_CACHE") and value and os.path.lexists(value):
+            paths.append(value)
+    return paths
+
+
+def _fit_text_model(arguments, dataset, verbose):
+    """Trains the model `arguments` describe on `dataset`; returns (model,
+    tokenizer, the train_config.json record)."""
     import keras
 
     from keras_skim.training.gumbel_temperature_schedule import GumbelTemperatureSchedule
@@ -121,15 +156,14 @@ def train_text_model(
         compile_text_classifier,
     )
 
-    arguments["output_dir"] = os.fspath(output_dir)
-    contracts.check_output_folder(output_dir, force=force)
+    cell, seed, limit, epochs = arguments["cell"], arguments["seed"], arguments["limit"], arguments["epochs"]
     source = (
-        resolve_data(dataset, split_seed=split_seed, training=True)
+        resolve_data(dataset, split_seed=arguments["split_seed"], training=True)
         if isinstance(dataset, (str, os.PathLike))
         else dataset
     )
     arguments["dataset"] = source.spec
-    max_length = max_length or source.default_max_length
+    max_length = arguments["max_length"] or source.default_max_length
     arguments["max_length"] = max_length
     num_classes = len(source.classes)
     keras.utils.set_random_seed(seed)
@@ -140,30 +174,31 @@ def train_text_model(
     label_type = "float32" if num_classes == 2 else "int32"
     train_texts, y_train = splits["train"][0], np.asarray(splits["train"][1], label_type)
     val_texts, y_val = splits["validation"][0], np.asarray(splits["validation"][1], label_type)
-    tokenizer = Tokenizer(max_length=max_length).fit(train_texts, max_tokens=max_tokens)
+    tokenizer = Tokenizer(max_length=max_length).fit(train_texts, max_tokens=arguments["max_tokens"])
     x_train = tokenizer.encode(train_texts, max_length=max_length)
     validation = (tokenizer.encode(val_texts, max_length=max_length), y_val)
     x_test = tokenizer.encode(splits["test"][0], max_length=max_length)
     y_test = np.asarray(splits["test"][1], "int32")
 
+    glove = arguments["glove"]
     embedding_matrix = glove_embedding_matrix(tokenizer.vocabulary, dim=50, seed=seed) if glove else None
     model = build_text_classifier(
         cell,
         tokenizer.vocabulary_size,
         max_length,
         embedding_dim=50,
-        units=units,
-        small_units=small_units,
-        gamma=gamma,
-        threshold=threshold,
+        units=arguments["units"],
+        small_units=arguments["small_units"],
+        gamma=arguments["gamma"],
+        threshold=arguments["threshold"],
         embedding_matrix=embedding_matrix,
-        train_embedding=train_embedding,
+        train_embedding=arguments["train_embedding"],
         seed=seed,
         num_classes=num_classes,
     )
-    compile_text_classifier(model, learning_rate)
-    callbacks = [GumbelTemperatureSchedule(rate=temperature_rate)] if cell.startswith("skim") else []
-    if early_stopping and epochs > 1:
+    compile_text_classifier(model, arguments["learning_rate"])
+    callbacks = [GumbelTemperatureSchedule(rate=arguments["temperature_rate"])] if cell.startswith("skim") else []
+    if arguments["early_stopping"] and epochs > 1:
         callbacks.append(
             keras.callbacks.EarlyStopping(monitor="val_accuracy", mode="max", patience=2, restore_best_weights=True)
         )
@@ -171,7 +206,7 @@ def train_text_model(
     history = model.fit(
         x_train,
         y_train,
-        batch_size=batch_size,
+        batch_size=arguments["batch_size"],
         epochs=epochs,
         validation_data=validation,
         callbacks=callbacks,
@@ -194,11 +229,7 @@ def train_text_model(
         versions=versions(),
     )
     results["epochs_run"] = len(history.history["loss"])
-    with contracts.staged_output_dir(output_dir, force=force) as stage:
-        model.save(os.path.join(stage, contracts.MODEL_FILE))
-        tokenizer.save(os.path.join(stage, contracts.TOKENIZER_FILE))
-        contracts.write_json(os.path.join(stage, contracts.TRAIN_CONFIG_FILE), results)
-    return results
+    return model, tokenizer, results
 
 
 def versions():
