@@ -10,6 +10,7 @@ on test texts: per-token latency, speed-up, skim rate and Flop-R.
 
 import json
 import os
+import shutil
 
 from keras_skim.cli.data_args import add_data_argument, data_error
 from keras_skim.cli.errors import CliError
@@ -73,19 +74,20 @@ def latency_table(report):
     return "\n".join(lines)
 
 
-def export_and_bench(output, args, log=print, final=None):
+def export_and_bench(output, args, log=print, stage=None):
     """Exports both trained models under `output` and benchmarks them;
-    writes bench.json / bench.md there and returns (report, table). The
-    report names the models as under `final` (where `output`, a staging
-    folder, will be moved), when given."""
+    writes the exports and bench.json / bench.md into `stage` (default
+    `output`), a staging folder that will replace `output`, and returns
+    (report, table). The report names the exports as under `output`."""
+    stage = output if stage is None else stage
     from keras_skim.export.errors import ExportError
     from keras_skim.export.exporter import export_model
     from keras_skim.runtime.bench import markdown_report, run_bench
     from keras_skim.runtime.bench_data import BenchDataError, load_bench_texts
     from keras_skim.runtime.runner import RuntimeModelError
 
-    skim_out = os.path.join(output, "skim_lstm_tflite")
-    lstm_out = os.path.join(output, "lstm_tflite")
+    skim_out = os.path.join(stage, "skim_lstm_tflite")
+    lstm_out = os.path.join(stage, "lstm_tflite")
     log("== exporting Skim-LSTM to TFLite (custom-op backend)")
     try:
         result = export_model(os.path.join(output, "skim_lstm", "model.keras"), skim_out, force=True, backend="custom")
@@ -117,45 +119,42 @@ def export_and_bench(output, args, log=print, final=None):
     except (BenchDataError, RuntimeModelError) as err:
         raise CliError(f"benchmark failed: {err}") from None
     for key in ("model", "baseline"):
-        if final is not None and report.get(key):
-            report[key] = os.path.join(final, os.path.relpath(report[key], output))
+        if report.get(key):
+            report[key] = os.path.join(output, os.path.relpath(report[key], stage))
     table = latency_table(report)
-    with open(os.path.join(output, "bench.json"), "w", encoding="utf-8") as f:
+    with open(os.path.join(stage, "bench.json"), "w", encoding="utf-8") as f:
         json.dump(report, f, indent=1)
-    with open(os.path.join(output, "bench.md"), "w", encoding="utf-8") as f:
+    with open(os.path.join(stage, "bench.md"), "w", encoding="utf-8") as f:
         f.write(f"{table}\n\n{markdown_report(report)}")
     return report, table
 
 
 def run(args):
-    from keras_skim import output_folder
+    from keras_skim import contracts, output_folder
     from keras_skim.training.text_training import data_input_paths
 
     inputs = data_input_paths(args.data)
     output_folder.check_output_folder(args.output, force=args.force, inputs=inputs)
     if args.small_units >= args.units:
         raise CliError(f"--small-units ({args.small_units}) must be smaller than --units ({args.units})")
-    latency = failure = None
-    # Everything, exports and benchmark included, is written in one staged
-    # folder, so the marker lists every file and `--force` can replace it.
     with output_folder.staged_output_dir(args.output, force=args.force, inputs=inputs) as stage:
         table = _train_both(stage, args)
-        if not args.no_export:
-            print()
-            try:
-                _, latency = export_and_bench(stage, args, final=args.output)
-            except CliError as err:  # the trained models are kept; the error is the last line
-                failure = err
     print()
     print(table)
-    if failure is not None:
-        raise CliError(f"wrote {args.output}/ (models, comparison.md) but {failure}")
-    if latency is not None:
-        print()
-        print(latency)
-        print(f"\nwrote {args.output}/ (models, tokenizers, comparison.md, TFLite exports, bench.md)")
-    else:
+    if args.no_export:
         print(f"\nwrote {args.output}/ (models, tokenizers, comparison.md)")
+        return 0
+    print()
+    # A second staged copy of the folder gains the exports and the benchmark,
+    # so that the marker lists every file; the exports name the models in
+    # `args.output` as their source. If this fails, the trained models stay.
+    with output_folder.staged_output_dir(args.output, force=True, inputs=inputs) as stage:
+        top = os.path.abspath(args.output)
+        shutil.copytree(top, stage, dirs_exist_ok=True, ignore=lambda d, _: [contracts.MARKER_FILE] if d == top else [])
+        _, latency = export_and_bench(args.output, args, stage=stage)
+    print()
+    print(latency)
+    print(f"\nwrote {args.output}/ (models, tokenizers, comparison.md, TFLite exports, bench.md)")
     return 0
 
 
