@@ -40,6 +40,7 @@ def tune_threshold(model_dir, args, lstm_validation, margin=0.005):
     LSTM's, else the most accurate threshold. Returns it with the test
     results at that threshold."""
     import numpy as np
+    import tqdm
 
     from keras_skim.datasets import Tokenizer, load_text_dataset
     from keras_skim.model_io import load_model
@@ -57,7 +58,10 @@ def tune_threshold(model_dir, args, lstm_validation, margin=0.005):
         held = np.random.RandomState(args.seed).permutation(len(texts))[: max(len(texts) // 10, 1)]
         val_ids = tokenizer.encode([texts[i] for i in held], max_length=max_length)
         val_y = np.asarray(labels, "float32")[held]
-    sweep = [{"threshold": t, **evaluate_model(model, val_ids, val_y, threshold=t)} for t in THRESHOLDS]
+    sweep = [
+        {"threshold": t, **evaluate_model(model, val_ids, val_y, threshold=t)}
+        for t in tqdm.tqdm(THRESHOLDS, desc="validation threshold sweep", unit="threshold", file=sys.stderr)
+    ]
     good = [r for r in sweep if lstm_validation is None or r["accuracy"] >= lstm_validation - margin]
     best = max(good, key=lambda r: r["skim_rate"]) if good else max(sweep, key=lambda r: r["accuracy"])
     test_ids, test_y, _ = load_encoded(

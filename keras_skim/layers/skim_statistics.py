@@ -1,6 +1,9 @@
 """Exact skim statistics of a trained model: the skim rate over real tokens
 and the per-token read/skim decisions (for `keras-skim show`)."""
 
+import sys
+import weakref
+
 import keras
 import numpy as np
 
@@ -14,14 +17,16 @@ from keras_skim.layers.skim_cell_base import (
 from keras_skim.layers.skim_controls import skim_cells, thresholds_set_to
 
 
-def skim_statistics(model, token_ids, batch_size=64, threshold=None):
+def skim_statistics(model, token_ids, batch_size=64, threshold=None, progress=None):
     """Runs `model` on token ids and returns its exact skim rate.
 
     Each skim layer is re-run on the inputs that reach it with
     `return_state=True` (sharing the trained cell), and the counts are read
     from the cell's bookkeeping state, which Keras' mask keeps exact: only
     real tokens count (the `skim_rate` metric of the fit logs counts the same
-    way, over the batches it saw).
+    way, over the batches it saw). The probe is one compiled Keras function
+    per model, kept for the model's lifetime: the threshold is a variable, so
+    a threshold sweep reuses it without retracing.
 
     Args:
         model: a functional or Sequential Keras model with skim cells whose
@@ -29,30 +34,40 @@ def skim_statistics(model, token_ids, batch_size=64, threshold=None):
         token_ids: int array `(N, T)`, padded with 0.
         batch_size: inference batch size.
         threshold: if given, the threshold to evaluate at (restored after).
+        progress: show a progress bar on stderr (None: when stderr is a
+            terminal).
 
     Returns:
         dict with `skim_rate` (all skim cells, token weighted), `tokens`
         (real tokens seen by all cells), `skimmed`, and `layers`: one entry
         per cell with its name, `skim_rate`, `skimmed` and `tokens`.
     """
+    return skim_predictions(model, token_ids, batch_size, threshold, progress, logits=False)[1]
+
+
+def skim_predictions(model, token_ids, batch_size=64, threshold=None, progress=None, logits=True):
+    """`(logits, skim_statistics)` of `model` on token ids, in one compiled
+    pass (logits None with `logits=False`); arguments as `skim_statistics`."""
     cells = skim_cells(model)
     if not cells:
         raise ValueError("The model has no keras-skim skim cell.")
     token_ids = np.asarray(token_ids)
     if token_ids.ndim != 2 or not np.issubdtype(token_ids.dtype, np.integer):
         raise ValueError(f"token_ids must be an integer array (N, T); got {token_ids.dtype} {token_ids.shape}")
-    probes = _state_probes(model)
+    probe, probed_cells = _probe_model(model, logits)
     counts = {id(cell): [0.0, 0.0] for cell in cells}
+    outputs = []
     with thresholds_set_to(cells, threshold):
-        for start in range(0, len(token_ids), batch_size):
-            batch = token_ids[start : start + batch_size]
-            mask = batch != 0
-            for feature_model, rnn_probes in probes:
-                features = feature_model([batch], training=False)
-                for cell, probe in rnn_probes:
-                    stats = np.asarray(probe(features, mask=mask, training=False)[-1])
-                    counts[id(cell)][0] += float(stats[:, STAT_SKIMS].sum())
-                    counts[id(cell)][1] += float(stats[:, STAT_TOKENS].sum())
+        for batch in in_batches(token_ids, batch_size, progress, "evaluating" if logits else "skim statistics"):
+            values = probe.predict_on_batch(batch)
+            values = list(values) if isinstance(values, (list, tuple)) else [values]  # one output: no list
+            if logits:
+                outputs.append(np.asarray(values[0]))
+                values = values[1:]
+            for cell, stats in zip(probed_cells, values):
+                stats = np.asarray(stats)
+                counts[id(cell)][0] += float(stats[:, STAT_SKIMS].sum())
+                counts[id(cell)][1] += float(stats[:, STAT_TOKENS].sum())
     layers = [
         {
             "name": cell.name,
@@ -64,32 +79,62 @@ def skim_statistics(model, token_ids, batch_size=64, threshold=None):
     ]
     tokens = sum(layer["tokens"] for layer in layers)
     skimmed = sum(layer["skimmed"] for layer in layers)
-    return {
+    stats = {
         "skim_rate": skimmed / tokens if tokens else 0.0,
         "skimmed": skimmed,
         "tokens": tokens,
         "layers": layers,
     }
+    if not logits:
+        return None, stats
+    return (np.concatenate(outputs) if outputs else np.zeros((0,) + tuple(model.outputs[0].shape[1:]))), stats
 
 
-def _state_probes(model):
-    """For each top-level layer holding skim cells: a model computing that
-    layer's input, and `return_state` twins of its RNN layers that share the
-    trained cells."""
-    probes = []
+def in_batches(values, batch_size, progress=None, description=None):
+    """Yields `values` in slices of `batch_size`, with a tqdm progress bar
+    on stderr when `progress` (None: when stderr is a terminal)."""
+    import tqdm
+
+    starts = range(0, len(values), batch_size)
+    show = sys.stderr.isatty() if progress is None else bool(progress)
+    bar = tqdm.tqdm(total=len(values), desc=description, unit="text", disable=not show, file=sys.stderr, leave=False)
+    with bar:
+        for start in starts:
+            batch = values[start : start + batch_size]
+            yield batch
+            bar.update(len(batch))
+
+
+# model -> {with logits: (probe model, cells in output order)}; dies with the model.
+_PROBES = weakref.WeakKeyDictionary()
+
+
+def _probe_model(model, logits):
+    """One Keras model computing, for each top-level layer holding skim
+    cells, the final bookkeeping state of `return_state` twins of its RNN
+    layers that share the trained cells (and first the model's logits, with
+    `logits`); compiled by Keras at its first `predict_on_batch`."""
+    cached = _PROBES.setdefault(model, {})
+    if logits in cached:
+        return cached[logits]
+    ids = model.inputs[0]
+    # The same mask as the model's: id 0 is padding (contracts.PADDING_ID).
+    mask = keras.ops.not_equal(ids, 0)
+    outputs, cells = [], []
     for layer in model.layers:
         rnns = [layer.forward_layer, layer.backward_layer] if hasattr(layer, "forward_layer") else [layer]
-        pairs = []
         for rnn in rnns:
             cell = getattr(rnn, "cell", None)
             if isinstance(cell, SkimCellBase):
                 twin = keras.layers.RNN(cell, return_state=True, go_backwards=rnn.go_backwards)
-                pairs.append((cell, twin))
-        if pairs:
-            probes.append((keras.Model(model.inputs, _first(layer.input)), pairs))
-    if len(probes) == 0 or sum(len(p) for _, p in probes) != len(skim_cells(model)):
+                outputs.append(twin(_first(layer.input), mask=mask, training=False)[-1])
+                cells.append(cell)
+    if not cells or len(cells) != len(skim_cells(model)):
         raise ValueError("skim_statistics supports skim cells in top-level RNN or Bidirectional layers.")
-    return probes
+    if logits:
+        outputs = [model.outputs[0]] + outputs
+    cached[logits] = (keras.Model(model.inputs, outputs), cells)
+    return cached[logits]
 
 
 def read_decisions(model, token_ids, threshold=None):

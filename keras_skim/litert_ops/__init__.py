@@ -57,6 +57,7 @@ import hashlib
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import threading
 
@@ -139,6 +140,8 @@ def library_path(build=True):
         os.makedirs(folder, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".build-", suffix=".so", dir=folder)
         os.close(fd)
+        if sys.stderr is not None and sys.stderr.isatty():  # a silent 20 s looks like a hang
+            print("keras-skim: building the custom op library (once, ~20 s)...", file=sys.stderr, flush=True)
         try:
             result = subprocess.run(build_command(tmp, cxx), capture_output=True, text=True)
             if result.returncode != 0:

@@ -37,18 +37,25 @@ def predicted_classes(logits):
     return np.argmax(logits, axis=-1).astype(np.int32)
 
 
-def evaluate_model(model, ids, labels, threshold=None, batch_size=64):
-    """Accuracy at the current (or given) threshold, and exact skim statistics."""
-    from keras_skim.layers.skim_controls import skim_cells, thresholds_set_to
-    from keras_skim.layers.skim_statistics import skim_statistics
+def evaluate_model(model, ids, labels, threshold=None, batch_size=64, progress=None):
+    """Accuracy at the current (or given) threshold, and exact skim
+    statistics, in one compiled pass; a progress bar on stderr when
+    `progress` (None: when stderr is a terminal)."""
+    from keras_skim.layers.skim_controls import skim_cells
+    from keras_skim.layers.skim_statistics import in_batches, skim_predictions
 
     cells = skim_cells(model)
-    with thresholds_set_to(cells, threshold):
-        logits = model.predict(ids, batch_size=batch_size, verbose=0)
+    stats = None
+    if cells:
+        logits, stats = skim_predictions(model, ids, batch_size=batch_size, threshold=threshold, progress=progress)
+    elif len(ids):
+        batches = in_batches(np.asarray(ids), batch_size, progress, "evaluating")
+        logits = np.concatenate([np.asarray(model.predict_on_batch(batch)) for batch in batches])
+    else:
+        logits = model.predict(ids, verbose=0)
     truth = np.rint(np.asarray(labels, np.float64)).astype(np.int32)
     result = {"accuracy": float(np.mean(predicted_classes(logits) == truth)) if len(truth) else 0.0}
     if cells:
-        stats = skim_statistics(model, ids, batch_size=batch_size, threshold=threshold)
         result["skim_rate"] = stats["skim_rate"]
         result["threshold"] = cells[0].threshold if threshold is None else threshold
     else:
@@ -213,8 +220,9 @@ def _fit_text_model(arguments, dataset, verbose):
         verbose=verbose,
     )
     train_seconds = time.perf_counter() - started
-    valid = evaluate_model(model, *validation)
-    test = evaluate_model(model, x_test, y_test)
+    progress = None if verbose else False
+    valid = evaluate_model(model, *validation, progress=progress)
+    test = evaluate_model(model, x_test, y_test, progress=progress)
     flops = flop_summary(model, test["skim_rate"])
     results = contracts.train_config_record(
         arguments,
