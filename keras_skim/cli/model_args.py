@@ -3,6 +3,7 @@
 import argparse
 
 from keras_skim.cli.errors import CliError
+from keras_skim.contract_fields import MAX_SEQUENCE_LENGTH, MAX_VOCABULARY_SIZE
 
 
 def _integer_at_least(minimum, wording):
@@ -18,7 +19,29 @@ def _integer_at_least(minimum, wording):
     return parse
 
 
+def integer_in(minimum, maximum):
+    """An argparse type: an integer from `minimum` to `maximum`."""
+    wording = f"an integer from {minimum} to {maximum}"
+
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {wording}, got {text!r}") from None
+        if not minimum <= value <= maximum:
+            raise argparse.ArgumentTypeError(f"expected {wording}, got {text!r}")
+        return value
+
+    return parse
+
+
 positive_int = _integer_at_least(1, "a positive integer")
+# Checked here, before TensorFlow loads: NumPy and Keras seeds are 32-bit;
+# the vocabulary needs <pad>, <unk> and a word; lengths and vocabulary
+# sizes within what `train_config.json` and `metadata.json` may record.
+seed_value = integer_in(0, (1 << 32) - 1)
+sequence_length = integer_in(1, MAX_SEQUENCE_LENGTH)
+vocabulary_tokens = integer_in(3, MAX_VOCABULARY_SIZE)
 non_negative_int = _integer_at_least(0, "an integer >= 0")
 
 
