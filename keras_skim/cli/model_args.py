@@ -145,3 +145,28 @@ def load_tokenizer_or_fail(tokenizer_arg, folder):
         return Tokenizer.load(path)
     except ValueError as err:
         raise CliError(str(err)) from None
+
+
+def model_vocabulary_size(model):
+    """The number of ids a loaded model's embedding takes (None when it has
+    no Embedding layer the CLI can see)."""
+    import keras
+
+    size = getattr(model, "vocabulary_size", None)
+    if isinstance(size, int):
+        return size
+    for layer in model.layers:
+        if isinstance(layer, keras.layers.Embedding):
+            return int(layer.input_dim)
+    return None
+
+
+def check_tokenizer_fits(model, tokenizer, model_file):
+    """Refuses (one line) a tokenizer whose ids go past the model's
+    embedding: Keras would fail deep inside a gather otherwise."""
+    size = model_vocabulary_size(model)
+    if size is not None and tokenizer.vocabulary_size > size:
+        raise CliError(
+            f"{model_file}: the tokenizer has {tokenizer.vocabulary_size} tokens but the model's embedding "
+            f"takes {size}; pass the tokenizer it was trained with (--tokenizer)"
+        )

@@ -15,6 +15,7 @@ from keras_skim.cli.errors import CliError
 from keras_skim.cli.model_args import (
     NO_THRESHOLD,
     THRESHOLD_HELP,
+    check_tokenizer_fits,
     is_structural_jump,
     load_model_or_fail,
     load_tokenizer_or_fail,
@@ -188,6 +189,7 @@ def run(args):
     model_file = folder.model
     model = load_model_or_fail(model_file)
     tokenizer = load_tokenizer_or_fail(args.tokenizer, folder)
+    check_tokenizer_fits(model, tokenizer, model_file)
     ids = tokenizer.encode_one(text, max_length=config.max_length if config else None)
     if len(ids) == 0:
         raise CliError("the text has no tokens")

@@ -233,8 +233,10 @@ class Tokenizer:
         """
         target = _resolve(path)
         expected = f"a {FORMAT} version {VERSION} JSON file written by Tokenizer.save"
-        if not target.is_file():
+        if not target.exists():
             raise ValueError(f"Tokenizer file {target} does not exist; expected {expected}.")
+        if not target.is_file():
+            raise ValueError(f"Tokenizer file {target} is not a regular file; expected {expected}.")
         try:
             # Read with a size limit and parsed with a nesting limit: an
             # endless stream or deep nesting is one line, not a crash.

@@ -41,6 +41,37 @@ _CONTROL_FLOW_OPTIONS = {WHILE: 93, IF: 92, CALL_ONCE: 103}
 _VECTOR_OPTIONS = {17: ((0, "i32"),), 30: ((0, "i32"),), 3: ((1, "i32"), (2, "i32")), 115: ((0, "f32"),)}
 _STRING_OPTIONS = {111: (0, 1)}  # VarHandleOptions: container, shared_name
 _CALL_OPTIONS = 16
+_ANY = 1 << 30
+_BINARY = ((2, 2), (1, 1))
+_UNARY = ((1, 1), (1, 1))
+# (inputs, outputs) count ranges of the builtin ops keras-skim exports use,
+# by `BuiltinOperator` code (the arity LiteRT's kernels and its XNNPACK
+# delegate read without always checking: a MUL turned into a STRIDED_SLICE
+# by one flipped bit reads two inputs past the node's list). Ops not
+# listed are left to LiteRT.
+_ARITY = {
+    **dict.fromkeys((0, 18, 41, 42, 55, 57, 58, 61, 62, 63, 71, 72, 78, 86, 84, 90, 95, 99), _BINARY),
+    **dict.fromkeys((14, 19, 28, 47, 53, 59, 73, 75, 76, 77, 87, 92, 101, 158), _UNARY),
+    2: ((1, _ANY), (1, 1)),  # CONCATENATION
+    9: ((2, 3), (1, 2)),  # FULLY_CONNECTED (the bias may be -1)
+    22: ((1, 2), (1, 1)),  # RESHAPE
+    36: ((2, 2), (1, 1)),  # GATHER
+    45: ((4, 4), (1, 1)),  # STRIDED_SLICE
+    49: ((2, 2), (1, _ANY)),  # SPLIT
+    102: ((3, 3), (1, _ANY)),  # SPLIT_V
+    56: ((2, 2), (1, 1)),  # ARG_MAX
+    79: ((2, 2), (1, 1)),  # ARG_MIN
+    64: ((3, 3), (1, 1)),  # SELECT
+    123: ((3, 3), (1, 1)),  # SELECT_V2
+    70: ((2, 2), (1, 1)),  # EXPAND_DIMS
+    **dict.fromkeys((40, 74, 81, 82, 89, 91), ((2, 2), (1, 1))),  # MEAN, SUM, REDUCE_PROD/MAX/MIN/ANY
+    83: ((1, _ANY), (1, 1)),  # PACK
+    128: ((2, 2), (1, 1)),  # CUMSUM
+    151: ((3, 3), (1, 1)),  # DYNAMIC_UPDATE_SLICE
+    IF: ((1, _ANY), (0, _ANY)),
+}
+# Inputs the ops of `_ARITY` may omit (-1): FULLY_CONNECTED's bias.
+_OPTIONAL_INPUTS = {9: (2,)}
 # Bits per element of each `TensorType`; None: no fixed size (string, resource, variant).
 _TYPE_BITS = {
     0: 32, 1: 16, 2: 32, 3: 8, 4: 64, 5: None, 6: 8, 7: 16, 8: 64, 9: 8, 10: 64, 11: 128,
@@ -209,10 +240,17 @@ class _Checker:
         custom = code == CUSTOM
         label = f"{what} ({name})" if custom else what
         count = len(tensors)
-        for i in op.scalars(1, "i32", f"{what} inputs"):
-            # -1 marks an omitted optional input of a builtin op; custom ops read every input.
-            self._index(i, count, f"{label} input tensor", optional=not custom)
-        for i in op.scalars(2, "i32", f"{what} outputs"):
+        inputs = op.scalars(1, "i32", f"{what} inputs")
+        outputs = op.scalars(2, "i32", f"{what} outputs")
+        self._check_arity(label, code, len(inputs), len(outputs))
+        optional = _OPTIONAL_INPUTS.get(code, ()) if custom or code in _ARITY else None
+        for position, i in enumerate(inputs):
+            # -1 marks an omitted optional input: custom ops read every input,
+            # the listed builtin ops only omit the ones they may (a STRIDED_SLICE
+            # without its end reads a null tensor); other ops are left to LiteRT.
+            allowed = optional is None or position in optional
+            self._index(i, count, f"{label} input {position} tensor", optional=allowed)
+        for i in outputs:
             self._index(i, count, f"{label} output tensor")
             if tensors[i]:
                 _bad(f"{label} writes the constant tensor {i}")
@@ -226,6 +264,16 @@ class _Checker:
         if op.scalar(11, "u8") or op.has(12):
             _bad(f"{what} has StableHLO options, which keras-skim exports never use")
         self._options(g, what, code, op)
+
+    @staticmethod
+    def _check_arity(label, code, inputs, outputs):
+        if code == WHILE and inputs != outputs:
+            _bad(f"{label} is a WHILE with {inputs} inputs but {outputs} outputs")
+        if code not in _ARITY:
+            return
+        (low_in, high_in), (low_out, high_out) = _ARITY[code]
+        if not (low_in <= inputs <= high_in and low_out <= outputs <= high_out):
+            _bad(f"{label} (builtin op {code}) has {inputs} inputs and {outputs} outputs")
 
     def _options(self, g, what, code, op):
         kind = op.scalar(3, "u8")
