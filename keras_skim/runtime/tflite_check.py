@@ -318,13 +318,22 @@ class _Checker:
                     pending.append(iter(sorted(self.calls[callee])))
 
     def _signature(self, table):
+        """A signature names distinct tensors of its subgraph's inputs and
+        outputs, each once, every name present (LiteRT maps tensors to
+        names; a tensor named twice leaves a name null and aborts)."""
         what = table.what
-        table.string(2, f"{what} key")
+        if table.string(2, f"{what} key") is None:
+            _bad(f"{what} has no key")
         g = self._index(table.scalar(4, "u32"), self.subgraph_count, f"{what} subgraph")
         inputs, outputs, count = self.io[g]
         for field, allowed, role in ((0, inputs, "input"), (1, outputs, "output")):
+            names, tensors = set(), set()
             for entry in table.tables(field, f"{what} {role}"):
-                entry.string(0, f"{entry.what} name")
+                name = entry.string(0, f"{entry.what} name")
                 index = self._index(entry.scalar(1, "u32"), count, f"{entry.what} tensor")
                 if index not in allowed:
                     _bad(f"{entry.what} names tensor {index}, which is not a subgraph {role}")
+                if name is None or name in names or index in tensors:
+                    _bad(f"{entry.what} repeats a name or a tensor, or has no name")
+                names.add(name)
+                tensors.add(index)

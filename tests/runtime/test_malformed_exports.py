@@ -91,7 +91,8 @@ def _first_op(schema, model, code):
 def targeted_damage(folders):
     """Hand-made models: [folder, what, [[byte, new int32 value], ...]].
     Without the structural check the custom-op input -1, the WHILE that
-    calls itself and the STRIDED_SLICE without its end crash the process."""
+    calls itself, the STRIDED_SLICE without its end and the tensor named
+    twice crash the process."""
     schema, _, custom = _model(folders["skim_custom"])
     custom_op = _first_op(schema, custom, schema.BuiltinOperator.CUSTOM)
     _, _, lstm = _model(folders["lstm_builtin"])
@@ -113,6 +114,9 @@ def targeted_damage(folders):
     named = next(signature.Inputs(i) for i in range(signature.InputsLength()) if signature.Inputs(i).TensorIndex())
     _, _, sj = _model(folders["sj_custom"])
     sj_op = _first_op(schema, sj, schema.BuiltinOperator.CUSTOM)
+    outputs = sj.SignatureDefs(0)
+    twice, last = outputs.Outputs(1), outputs.Outputs(outputs.OutputsLength() - 1)
+    assert twice.TensorIndex() and twice.TensorIndex() != last.TensorIndex()
     return [
         [folders["skim_custom"], "custom-op input -1", [[_element(custom_op, 1, 0), -1]]],
         [folders["lstm_builtin"], "WHILE body is its own subgraph", [[_field(body, 1), 0]]],
@@ -135,6 +139,7 @@ def targeted_damage(folders):
         ],
         [folders["lstm_builtin"], "STRIDED_SLICE end -1", [[_element(slicing, 1, 2), -1]]],
         [folders["sj_custom"], "custom-op output -1", [[_element(sj_op, 2, 0), -1]]],
+        [folders["sj_custom"], "signature tensor named twice", [[_field(twice, 1), last.TensorIndex()]]],
     ]
 
 
@@ -194,6 +199,7 @@ def test_the_check_accepts_every_export_and_names_what_is_wrong(every_export):
         "constant shape doubled": "needs",
         "signature tensor out of range": "tensor index 99999 out of range",
         "custom-op output -1": "output tensor index -1 out of range",
+        "signature tensor named twice": "repeats a name or a tensor",
     }
     for folder, what, edits in targeted_damage(every_export):
         data = bytearray(open(os.path.join(folder, "model.tflite"), "rb").read())
