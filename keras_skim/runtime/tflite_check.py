@@ -69,6 +69,7 @@ _ARITY = {
     128: ((2, 2), (1, 1)),  # CUMSUM
     151: ((3, 3), (1, 1)),  # DYNAMIC_UPDATE_SLICE
     IF: ((1, _ANY), (0, _ANY)),
+    WHILE: ((1, _ANY), (1, _ANY)),  # as many outputs as inputs (checked too)
 }
 # Inputs the ops of `_ARITY` may omit (-1): FULLY_CONNECTED's bias.
 _OPTIONAL_INPUTS = {9: (2,)}
@@ -77,6 +78,9 @@ _TYPE_BITS = {
     0: 32, 1: 16, 2: 32, 3: 8, 4: 64, 5: None, 6: 8, 7: 16, 8: 64, 9: 8, 10: 64, 11: 128,
     12: 64, 13: None, 14: None, 15: 32, 16: 16, 17: 4, 18: 16, 19: 2, 20: 4, 21: 8, 22: 8,
 }  # fmt: skip
+
+
+_CONSTANT, _VARIABLE = "constant", "variable"
 
 
 class ModelCheckError(ValueError):
@@ -180,15 +184,33 @@ class _Checker:
         outputs = [self._index(i, count, f"{name} output tensor") for i in table.scalars(2, "i32", f"{name} outputs")]
         table.string(4, f"{name} name")
         for i in inputs:
-            if tensors[i]:
+            if tensors[i] == _CONSTANT:
                 _bad(f"{name} input tensor {i} is a constant")
         self.calls[g] = set()
+        # Data flow, in the order LiteRT runs the operators: each reads only
+        # what exists by then and writes tensors nothing else writes (a
+        # comparison writing a subgraph input left the loop condition's
+        # output unallocated, and LiteRT crashed reading it).
+        ready = set(inputs) | {i for i, kind in enumerate(tensors) if kind}
+        written = set()
         for k, op in enumerate(table.tables(3, f"{name} operator")):
-            self._operator(g, k, op, tensors)
+            reads, writes = self._operator(g, k, op, tensors)
+            for i in reads:
+                if i != -1 and i not in ready:
+                    _bad(f"{name} operator {k} reads tensor {i} before anything writes it")
+            for i in writes:
+                if i in written or i in inputs:
+                    _bad(f"{name} operator {k} writes tensor {i}, which is written elsewhere")
+                written.add(i)
+                ready.add(i)
+        for i in outputs:
+            if i not in ready:
+                _bad(f"{name} output tensor {i} is never written")
         return inputs, outputs, count
 
     def _tensor(self, g, table):
-        """Checks one tensor; returns whether it is a constant (has data)."""
+        """Checks one tensor; returns `_CONSTANT` (it has data), `_VARIABLE`
+        (readable before any operator writes it) or None."""
         what = table.what
         shape = table.scalars(0, "i32", f"{what} shape")
         kind = table.scalar(1, "i8")
@@ -214,7 +236,11 @@ class _Checker:
                 _bad(f"{what} of shape {list(shape)} would take {needed} bytes")
             if stored and stored != needed and not (bits < 8 and stored == math.prod(shape)):
                 _bad(f"{what} of shape {list(shape)} needs {needed} bytes but its buffer {buffer} holds {stored}")
-        return stored > 0
+        if stored:
+            return _CONSTANT
+        if table.scalar(5, "u8") or (shape and math.prod(shape) == 0):
+            return _VARIABLE  # interpreter state, or nothing to read (a [0] shape constant)
+        return None
 
     def _quantization(self, tensor, rank):
         table = tensor.table(4, f"{tensor.what} quantization")
@@ -252,7 +278,7 @@ class _Checker:
             self._index(i, count, f"{label} input {position} tensor", optional=allowed)
         for i in outputs:
             self._index(i, count, f"{label} output tensor")
-            if tensors[i]:
+            if tensors[i] == _CONSTANT:
                 _bad(f"{label} writes the constant tensor {i}")
         for i in op.scalars(8, "i32", f"{what} intermediates"):
             self._index(i, count, f"{what} intermediate tensor")
@@ -264,6 +290,7 @@ class _Checker:
         if op.scalar(11, "u8") or op.has(12):
             _bad(f"{what} has StableHLO options, which keras-skim exports never use")
         self._options(g, what, code, op)
+        return inputs, outputs
 
     @staticmethod
     def _check_arity(label, code, inputs, outputs):

@@ -110,10 +110,13 @@ def test_bench_report_to_a_name_that_is_not_utf8(exported, tmp_path):
 
 @pytest.fixture
 def tiny_disk(tmp_path):
-    """A 64 kB tmpfs (root only), so that writes fail with ENOSPC."""
+    """A 64 kB tmpfs (root only) with free inodes, so that files can be
+    created and writing them fails with ENOSPC."""
     disk = tmp_path / "disk"
     disk.mkdir()
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(disk)], capture_output=True).returncode:
+    if subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=64k,nr_inodes=100", "tmpfs", str(disk)], capture_output=True
+    ).returncode:
         pytest.skip("cannot mount a tmpfs here (needs root)")
     yield disk
     subprocess.run(["umount", str(disk)], capture_output=True)

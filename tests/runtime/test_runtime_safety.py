@@ -108,3 +108,18 @@ def test_endless_model_file_is_refused_with_bounded_memory(monkeypatch):
     monkeypatch.setattr(interpreter_loader, "MAX_MODEL_BYTES", 1 << 20)
     with pytest.raises(ValueError, match="larger than 1048576 bytes"):
         interpreter_loader.make_interpreter(model_path="/dev/zero")
+
+
+def test_a_model_without_the_export_signature_is_refused_when_opened(exported, tmp_path):
+    """A .tflite whose signature does not take token_ids and threshold
+    (here renamed) is refused at once, not at its first run."""
+    from keras_skim.runtime import RuntimeModelError, SkimRunner
+
+    folder = _copy(exported("lstm")[1], tmp_path)
+    model = folder / "model.tflite"
+    data = model.read_bytes()
+    assert b"threshold\0" in data
+    model.write_bytes(data.replace(b"threshold\0", b"thresxold\0"))
+    with pytest.raises(RuntimeModelError, match="not a keras-skim export") as info:
+        SkimRunner(folder)
+    assert "\n" not in str(info.value)
