@@ -35,6 +35,10 @@ MAX_RANK = 8  # the runtime's tensors (keras_skim_c.h) hold at most 8 dimensions
 MAX_TENSOR_BYTES = 1 << 31
 # Builtin operator codes (schema.fbs `BuiltinOperator`) the check needs.
 CUSTOM, CALL, IF, WHILE, CALL_ONCE = 32, 31, 118, 119, 129
+# The last `BuiltinOptions` union member of the LiteRT releases this runtime
+# is tested with (2.1.6 to 2.3.0): LiteRT indexes a table by the type and
+# crashes past it.
+MAX_OPTIONS_TYPE = 126
 # `BuiltinOptions` union members whose fields point at subgraphs or vectors.
 _SUBGRAPH_OPTIONS = {93: ("WHILE", 2), 92: ("IF", 2), 103: ("CALL_ONCE", 1)}
 _CONTROL_FLOW_OPTIONS = {WHILE: 93, IF: 92, CALL_ONCE: 103}
@@ -304,6 +308,8 @@ class _Checker:
 
     def _options(self, g, what, code, op):
         kind = op.scalar(3, "u8")
+        if kind > MAX_OPTIONS_TYPE:
+            _bad(f"{what} has options of unknown type {kind}")
         options = op.table(4, f"{what} options") if kind else None
         expected = _CONTROL_FLOW_OPTIONS.get(code)
         if expected is not None and (kind != expected or options is None):
