@@ -22,6 +22,8 @@ import json
 import math
 import os
 
+from keras_skim import contract_fields
+
 # ---------------------------------------------------------------- file names
 MODEL_FILES = ("model.keras", "model.h5")
 MODEL_FILE = MODEL_FILES[0]
@@ -108,24 +110,34 @@ def threshold_cut(threshold):
 
 # -------------------------------------------------------------- JSON helpers
 def read_json(path, what):
-    """Parses a JSON object file; ContractError (one line) otherwise."""
+    """Parses a JSON object file; ContractError (one line) otherwise. The
+    file is read with a size limit and parsed with a nesting limit
+    (`keras_skim.contract_fields`)."""
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        data = contract_fields.read_limited(path)
     except FileNotFoundError:
         raise ContractError(f"{path}: no such file (expected {what})") from None
     except IsADirectoryError:
         raise ContractError(f"{path}: is a folder (expected {what})") from None
     except OSError as err:
         raise ContractError(f"{path}: cannot read ({err.strerror}; expected {what})") from None
+    except ValueError as err:
+        raise ContractError(f"{path}: {err} (expected {what})") from None
     try:
-        value = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as err:
-        reason = " ".join(str(err).split())[:120]
-        raise ContractError(f"{path}: not valid JSON ({reason}; expected {what})") from None
+        value = contract_fields.parse_json(data)
+    except ValueError as err:
+        raise ContractError(f"{path}: not valid JSON ({err}; expected {what})") from None
     if not isinstance(value, dict):
         raise ContractError(f"{path}: expected {what} (a JSON object), got {type(value).__name__}")
     return value
+
+
+def _checked(check, path, record):
+    """Runs a `contract_fields` check; its FieldError as a ContractError."""
+    try:
+        return check(path, record)
+    except contract_fields.FieldError as err:
+        raise ContractError(str(err)) from None
 
 
 def write_json(path, value):
@@ -222,14 +234,12 @@ class TrainConfig:
 def read_train_config(path):
     """Reads a model folder's `train_config.json` -> `TrainConfig`."""
     record = read_json(path, f"a {TRAIN_CONFIG_FILE} written by keras-skim train")
-    arguments = record.get("arguments")
-    if not isinstance(arguments, dict):
+    if not isinstance(record.get("arguments"), dict):
         raise ContractError(
             f'{path}: no "arguments" object (expected a {TRAIN_CONFIG_FILE} written by keras-skim train)'
         )
-    max_length = arguments.get("max_length")
-    if max_length is not None and (isinstance(max_length, bool) or not isinstance(max_length, int) or max_length < 1):
-        raise ContractError(f'{path}: "arguments"."max_length" must be a positive integer; got {max_length!r}')
+    _checked(contract_fields.check_train_config, path, record)
+    arguments = record["arguments"]
     results = {k: v for k, v in record.items() if k != "arguments"}
     return TrainConfig(os.fspath(path), arguments, results)
 
@@ -276,10 +286,7 @@ def read_metadata(path):
             f"{path}: metadata version {version!r} is not supported (expected {METADATA_VERSION}); "
             "export the model again"
         )
-    for key, kind in (("model_kind", str), ("vocabulary_size", int), ("num_classes", int)):
-        if not isinstance(metadata.get(key), kind):
-            raise ContractError(f"{path}: {key!r} missing or not a {kind.__name__} ({what})")
-    return metadata
+    return _checked(contract_fields.check_metadata, path, metadata)
 
 
 # ---------------------------------------------------------- single-file outputs

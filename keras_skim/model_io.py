@@ -3,9 +3,46 @@
 import os
 import zipfile
 
+# Limits on what a .keras archive may inflate to before Keras reads it (a
+# zip member never yields more than its declared size: Python's zipfile
+# stops there and checks the CRC). Keras reads config.json and
+# metadata.json whole; real ones are a few kB.
+MAX_CONFIG_BYTES = 16 << 20
+MAX_ARCHIVE_BYTES = 8 << 30
+MAX_ARCHIVE_MEMBERS = 10_000
+# Float weights barely compress; a member inflating more than this (and
+# past MAX_CONFIG_BYTES) is a zip bomb, not a model.
+MAX_COMPRESSION_RATIO = 100
+
 
 class ModelLoadError(ValueError):
     """A model file that cannot be loaded; the message is one line."""
+
+
+def check_archive(path):
+    """Refuses (ModelLoadError) a .keras zip whose members would inflate
+    past the limits above, before Keras opens it."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = archive.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError) as err:
+        raise ModelLoadError(f"{path}: not a readable Keras archive ({_first_line(err)})") from None
+    if len(members) > MAX_ARCHIVE_MEMBERS:
+        raise ModelLoadError(f"{path}: {len(members)} archive members (a Keras model has a few)")
+    total = 0
+    for member in members:
+        total += member.file_size
+        name = member.filename
+        if name.endswith(".json") and member.file_size > MAX_CONFIG_BYTES:
+            raise ModelLoadError(
+                f"{path}: {name} inflates to {member.file_size} bytes (at most {MAX_CONFIG_BYTES}); refused"
+            )
+        if member.file_size > MAX_CONFIG_BYTES and member.file_size > MAX_COMPRESSION_RATIO * member.compress_size:
+            raise ModelLoadError(
+                f"{path}: {name} inflates {member.compress_size} bytes to {member.file_size} (a zip bomb?); refused"
+            )
+    if total > MAX_ARCHIVE_BYTES:
+        raise ModelLoadError(f"{path}: the archive inflates to {total} bytes (at most {MAX_ARCHIVE_BYTES}); refused")
 
 
 def load_model(path, compile=False):
@@ -33,10 +70,13 @@ def load_model(path, compile=False):
         raise ModelLoadError(f"{path}: no such file (expected a .keras or .h5 model)")
     if os.path.isdir(path):
         raise ModelLoadError(f"{path}: is a folder (expected a .keras or .h5 model file)")
+    if not os.path.isfile(path):
+        raise ModelLoadError(f"{path}: not a regular file (expected a .keras or .h5 model file)")
     ext = os.path.splitext(path)[1].lower()
     if ext == ".keras":
         if not zipfile.is_zipfile(path):
             raise ModelLoadError(f"{path}: not a Keras archive (a .keras file is a zip)")
+        check_archive(path)
     elif ext in (".h5", ".hdf5"):
         import h5py
 

@@ -30,7 +30,7 @@ def test_train_config_and_metadata_readers(tmp_path):
         ("{", "not valid JSON"),
         ("[]", "JSON object"),
         ('{"max_length": 30}', "arguments"),
-        ('{"arguments": {"max_length": 0}}', "positive integer"),
+        ('{"arguments": {"max_length": 0}}', "integer from 1"),
     ):
         path.write_text(text)
         with pytest.raises(contracts.ContractError, match=message) as info:
@@ -48,3 +48,129 @@ def test_threshold_rule():
     for bad in (float("nan"), -1.0, float("inf"), "x", True):
         with pytest.raises(contracts.ContractError):
             contracts.check_threshold(bad)
+
+
+def _metadata(**changes):
+    record = {
+        "format": contracts.METADATA_FORMAT,
+        "version": contracts.METADATA_VERSION,
+        "model_kind": "skim_lstm",
+        "vocabulary_size": 50,
+        "num_classes": 1,
+        "max_length": 30,
+        "default_threshold": 0.5,
+        "flops": {"baseline_flops_per_token": 10, "read_flops_per_token": 11, "skim_flops_per_token": 2},
+    }
+    record.update(changes)
+    return record
+
+
+# (file, record with one bad field, the key the one line must name)
+BAD_FIELDS = [
+    ("metadata", _metadata(max_length="abc"), '"max_length"'),
+    ("metadata", _metadata(max_length=-5), '"max_length"'),
+    ("metadata", _metadata(max_length=[1]), '"max_length"'),
+    ("metadata", _metadata(max_length=1e12), '"max_length"'),
+    ("metadata", _metadata(max_length=2**31), '"max_length"'),
+    ("metadata", _metadata(max_length=True), '"max_length"'),
+    ("metadata", _metadata(vocabulary_size=0), '"vocabulary_size"'),
+    ("metadata", _metadata(vocabulary_size=-1), '"vocabulary_size"'),
+    ("metadata", _metadata(vocabulary_size=10**9), '"vocabulary_size"'),
+    ("metadata", _metadata(vocabulary_size=50.0), '"vocabulary_size"'),
+    ("metadata", _metadata(default_threshold="abc"), '"default_threshold"'),
+    ("metadata", _metadata(default_threshold=float("nan")), '"default_threshold"'),
+    ("metadata", _metadata(default_threshold=-1), '"default_threshold"'),
+    ("metadata", _metadata(flops="abc"), '"flops"'),
+    ("metadata", _metadata(flops={"read_flops_per_token": "abc"}), '"flops"."read_flops_per_token"'),
+    ("metadata", _metadata(num_classes=0), '"num_classes"'),
+    ("metadata", _metadata(backend="gpu"), '"backend"'),
+    ("metadata", _metadata(custom_ops="KerasSkimLSTM"), '"custom_ops"'),
+    ("metadata", _metadata(model_kind="structural_jump_lstm", units=None), '"units"'),
+    ("metadata", {k: v for k, v in _metadata().items() if k != "vocabulary_size"}, '"vocabulary_size"'),
+    ("train_config", {"arguments": {"max_length": 2**31}}, '"arguments"."max_length"'),
+    ("train_config", {"arguments": {"max_length": 10**12}}, '"arguments"."max_length"'),
+    ("train_config", {"arguments": {"seed": -1}}, '"arguments"."seed"'),
+    ("train_config", {"arguments": {"dataset": 5}}, '"arguments"."dataset"'),
+    ("train_config", {"arguments": {}, "data": {"classes": "ab"}}, '"data"."classes"'),
+    ("train_config", {"arguments": {}, "data": {"split": {"seed": "x"}}}, '"data"."split"."seed"'),
+]
+
+
+@pytest.mark.parametrize(
+    "kind, record, key", BAD_FIELDS, ids=[f"{k}-{key}-{i}" for i, (k, _, key) in enumerate(BAD_FIELDS)]
+)
+def test_every_contract_field_is_typed(tmp_path, kind, record, key):
+    """A wrong type or range in metadata.json / train_config.json is one
+    line naming the file and the key (json.dumps writes NaN as NaN)."""
+    path = tmp_path / f"{kind}.json"
+    path.write_text(json.dumps(record))
+    reader = contracts.read_metadata if kind == "metadata" else contracts.read_train_config
+    with pytest.raises(contracts.ContractError) as info:
+        reader(path)
+    message = str(info.value)
+    assert message.startswith(str(path)) and key in message and "\n" not in message, message
+
+
+def test_tokenizer_fields_are_typed(tmp_path):
+    from keras_skim.datasets.tokenizer import Tokenizer
+
+    good = Tokenizer(vocabulary=["<pad>", "<unk>", "good"], max_length=30).to_config()
+    path = tmp_path / "tokenizer.json"
+    for key, value in (
+        ("max_length", float("inf")),
+        ("max_length", [30]),
+        ("max_length", "30"),
+        ("max_length", 0),
+        ("max_length", 2**40),
+        ("vocabulary", {"a": 1}),
+        ("vocabulary", ["<pad>", "<unk>", 7]),
+    ):
+        path.write_text(json.dumps({**good, key: value}))
+        with pytest.raises(ValueError) as info:
+            Tokenizer.load(path)
+        message = str(info.value)
+        assert str(path) in message and f'"{key}"' in message and "\n" not in message, message
+    path.write_text(json.dumps(good))
+    assert Tokenizer.load(path).max_length == 30
+
+
+@pytest.mark.parametrize("kind", ["metadata", "train_config", "tokenizer"])
+def test_deeply_nested_json_is_one_line(tmp_path, kind):
+    from keras_skim.datasets.tokenizer import Tokenizer
+
+    path = tmp_path / f"{kind}.json"
+    for depth in (100, 100_000):  # under and over the interpreter's recursion limit
+        path.write_text('{"arguments": ' + "[" * depth + "]" * depth + "}")
+        reader = {
+            "metadata": contracts.read_metadata,
+            "train_config": contracts.read_train_config,
+            "tokenizer": Tokenizer.load,
+        }[kind]
+        with pytest.raises(ValueError, match="nested deeper") as info:
+            reader(path)
+        assert str(path) in str(info.value) and "\n" not in str(info.value)
+
+
+def test_endless_and_huge_files_are_refused_with_bounded_memory(tmp_path):
+    import resource
+
+    from keras_skim.contract_fields import MAX_JSON_BYTES
+    from keras_skim.datasets.tokenizer import Tokenizer
+
+    link = tmp_path / "metadata.json"
+    link.symlink_to("/dev/zero")
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(contracts.ContractError, match="larger than"):
+        contracts.read_metadata(link)
+    tokenizer = tmp_path / "tok" / "tokenizer.json"
+    tokenizer.parent.mkdir()
+    tokenizer.symlink_to("/dev/zero")
+    with pytest.raises(ValueError, match="not a regular file"):
+        Tokenizer.load(tokenizer)
+    # At most one limit's worth was read (ru_maxrss is in kB).
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 3 * MAX_JSON_BYTES / 1024
+    big = tmp_path / "train_config.json"
+    with open(big, "wb") as f:
+        f.truncate(MAX_JSON_BYTES + 1)  # sparse: refused from its size, never read
+    with pytest.raises(contracts.ContractError, match="larger than"):
+        contracts.read_train_config(big)

@@ -5,7 +5,13 @@ import json
 import os
 
 from keras_skim.cli.data_args import add_data_argument, add_split_arguments
-from keras_skim.cli.model_args import THRESHOLD_HELP, threshold_list
+from keras_skim.cli.model_args import THRESHOLD_HELP, integer_in, threshold_list
+
+# Interpreter threads: more than any CPU has gains nothing, and tens of
+# thousands exhaust the process (keras_skim.runtime.runner.MAX_THREADS).
+MAX_THREADS = 256
+MAX_SAMPLES = 1_000_000
+MAX_REPEATS = 10_000
 
 
 def add_arguments(parser):
@@ -15,9 +21,18 @@ def add_arguments(parser):
         parser, default_help="random token ids of max_length; a .txt file of one text per line is read unlabelled"
     )
     add_split_arguments(parser, "seed of the held-out split of data without its own split (default 0, as in train)")
-    parser.add_argument("--threads", type=int, default=1, help="interpreter threads (default 1)")
-    parser.add_argument("--samples", type=int, default=50, metavar="N", help="texts to run (default 50)")
-    parser.add_argument("--repeats", type=int, default=5, metavar="R", help="timed runs per text (default 5)")
+    parser.add_argument(
+        "--threads",
+        type=integer_in(1, MAX_THREADS),
+        default=1,
+        help=f"interpreter threads, 1 to {MAX_THREADS} (default 1)",
+    )
+    parser.add_argument(
+        "--samples", type=integer_in(1, MAX_SAMPLES), default=50, metavar="N", help="texts to run (default 50)"
+    )
+    parser.add_argument(
+        "--repeats", type=integer_in(1, MAX_REPEATS), default=5, metavar="R", help="timed runs per text (default 5)"
+    )
     parser.add_argument(
         "--thresholds",
         metavar="T1,T2",
@@ -37,12 +52,10 @@ def run(args):
 
     from keras_skim import output_folder
     from keras_skim.cli.errors import CliError
-    from keras_skim.runtime.bench import jumps, markdown_report, plot_sweep, run_bench
+    from keras_skim.runtime.bench import jumps, markdown_report, run_bench, shown
     from keras_skim.runtime.bench_data import BenchDataError, load_bench_texts
     from keras_skim.runtime.runner import RuntimeModelError, SkimRunner
 
-    if args.samples < 1 or args.repeats < 1 or args.threads < 1:
-        raise CliError("--samples, --repeats and --threads must be at least 1")
     thresholds = args.thresholds
     inputs = [args.model, args.baseline]
     if args.data and os.path.exists(args.data):
@@ -92,6 +105,19 @@ def run(args):
     markdown = markdown_report(report)
     print(markdown, end="")
     if args.output:
+        _write_report(args, inputs, report, markdown)
+        print(f"wrote {shown(os.path.abspath(args.output))}")
+    return 0
+
+
+def _write_report(args, inputs, report, markdown):
+    """report.json, report.md (and the sweep's PNG) into REPORT_DIR, all or
+    nothing; a full disk or another write failure is one line."""
+    from keras_skim import output_folder
+    from keras_skim.cli.errors import CliError
+    from keras_skim.runtime.bench import plot_sweep, shown
+
+    try:
         with output_folder.staged_output_dir(args.output, force=args.force, inputs=inputs) as stage:
             with open(os.path.join(stage, "report.json"), "w", encoding="utf-8") as f:
                 json.dump(report, f, indent=1)
@@ -99,5 +125,6 @@ def run(args):
                 f.write(markdown)
             if len(report["results"]) > 1:
                 plot_sweep(report, os.path.join(stage, "threshold_sweep.png"))
-        print(f"wrote {os.path.abspath(args.output)}")
-    return 0
+    except OSError as err:
+        reason = err.strerror or str(err)
+        raise CliError(f"{shown(os.path.abspath(args.output))}: cannot write the report ({reason})") from None

@@ -9,6 +9,7 @@ from keras_skim.cli.errors import CliError
 from keras_skim.cli.model_args import (
     NO_THRESHOLD,
     THRESHOLD_HELP,
+    check_tokenizer_fits,
     is_structural_jump,
     load_model_or_fail,
     load_tokenizer_or_fail,
@@ -52,6 +53,7 @@ def run(args):
     model_file = folder.model
     model = load_model_or_fail(model_file)
     tokenizer = load_tokenizer_or_fail(args.tokenizer, folder)
+    check_tokenizer_fits(model, tokenizer, model_file)
     if is_structural_jump(model):
         return _evaluate_structural_jump(args, model, model_file, tokenizer, source, config)
     outputs = model.outputs[0].shape[-1]

@@ -52,8 +52,20 @@ def build_parser():
     return parser
 
 
+def _printable_stdout():
+    """Output naming a file whose name is not UTF-8 (a surrogate escape in
+    argv) prints it with a backslash escape instead of failing."""
+    reconfigure = getattr(sys.stdout, "reconfigure", None)
+    if reconfigure is not None:
+        try:
+            reconfigure(errors="backslashreplace")
+        except (ValueError, OSError):  # a closed or detached stream
+            pass
+
+
 def main(argv=None):
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    _printable_stdout()
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

@@ -3,6 +3,7 @@
 import argparse
 
 from keras_skim.cli.errors import CliError
+from keras_skim.contract_fields import MAX_SEQUENCE_LENGTH, MAX_VOCABULARY_SIZE
 
 
 def _integer_at_least(minimum, wording):
@@ -18,7 +19,29 @@ def _integer_at_least(minimum, wording):
     return parse
 
 
+def integer_in(minimum, maximum):
+    """An argparse type: an integer from `minimum` to `maximum`."""
+    wording = f"an integer from {minimum} to {maximum}"
+
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {wording}, got {text!r}") from None
+        if not minimum <= value <= maximum:
+            raise argparse.ArgumentTypeError(f"expected {wording}, got {text!r}")
+        return value
+
+    return parse
+
+
 positive_int = _integer_at_least(1, "a positive integer")
+# Checked here, before TensorFlow loads: NumPy and Keras seeds are 32-bit;
+# the vocabulary needs <pad>, <unk> and a word; lengths and vocabulary
+# sizes within what `train_config.json` and `metadata.json` may record.
+seed_value = integer_in(0, (1 << 32) - 1)
+sequence_length = integer_in(1, MAX_SEQUENCE_LENGTH)
+vocabulary_tokens = integer_in(3, MAX_VOCABULARY_SIZE)
 non_negative_int = _integer_at_least(0, "an integer >= 0")
 
 
@@ -122,3 +145,28 @@ def load_tokenizer_or_fail(tokenizer_arg, folder):
         return Tokenizer.load(path)
     except ValueError as err:
         raise CliError(str(err)) from None
+
+
+def model_vocabulary_size(model):
+    """The number of ids a loaded model's embedding takes (None when it has
+    no Embedding layer the CLI can see)."""
+    import keras
+
+    size = getattr(model, "vocabulary_size", None)
+    if isinstance(size, int):
+        return size
+    for layer in model.layers:
+        if isinstance(layer, keras.layers.Embedding):
+            return int(layer.input_dim)
+    return None
+
+
+def check_tokenizer_fits(model, tokenizer, model_file):
+    """Refuses (one line) a tokenizer whose ids go past the model's
+    embedding: Keras would fail deep inside a gather otherwise."""
+    size = model_vocabulary_size(model)
+    if size is not None and tokenizer.vocabulary_size > size:
+        raise CliError(
+            f"{model_file}: the tokenizer has {tokenizer.vocabulary_size} tokens but the model's embedding "
+            f"takes {size}; pass the tokenizer it was trained with (--tokenizer)"
+        )

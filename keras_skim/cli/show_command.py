@@ -15,6 +15,7 @@ from keras_skim.cli.errors import CliError
 from keras_skim.cli.model_args import (
     NO_THRESHOLD,
     THRESHOLD_HELP,
+    check_tokenizer_fits,
     is_structural_jump,
     load_model_or_fail,
     load_tokenizer_or_fail,
@@ -100,15 +101,23 @@ def render_html(tokens, decisions, title, summary, legend=SKIM_LEGEND):
     )
 
 
+# The most text `--file` reads (an endless stream is refused, not read whole).
+MAX_TEXT_BYTES = 16 << 20
+
+
 def read_text_file(path):
-    """The text of `--file PATH`: UTF-8 text, or one line saying what it is."""
+    """The text of `--file PATH`: UTF-8 text of at most `MAX_TEXT_BYTES`, or
+    one line saying what it is."""
+    from keras_skim.contract_fields import read_limited
+
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        data = read_limited(path, MAX_TEXT_BYTES)
     except IsADirectoryError:
         raise CliError(f"{path}: is a folder (expected a UTF-8 text file)") from None
     except OSError as err:
         raise CliError(f"{path}: cannot read ({err.strerror})") from None
+    except ValueError as err:
+        raise CliError(f"{path}: {err} (expected a UTF-8 text file)") from None
     if b"\0" in data:
         raise CliError(f"{path}: is a binary file (expected a UTF-8 text file)")
     try:
@@ -116,6 +125,14 @@ def read_text_file(path):
     except UnicodeDecodeError as err:
         line = data[: err.start].count(b"\n") + 1
         raise CliError(f"{path}: line {line} is not UTF-8 text (expected a UTF-8 text file)") from None
+
+
+def write_html(args, page):
+    """Writes the `--html` page (atomically); a full disk is one line."""
+    try:
+        output_folder.write_output_file(args.html, page.encode("utf-8"), force=args.force, marker=HTML_MARKER)
+    except OSError as err:
+        raise CliError(f"{args.html}: cannot write the page ({err.strerror or err})") from None
 
 
 def _text_from_data(args, recorded):
@@ -172,6 +189,7 @@ def run(args):
     model_file = folder.model
     model = load_model_or_fail(model_file)
     tokenizer = load_tokenizer_or_fail(args.tokenizer, folder)
+    check_tokenizer_fits(model, tokenizer, model_file)
     ids = tokenizer.encode_one(text, max_length=config.max_length if config else None)
     if len(ids) == 0:
         raise CliError("the text has no tokens")
@@ -203,7 +221,7 @@ def run(args):
     print(summary)
     if args.html:
         page = render_html(tokens, decisions, "Skim-RNN: read and skimmed words", summary)
-        output_folder.write_output_file(args.html, page.encode("utf-8"), force=args.force, marker=HTML_MARKER)
+        write_html(args, page)
         print(f"wrote {args.html}")
     return 0
 
@@ -242,6 +260,6 @@ def _show_structural_jump(args, model, model_file, tokenizer, text, ids, label, 
         page = render_html(
             tokens, codes, "Structural-Jump-LSTM: read, skipped and jumped words", summary, legend=JUMP_LEGEND
         )
-        output_folder.write_output_file(args.html, page.encode("utf-8"), force=args.force, marker=HTML_MARKER)
+        write_html(args, page)
         print(f"wrote {args.html}")
     return 0

@@ -12,7 +12,10 @@ from keras_skim.cli.model_args import (
     non_negative_float,
     non_negative_int,
     positive_int,
+    seed_value,
+    sequence_length,
     unit_interval,
+    vocabulary_tokens,
 )
 from keras_skim.datasets.registry import MAX_LENGTH_HELP
 from keras_skim.training.cell_kinds import CELL_HELP, CELLS, STRUCTURAL_JUMP, cell_kind
@@ -61,8 +64,8 @@ def add_arguments(parser):
         default=None,
         help="default 0.001 (Adam); sj-lstm: 0.0005 in both phases (the paper's RMSprop)",
     )
-    parser.add_argument("--max-length", type=positive_int, default=None, help=MAX_LENGTH_HELP)
-    parser.add_argument("--max-tokens", type=positive_int, default=20000, help="vocabulary size")
+    parser.add_argument("--max-length", type=sequence_length, default=None, help=MAX_LENGTH_HELP)
+    parser.add_argument("--max-tokens", type=vocabulary_tokens, default=20000, help="vocabulary size")
     parser.add_argument(
         "--glove",
         dest="glove",
@@ -86,7 +89,7 @@ def add_arguments(parser):
     parser.add_argument(
         "--limit", type=positive_int, default=None, help="train on a class-balanced subset of this size"
     )
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=seed_value, default=0)
     parser.add_argument("-o", "--output", required=True, help="model folder to write")
     parser.add_argument(
         "--force",

@@ -24,6 +24,7 @@ import re
 
 import numpy as np
 
+from keras_skim import contract_fields
 from keras_skim.datasets import cache
 
 FORMAT = "keras_skim.tokenizer"
@@ -196,10 +197,10 @@ class Tokenizer:
             raise ValueError(f"unsupported tokenizer version {config.get('version')!r}, expected {VERSION}")
         if config.get("lowercase") is not True or config.get("token_pattern") != TOKEN_PATTERN:
             raise ValueError("tokenizer rules differ from this version's (lowercase/token_pattern)")
-        vocabulary = config.get("vocabulary")
-        if not isinstance(vocabulary, list) or not all(isinstance(t, str) for t in vocabulary):
-            raise ValueError("tokenizer vocabulary must be a list of strings")
-        return cls(vocabulary=vocabulary, max_length=config.get("max_length"))
+        problem = contract_fields.field_problem(config, contract_fields.TOKENIZER_FIELDS)
+        if problem:
+            raise ValueError(problem)
+        return cls(vocabulary=config["vocabulary"], max_length=config.get("max_length"))
 
     def save(self, path):
         """Writes ``tokenizer.json`` atomically.
@@ -232,12 +233,18 @@ class Tokenizer:
         """
         target = _resolve(path)
         expected = f"a {FORMAT} version {VERSION} JSON file written by Tokenizer.save"
-        if not target.is_file():
+        if not target.exists():
             raise ValueError(f"Tokenizer file {target} does not exist; expected {expected}.")
+        if not target.is_file():
+            raise ValueError(f"Tokenizer file {target} is not a regular file; expected {expected}.")
         try:
-            config = json.loads(target.read_text(encoding="utf-8"))
+            # Read with a size limit and parsed with a nesting limit: an
+            # endless stream or deep nesting is one line, not a crash.
+            config = contract_fields.parse_json(contract_fields.read_limited(target))
             return cls.from_config(config)
-        except (ValueError, UnicodeDecodeError) as err:
+        except OSError as err:
+            raise ValueError(f"Tokenizer file {target} cannot be read ({err.strerror}).") from None
+        except ValueError as err:
             reason = " ".join(str(err).split())
             raise ValueError(f"Tokenizer file {target} is invalid ({reason}); expected {expected}.") from None
 

@@ -74,6 +74,14 @@ def jump_summary(metadata, words, visited, read):
     }
 
 
+def shown(text):
+    """`text` (a path or command line) as valid UTF-8: bytes of a file name
+    that are not UTF-8 (surrogate escapes) become backslash escapes."""
+    if text is None:
+        return None
+    return str(text).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 def _time(runner, prepared):
     start = time.perf_counter()
     out = runner.invoke(*prepared)
@@ -192,15 +200,15 @@ def run_bench(
         thresholds = [model.default_threshold if model.default_threshold is not None else 0.0]
     results = [bench_threshold(model, baseline, model_ids, base_ids, labels, float(t), repeats) for t in thresholds]
     return {
-        "model": model.model_path,
+        "model": shown(model.model_path),
         "model_kind": model.metadata.get("model_kind"),
         "units": model.metadata.get("units"),
         "small_units": model.metadata.get("small_units"),
         "backend": model.backend,
-        "baseline": baseline.model_path if baseline else None,
+        "baseline": shown(baseline.model_path) if baseline else None,
         "baseline_kind": baseline.metadata.get("model_kind") if baseline else None,
         "baseline_backend": baseline.backend if baseline else None,
-        "data": data_description,
+        "data": shown(data_description),
         "samples": len(model_ids),
         "mean_tokens": float(np.mean([len(i) for i in model_ids])) if model_ids else 0.0,
         "threads": threads,
@@ -214,7 +222,7 @@ def run_bench(
             "cpu_count": __import__("os").cpu_count(),
         },
         "versions": runtime_versions(),
-        "command": " ".join(sys.argv),
+        "command": shown(" ".join(sys.argv)),
     }
 
 

@@ -15,6 +15,11 @@ bit on those exports (tests/runtime/test_litert_runner.py).
 import os
 
 from keras_skim.runtime.litert_runner import LiteRtError, LiteRtModel
+from keras_skim.runtime.tflite_check import check_model
+
+# FlatBuffers address at most 2 GiB; LiteRT's larger models keep their
+# weights outside the flatbuffer, which keras-skim exports never do.
+MAX_MODEL_BYTES = (1 << 31) - 1
 
 
 class RuntimeUnavailableError(ImportError):
@@ -31,29 +36,38 @@ def interpreter_class():
 
 
 def custom_ops(model_content):
-    """Names of the custom ops a .tflite (bytes) uses; ValueError if the bytes
-    are not a TFLite model."""
-    if len(model_content) < 8 or bytes(model_content[4:8]) != b"TFL3":
-        raise ValueError("not a TFLite model (no TFL3 identifier)")
-    from keras_skim.litert_ops import model_custom_ops
+    """Names of the custom ops a .tflite (bytes) uses, after
+    `tflite_check.check_model` found it well formed; `ModelCheckError` (a
+    ValueError, one line) otherwise."""
+    return list(check_model(model_content).custom_ops)
 
-    try:
-        return model_custom_ops(bytes(model_content))
-    except Exception:  # a truncated or corrupt flatbuffer  # noqa: BLE001
-        raise ValueError("not a TFLite model (its flatbuffer cannot be read)") from None
+
+def read_model_file(path):
+    """The bytes of a .tflite file, at most `MAX_MODEL_BYTES` (a flatbuffer
+    cannot be larger): an endless stream such as /dev/zero is refused
+    without reading it whole."""
+    with open(os.fspath(path), "rb") as f:
+        data = f.read(MAX_MODEL_BYTES + 1)
+    if len(data) > MAX_MODEL_BYTES:
+        raise ValueError(f"larger than {MAX_MODEL_BYTES} bytes, the most a TFLite flatbuffer can hold")
+    return data
 
 
 def make_interpreter(model_path=None, model_content=None, num_threads=1):
     """The model at `model_path` (or the bytes `model_content`), ready to
     run: `get_signature_runner(key)(**inputs)` returns NumPy arrays.
 
-    Models with custom ops get a `keras_skim.runtime.litert_runner.LiteRtModel`
-    (LiteRT C API, every keras-skim op registered, compiled at once so that a
-    missing op is reported here); builtin-only models get ai-edge-litert's
-    Python `Interpreter`.
+    The flatbuffer is checked first (`tflite_check.check_model`: bounds,
+    indices, buffer sizes), so a corrupt file is refused here in one line
+    instead of crashing LiteRT. Models with custom ops get a
+    `keras_skim.runtime.litert_runner.LiteRtModel` (LiteRT C API, every
+    keras-skim op registered, compiled at once so that a missing op is
+    reported here); builtin-only models get ai-edge-litert's Python
+    `Interpreter`.
 
     Raises:
-        ValueError: not a TFLite model, or not exactly one of the two sources.
+        ValueError: not a well-formed TFLite model (`ModelCheckError`), a
+            file over `MAX_MODEL_BYTES`, or not exactly one of the two sources.
         OSError: the file cannot be read.
         LiteRtError (a RuntimeError): one line, when the model needs a custom
             op and LiteRT's C API is unavailable or the model does not compile
@@ -62,10 +76,9 @@ def make_interpreter(model_path=None, model_content=None, num_threads=1):
     if (model_path is None) == (model_content is None):
         raise ValueError("pass exactly one of model_path and model_content")
     if model_content is None:
-        with open(os.fspath(model_path), "rb") as f:
-            model_content = f.read()
+        model_content = read_model_file(model_path)
     if custom_ops(model_content):
-        return LiteRtModel(model_content, num_threads=num_threads)
+        return LiteRtModel(model_content, num_threads=num_threads, checked=True)
     cls, _ = interpreter_class()
     return cls(model_content=bytes(model_content), num_threads=num_threads)
 
@@ -83,4 +96,11 @@ def runtime_versions():
     return versions
 
 
-__all__ = ["LiteRtError", "RuntimeUnavailableError", "custom_ops", "make_interpreter", "runtime_versions"]
+__all__ = [
+    "LiteRtError",
+    "RuntimeUnavailableError",
+    "custom_ops",
+    "make_interpreter",
+    "read_model_file",
+    "runtime_versions",
+]

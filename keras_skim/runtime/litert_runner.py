@@ -38,6 +38,14 @@ _LOCK = threading.Lock()
 _LOADED = None  # (ctypes library, libLiteRt.so path) once loaded
 
 
+def _fits(array, dtype):
+    """Whether every value of an integer array is representable in `dtype`."""
+    if array.dtype.kind not in "iub":
+        return True
+    info = np.iinfo(dtype)
+    return int(array.min()) >= info.min and int(array.max()) <= info.max
+
+
 class LiteRtError(RuntimeError):
     """The LiteRT C library cannot be loaded, or a model cannot be compiled or
     run through it; the message is one line."""
@@ -121,17 +129,22 @@ class LiteRtModel:
     Args:
         model_content: the .tflite bytes (copied).
         num_threads: CPU threads (XNNPACK and the interpreter).
+        checked: whether `tflite_check.check_model` already accepted the
+            bytes (otherwise it is run here: LiteRT never sees a malformed
+            flatbuffer).
 
     Raises:
-        ValueError: the bytes are not a TFLite model.
+        ValueError: the bytes are not a well-formed TFLite model.
         LiteRtError: one line: LiteRT unavailable, or the model cannot be
             compiled (for example it needs a custom op keras-skim lacks).
     """
 
-    def __init__(self, model_content, num_threads=1):
+    def __init__(self, model_content, num_threads=1, checked=False):
         data = bytes(model_content)
-        if len(data) < 8 or data[4:8] != b"TFL3":
-            raise ValueError("not a TFLite model (no TFL3 identifier)")
+        if not checked:
+            from keras_skim.runtime.tflite_check import check_model
+
+            check_model(data)
         if int(num_threads) < 1:
             raise ValueError(f"num_threads must be at least 1, got {num_threads}")
         self._lib, self.litert_path = load()
@@ -220,6 +233,10 @@ class SignatureRunner:
                 raise ValueError(f"input {name!r} has an element type keras-skim cannot pass")
             if not np.can_cast(array.dtype, want, "same_kind"):
                 raise ValueError(f"input {name!r} takes {want.name}, got {array.dtype.name}")
+            if want.kind in "iu" and array.size and not _fits(array, want):
+                # astype would wrap (2**32 + 5 -> 5) and run another input.
+                info = np.iinfo(want)
+                raise ValueError(f"input {name!r} takes {want.name}: values must lie in [{info.min}, {info.max}]")
             array = array.astype(want)
         if not declared and array.ndim and array.size == 1:
             array = array.reshape(())

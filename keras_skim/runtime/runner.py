@@ -2,11 +2,17 @@
 phone app does. Imports neither TensorFlow nor Keras."""
 
 import os
+import threading
 
 import numpy as np
 
 from keras_skim import contracts
 from keras_skim.runtime.interpreter_loader import make_interpreter
+
+# More interpreter threads than any CPU has: LiteRT creates them all, and
+# tens of thousands exhaust the process (a crash at teardown).
+MAX_THREADS = 256
+_OUTPUTS = (contracts.OUTPUT_LOGITS, contracts.OUTPUT_READ_MASK, contracts.OUTPUT_READ_COUNT)
 
 
 class RuntimeModelError(ValueError):
@@ -35,16 +41,35 @@ def probabilities_from_logits(logits, activation):
     return e / e.sum()
 
 
+def _first_line(err):
+    return (str(err).strip().splitlines() or [type(err).__name__])[0][:300]
+
+
 class SkimRunner:
     """An exported model with its metadata and tokenizer.
+
+    Every failure, of the files or of a run, is a `RuntimeModelError` with
+    one line: the model file is checked before LiteRT reads it
+    (`keras_skim.runtime.tflite_check`), `metadata.json` and `tokenizer.json`
+    field by field (`keras_skim.contracts`), the signature's inputs and
+    outputs when it is opened, and an export that opens but fails when it
+    runs gives that run's first line.
+
+    Threads: one runner may be shared by several threads; its runs are
+    serialized by a lock (a LiteRT interpreter holds one set of tensors and
+    must not run in two threads at once). For runs in parallel, give each
+    thread its own runner.
 
     Args:
         path: the export folder or its `model.tflite` (`metadata.json` and
             `tokenizer.json` are read from the same folder).
-        num_threads: interpreter threads.
+        num_threads: interpreter threads (1 to `MAX_THREADS`).
     """
 
     def __init__(self, path, num_threads=1):
+        if isinstance(num_threads, bool) or not isinstance(num_threads, int) or not 1 <= num_threads <= MAX_THREADS:
+            raise RuntimeModelError(f"num_threads must be an integer from 1 to {MAX_THREADS}; got {num_threads!r}")
+        self._lock = threading.Lock()
         self.model_path, folder = resolve_export(path)
         try:
             self.metadata = contracts.read_metadata(os.path.join(folder, contracts.METADATA_FILE))
@@ -59,23 +84,46 @@ class SkimRunner:
                 self.tokenizer = Tokenizer.load(tok_path)
             except ValueError as err:
                 raise RuntimeModelError(str(err).splitlines()[0]) from None
+            self._check_tokenizer(tok_path)
         try:
             self.interpreter = make_interpreter(model_path=self.model_path, num_threads=num_threads)
-        except (ValueError, OSError) as err:  # not a TFLite model, unreadable
-            raise RuntimeModelError(f"{self.model_path}: {str(err).splitlines()[0]}") from None
+        except (ValueError, OSError) as err:  # not a well-formed TFLite model, unreadable
+            message = err.strerror if isinstance(err, OSError) and err.strerror else _first_line(err)
+            raise RuntimeModelError(f"{self.model_path}: {message}") from None
         except RuntimeError as err:  # LiteRT unavailable, or the model does not compile (unknown custom op)
-            raise RuntimeModelError(f"{self.model_path}: {str(err).splitlines()[0]}") from None
+            raise RuntimeModelError(f"{self.model_path}: {_first_line(err)}") from None
         try:
             self._signature = self.interpreter.get_signature_runner(
                 self.metadata.get("signature", contracts.SIGNATURE_KEY)
             )
         except (ValueError, RuntimeError) as err:
-            raise RuntimeModelError(
-                f"{self.model_path}: cannot prepare the model ({str(err).splitlines()[0]})"
-            ) from None
+            raise RuntimeModelError(f"{self.model_path}: cannot prepare the model ({_first_line(err)})") from None
+        self._check_signature()
         self.default_threshold = self.metadata.get("default_threshold")
         self.max_length = self.metadata.get("max_length")
         self.vocabulary_size = int(self.metadata["vocabulary_size"])
+
+    def _check_tokenizer(self, path):
+        """A tokenizer whose ids the model cannot take is refused at once."""
+        size = self.metadata["vocabulary_size"]
+        if self.tokenizer.vocabulary_size > size:
+            raise RuntimeModelError(
+                f"{path}: {self.tokenizer.vocabulary_size} tokens, more than the model's vocabulary_size "
+                f"({size}, {contracts.METADATA_FILE}); export the model with the tokenizer it was trained with"
+            )
+
+    def _check_signature(self):
+        """The signature takes `token_ids` and `threshold` and gives at least
+        `logits`, `read_mask` and `read_count` (the export contract)."""
+        inputs = set(self._signature.get_input_details())
+        outputs = set(self._signature.get_output_details())
+        wanted_in = {contracts.INPUT_TOKEN_IDS, contracts.INPUT_THRESHOLD}
+        wanted_out = {contracts.OUTPUT_LOGITS, contracts.OUTPUT_READ_MASK, contracts.OUTPUT_READ_COUNT}
+        if inputs != wanted_in or not wanted_out <= outputs:
+            raise RuntimeModelError(
+                f"{self.model_path}: not a keras-skim export (signature inputs {sorted(inputs)}, outputs "
+                f"{sorted(outputs)}; expected inputs {sorted(wanted_in)} and outputs {sorted(wanted_out)})"
+            )
 
     @property
     def backend(self):
@@ -116,8 +164,16 @@ class SkimRunner:
         return self.invoke(*self.prepare(token_ids, threshold))
 
     def invoke(self, ids, threshold):
-        """Runs inputs that `prepare` checked (the timed call of the bench)."""
-        return self._signature(token_ids=ids, threshold=threshold)
+        """Runs inputs that `prepare` checked (the timed call of the bench);
+        an export that fails to run raises RuntimeModelError (one line)."""
+        try:
+            with self._lock:
+                out = self._signature(token_ids=ids, threshold=threshold)
+        except (RuntimeError, ValueError) as err:  # LiteRT's failures (LiteRtError is a RuntimeError)
+            raise RuntimeModelError(f"{self.model_path}: the model failed to run ({_first_line(err)})") from None
+        if any(name not in out or not np.size(out[name]) for name in _OUTPUTS):
+            raise RuntimeModelError(f"{self.model_path}: the run gave no or empty {', '.join(_OUTPUTS)}")
+        return out
 
     def prepare(self, token_ids, threshold=None):
         """(ids int32 [1, T], threshold float32) checked for `invoke`; raises

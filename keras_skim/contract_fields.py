@@ -1,0 +1,263 @@
+"""Bounded reads and typed checks of the three JSON contracts
+(`metadata.json`, `train_config.json`, `tokenizer.json`); no TensorFlow.
+
+Each file is read with a size limit (an endless stream such as /dev/zero is
+refused after `MAX_JSON_BYTES`), parsed with a nesting limit (no
+RecursionError), and every field a reader uses is checked for its type and
+range before anything else sees it. A violation raises `FieldError` (a
+ValueError) whose one line names the file and the key:
+
+    metadata.json: "max_length" must be an integer from 1 to 65536 or null; got "abc"
+
+Keys this version does not know are left alone (newer writers may add some).
+"""
+
+import json
+import math
+import os
+
+MAX_JSON_BYTES = 64 << 20  # a 2-million-token vocabulary is about 40 MB
+MAX_JSON_DEPTH = 64  # the contracts nest 4 levels deep
+MAX_SEQUENCE_LENGTH = 1 << 16  # tokens per text; the longest paper setting is 400
+MAX_VOCABULARY_SIZE = 1 << 24
+MAX_UNITS = 1 << 16
+MAX_CLASSES = 1 << 16
+
+
+class FieldError(ValueError):
+    """A contract file with a value of the wrong type or range; one line."""
+
+
+def read_limited(path, limit=MAX_JSON_BYTES):
+    """The bytes of a file, at most `limit`; OSError as `open` raises it,
+    ValueError (without the file name) past the limit. Streams are read in
+    chunks, never whole."""
+    with open(path, "rb") as f:
+        try:
+            size = os.fstat(f.fileno()).st_size
+        except OSError:
+            size = 0
+        if size > limit:
+            raise ValueError(f"larger than {limit} bytes ({size})")
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"larger than {limit} bytes (an endless stream?)")
+    return data
+
+
+def parse_json(data):
+    """Parses UTF-8 JSON bytes; ValueError (one line) for bad text or for
+    nesting deeper than `MAX_JSON_DEPTH`."""
+    try:
+        value = json.loads(data.decode("utf-8"))
+    except RecursionError:
+        raise ValueError(f"nested deeper than {MAX_JSON_DEPTH} levels") from None
+    except (UnicodeDecodeError, ValueError) as err:
+        raise ValueError(" ".join(str(err).split())[:120]) from None
+    if _depth(value) > MAX_JSON_DEPTH:
+        raise ValueError(f"nested deeper than {MAX_JSON_DEPTH} levels")
+    return value
+
+
+def _depth(value):
+    """Nesting depth of parsed JSON, without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        if isinstance(item, list):
+            deepest = max(deepest, depth)
+            if depth <= MAX_JSON_DEPTH:
+                stack.extend((child, depth + 1) for child in item)
+    return deepest
+
+
+# ------------------------------------------------------------------ checkers
+# A checker takes a value and returns None when it is fine, else what was
+# expected (the message's "must be ..." part).
+def integer(minimum, maximum, nullable=False):
+    def check(value):
+        ok = isinstance(value, int) and not isinstance(value, bool) and minimum <= value <= maximum
+        if ok or (nullable and value is None):
+            return None
+        return f"an integer from {minimum} to {maximum}" + (" or null" if nullable else "")
+
+    return check
+
+
+def number(minimum=0.0, nullable=False):
+    def check(value):
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if ok and math.isfinite(value) and value >= minimum:
+            return None
+        if nullable and value is None:
+            return None
+        return f"a finite number >= {minimum:g}" + (" or null" if nullable else "")
+
+    return check
+
+
+def text(nullable=False, choices=None):
+    def check(value):
+        if (nullable and value is None) or (isinstance(value, str) and (choices is None or value in choices)):
+            return None
+        wanted = f"one of {', '.join(map(repr, choices))}" if choices else "a string"
+        return wanted + (" or null" if nullable else "")
+
+    return check
+
+
+def boolean(value):
+    return None if isinstance(value, bool) else "true or false"
+
+
+def mapping(nullable=False):
+    def check(value):
+        if isinstance(value, dict) or (nullable and value is None):
+            return None
+        return "an object" + (" or null" if nullable else "")
+
+    return check
+
+
+def list_of(item, nullable=False, max_items=MAX_VOCABULARY_SIZE):
+    def check(value):
+        if nullable and value is None:
+            return None
+        wanted = "a list" + (" or null" if nullable else "")
+        if not isinstance(value, list) or len(value) > max_items:
+            return wanted
+        for element in value:
+            problem = item(element)
+            if problem:
+                return f"{wanted} of {problem}s"
+        return None
+
+    return check
+
+
+def field_problem(record, fields, prefix=""):
+    """The one-line problem of the first bad field of `record` ({key:
+    (checker, required)}), naming the key; None when every field is fine."""
+    for key, (check, required) in fields.items():
+        if key not in record:
+            if required:
+                return f"{prefix}{json.dumps(key)} is missing"
+            continue
+        problem = check(record[key])
+        if problem:
+            return f"{prefix}{json.dumps(key)} must be {problem}; got {_shown(record[key])}"
+    return None
+
+
+def check_fields(path, record, fields, prefix=""):
+    """`field_problem` as a FieldError that names the file too."""
+    problem = field_problem(record, fields, prefix)
+    if problem:
+        raise FieldError(f"{path}: {problem}")
+
+
+def _shown(value):
+    try:
+        shown = json.dumps(value, allow_nan=True)
+    except (TypeError, ValueError):  # pragma: no cover - parsed JSON always dumps
+        shown = repr(value)
+    return shown if len(shown) <= 60 else shown[:57] + "..."
+
+
+# ------------------------------------------------------------- the contracts
+_FLOPS = number(nullable=True)
+METADATA_FIELDS = {
+    "model_kind": (text(), True),
+    "vocabulary_size": (integer(2, MAX_VOCABULARY_SIZE), True),
+    "num_classes": (integer(1, MAX_CLASSES), True),
+    "units": (integer(1, MAX_UNITS, nullable=True), False),
+    "small_units": (integer(0, MAX_UNITS, nullable=True), False),
+    "embedding_dim": (integer(1, MAX_UNITS, nullable=True), False),
+    "agent_units": (integer(1, MAX_UNITS, nullable=True), False),
+    "output_activation": (text(nullable=True), False),
+    "max_length": (integer(1, MAX_SEQUENCE_LENGTH, nullable=True), False),
+    "default_threshold": (number(nullable=True), False),
+    "padding_id": (integer(0, 0, nullable=True), False),
+    "threshold_rule": (text(nullable=True), False),
+    "signature": (text(), False),
+    "inputs": (mapping(), False),
+    "outputs": (mapping(), False),
+    "flops": (mapping(nullable=True), False),
+    "keras_weights_bytes": (integer(0, 1 << 62, nullable=True), False),
+    "tflite_bytes": (integer(0, 1 << 62, nullable=True), False),
+    "source_model": (text(nullable=True), False),
+    "tokenizer": (text(nullable=True), False),
+    "parity": (mapping(nullable=True), False),
+    "tflite_ops": (list_of(text(), nullable=True), False),
+    "backend": (text(choices=("builtin", "custom")), False),
+    "custom_ops": (list_of(text()), False),
+    "quantize": (text(nullable=True), False),
+    "speed_reading": (boolean, False),
+    "punctuation": (mapping(), False),
+    "token_codes": (mapping(), False),
+}
+FLOPS_FIELDS = {
+    key: (_FLOPS, False)
+    for key in (
+        "baseline_flops_per_token",
+        "read_flops_per_token",
+        "skim_flops_per_token",
+        "skip_agent_flops",
+        "lstm_flops",
+        "jump_agent_flops",
+        "read_step_flops",
+    )
+}
+
+
+def check_metadata(path, metadata):
+    """Every field of an export's `metadata.json` the runtime and the app read."""
+    check_fields(path, metadata, METADATA_FIELDS)
+    if metadata.get("flops") is not None:
+        check_fields(path, metadata["flops"], FLOPS_FIELDS, prefix='"flops".')
+    if metadata.get("model_kind") == "structural_jump_lstm":
+        for key in ("units", "embedding_dim"):
+            if metadata.get(key) is None:
+                raise FieldError(f"{path}: {json.dumps(key)} must be an integer for a structural_jump_lstm")
+    return metadata
+
+
+TRAIN_ARGUMENT_FIELDS = {
+    "dataset": (text(nullable=True), False),
+    "max_length": (integer(1, MAX_SEQUENCE_LENGTH, nullable=True), False),
+    "max_tokens": (integer(2, MAX_VOCABULARY_SIZE, nullable=True), False),
+    "units": (integer(1, MAX_UNITS, nullable=True), False),
+    "small_units": (integer(0, MAX_UNITS, nullable=True), False),
+    "seed": (integer(0, (1 << 32) - 1, nullable=True), False),
+    "split_seed": (integer(0, (1 << 32) - 1, nullable=True), False),
+    "threshold": (number(nullable=True), False),
+}
+TRAIN_DATA_FIELDS = {
+    "source": (text(nullable=True), False),
+    "path": (text(nullable=True), False),
+    "format": (text(nullable=True), False),
+    "classes": (list_of(text(), max_items=MAX_CLASSES), False),
+    "split": (mapping(nullable=True), False),
+    "sha256": (text(nullable=True), False),
+}
+
+
+def check_train_config(path, record):
+    """The fields of `train_config.json` that evaluate, show and export read."""
+    check_fields(path, record, {"arguments": (mapping(), True), "data": (mapping(nullable=True), False)})
+    check_fields(path, record["arguments"], TRAIN_ARGUMENT_FIELDS, prefix='"arguments".')
+    data = record.get("data")
+    if data is not None:
+        check_fields(path, data, TRAIN_DATA_FIELDS, prefix='"data".')
+        split = data.get("split")
+        if split is not None:
+            check_fields(path, split, {"seed": (integer(0, (1 << 32) - 1, nullable=True), False)}, '"data"."split".')
+    return record
+
+
+TOKENIZER_FIELDS = {
+    "max_length": (integer(1, MAX_SEQUENCE_LENGTH, nullable=True), False),
+    "vocabulary": (list_of(text()), True),
+}

@@ -1,0 +1,167 @@
+"""Hostile input to the CLI (issue 15): out-of-range arguments refused
+before TensorFlow loads, endless files, zip bombs, full disks, file names
+that are not UTF-8, inconsistent model folders; each exit 2 with one line,
+nothing half-written."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+from tests.assertions import one_line
+from tests.cli.test_one_line_errors import one_line_error
+from tests.export.helpers import run_cli
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+_PARSE_ONLY = r"""
+import contextlib, io, sys
+from keras_skim.cli.main import main
+err = io.StringIO()
+with contextlib.redirect_stderr(err):
+    code = main(sys.argv[1:])
+print(code, sorted({m.split(".")[0] for m in sys.modules} & {"tensorflow", "keras"}), repr(err.getvalue()))
+"""
+
+
+@pytest.mark.parametrize(
+    "argv, expect",
+    [
+        (["train", "--data", "x.csv", "-o", "out", "--seed", "-1"], "--seed"),
+        (["train", "--data", "x.csv", "-o", "out", "--seed", str(2**33)], "--seed"),
+        (["train", "--data", "x.csv", "-o", "out", "--max-tokens", "1"], "--max-tokens"),
+        (["train", "--data", "x.csv", "-o", "out", "--max-length", str(2**31)], "--max-length"),
+        (["bench", "model.tflite", "--threads", "40000"], "--threads"),
+        (["bench", "model.tflite", "--threads", "0"], "--threads"),
+    ],
+)
+def test_out_of_range_arguments_are_refused_before_tensorflow_loads(tmp_path, argv, expect):
+    proc = subprocess.run(
+        [sys.executable, "-c", _PARSE_ONLY, *argv],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env=dict(os.environ, PYTHONPATH=ROOT),
+    )
+    code, heavy, err = proc.stdout.strip().split(" ", 2)
+    err = eval(err)  # the repr printed above
+    assert code == "2" and heavy == "[]", proc.stdout + proc.stderr
+    assert expect in one_line(err), err
+    assert not os.path.exists(tmp_path / "out")
+
+
+def _keras_bomb(path, config_bytes):
+    """A .keras zip whose config.json inflates to `config_bytes` (spaces,
+    a few kB compressed)."""
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        with archive.open("config.json", "w", force_zip64=True) as f:
+            chunk = b" " * (1 << 20)
+            for _ in range(config_bytes >> 20):
+                f.write(chunk)
+        archive.writestr("metadata.json", "{}")
+
+
+def test_keras_archive_that_inflates_hugely_is_refused(tmp_path):
+    from keras_skim.model_io import MAX_CONFIG_BYTES, ModelLoadError, load_model
+
+    bomb = tmp_path / "model.keras"
+    _keras_bomb(bomb, MAX_CONFIG_BYTES + (1 << 20))
+    assert bomb.stat().st_size < 200_000
+    with pytest.raises(ModelLoadError, match="config.json inflates to"):
+        load_model(bomb)
+
+
+def test_show_file_on_an_endless_stream(trained_folder):
+    one_line_error(["show", trained_folder("skim"), "--file", "/dev/zero"], "larger than")
+
+
+def _bench_folder(exported, tmp_path):
+    folder = tmp_path / "export"
+    shutil.copytree(exported("skim")[1], folder)
+    return folder
+
+
+@pytest.mark.parametrize(
+    "key, value",
+    [("max_length", "abc"), ("max_length", 10**12), ("vocabulary_size", 1e9), ("flops", "abc")],
+)
+def test_bench_names_the_metadata_key(exported, tmp_path, key, value):
+    folder = _bench_folder(exported, tmp_path)
+    meta = json.loads((folder / "metadata.json").read_text())
+    meta[key] = value
+    (folder / "metadata.json").write_text(json.dumps(meta))
+    code, _, err = run_cli(["bench", str(folder), "--samples", "1", "--repeats", "1"])
+    assert code == 2 and "metadata.json" in one_line(err) and f'"{key}"' in err, err
+
+
+def test_bench_report_to_a_name_that_is_not_utf8(exported, tmp_path):
+    folder = _bench_folder(exported, tmp_path)
+    out = os.fsdecode(os.path.join(os.fsencode(str(tmp_path)), b"report-\xff"))
+    code, stdout, err = run_cli(["bench", str(folder), "--samples", "1", "--repeats", "1", "-o", out])
+    assert code == 0 and err == "", err
+    assert "report-\\xff" in stdout
+    assert sorted(os.listdir(out)) == [".keras-skim-output.json", "report.json", "report.md"]
+
+
+@pytest.fixture
+def tiny_disk(tmp_path):
+    """A 64 kB tmpfs (root only) with free inodes, so that files can be
+    created and writing them fails with ENOSPC."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=64k,nr_inodes=100", "tmpfs", str(disk)], capture_output=True
+    ).returncode:
+        pytest.skip("cannot mount a tmpfs here (needs root)")
+    yield disk
+    subprocess.run(["umount", str(disk)], capture_output=True)
+
+
+def _fill(disk):
+    """Fills the disk (unbuffered: nothing is left to flush at close)."""
+    with open(disk / "filler", "wb", buffering=0) as f:
+        try:
+            while True:
+                f.write(b"x" * 4096)
+        except OSError:
+            pass
+
+
+def test_full_disk_during_bench_report_and_show_html(exported, trained_folder, tiny_disk, tmp_path):
+    folder = _bench_folder(exported, tmp_path)
+    _fill(tiny_disk)
+    code, _, err = run_cli(["bench", str(folder), "--samples", "1", "--repeats", "1", "-o", str(tiny_disk / "rep")])
+    assert code == 2 and "cannot" in one_line(err), err
+    code, _, err = run_cli(
+        ["show", trained_folder("skim"), "--text", "a good film", "--html", str(tiny_disk / "p.html")]
+    )
+    assert code == 2 and "cannot write the page" in one_line(err), err
+    assert sorted(os.listdir(tiny_disk)) == ["filler"]
+
+
+def test_tokenizer_larger_than_the_embedding(trained_folder, tmp_path):
+    from keras_skim.datasets.tokenizer import Tokenizer
+
+    folder = tmp_path / "model"
+    shutil.copytree(trained_folder("skim"), folder)
+    vocabulary = Tokenizer.load(folder / "tokenizer.json").vocabulary
+    Tokenizer(vocabulary=vocabulary + [f"extra{i}" for i in range(30_000)]).save(str(folder / "tokenizer.json"))
+    code, _, err = run_cli(["show", str(folder), "--text", "extra29999 extra29998"])
+    assert code == 2 and "the model's embedding takes" in one_line(err), err
+
+
+def test_train_config_max_length_out_of_range(trained_folder, tmp_path):
+    folder = tmp_path / "model"
+    shutil.copytree(trained_folder("skim"), folder)
+    config = json.loads((folder / "train_config.json").read_text())
+    config["arguments"]["max_length"] = 10**12
+    (folder / "train_config.json").write_text(json.dumps(config))
+    for command in (["evaluate", str(folder)], ["export", str(folder), "-o", str(tmp_path / "exp")]):
+        code, _, err = run_cli(command)
+        assert code == 2 and '"arguments"."max_length"' in one_line(err), err
+    assert not (tmp_path / "exp").exists()
