@@ -28,7 +28,7 @@ def training_install_hint(command, missing):
     tensorflow_too = "tensorflow" in missing
     extras = "train,tensorflow" if tensorflow_too else "train"
     line = (
-        f"keras-skim {command} needs {', '.join(missing)}, which this runtime-only install lacks: "
+        f"needs {', '.join(missing)}, which this runtime-only install lacks: "
         f'pip install "keras-skim[{extras}]"'
     )
     if tensorflow_too:

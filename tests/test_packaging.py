@@ -114,6 +114,14 @@ def test_installed_environment_satisfies_the_requirements_without_a_second_tenso
     assert [item["metadata"]["name"] for item in report["install"]] == []
 
 
+@pytest.fixture(scope="module")
+def op_cache():
+    """As tests/export/conftest.py's: the packaged library, or a skip without a compiler."""
+    if native_build.compiler() is None and not native_build.is_current():
+        pytest.skip("no C++ compiler: the custom-op library was not built")
+    return litert_ops.library_path()
+
+
 def _copy_build(tmp_path, with_sources):
     folder = tmp_path / "ops"
     folder.mkdir()

@@ -135,6 +135,7 @@ def _write_json(path, value):
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         json.dump(value, f, indent=1, sort_keys=True)
         f.write("\n")
+    os.chmod(tmp, 0o644)  # mkstemp's 0600 would hide it from other users of a system install
     os.replace(tmp, path)
 
 
