@@ -1,66 +1,83 @@
-"""Installs keras-skim: Keras 3 skim / orthogonal / jump RNN layers and their TFLite tools."""
+"""The native build of keras-skim; the metadata is in pyproject.toml.
 
-import pathlib
+`build_ext` compiles keras_skim/litert_ops/*.cc into
+`keras_skim/litert_ops/libkeras_skim_ops.so` (with its manifest,
+`libkeras_skim_ops.json`) through keras_skim/litert_ops/native_build.py:
+into the build tree for `pip install .` / `pip wheel .` (the wheel is then
+platform-specific: it carries a Linux shared library), into the source tree
+for `pip install -e .` and `python setup.py build_ext --inplace`. The runtime
+loads that file and never calls a compiler.
 
-from setuptools import find_packages, setup
+Where the library cannot be built (not Linux, or no C++ compiler), the
+package still installs, says why in one warning, and `--backend custom`
+exports and their runtime say so in one line; a compiler that fails is an error.
+"""
 
-HERE = pathlib.Path(__file__).parent
-version = {}
-exec((HERE / "keras_skim" / "version.py").read_text(), version)
+import importlib.util
+import os
+import sys
+
+from setuptools import Distribution, setup
+from setuptools.command.bdist_wheel import bdist_wheel
+from setuptools.command.build_ext import build_ext
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OPS_DIR = os.path.join(HERE, "keras_skim", "litert_ops")
+
+
+def _native_build():
+    # Loaded by path: keras_skim's own imports need its dependencies, which a
+    # build environment does not have.
+    spec = importlib.util.spec_from_file_location("keras_skim_native_build", os.path.join(OPS_DIR, "native_build.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class PlatformDistribution(Distribution):
+    """A distribution with native code: wheels get a platform tag, and
+    `build` runs `build_ext` although there is no Python extension module."""
+
+    def has_ext_modules(self):
+        return True
+
+
+class BuildOpLibrary(build_ext):
+    """Builds the custom-op shared library (a plain C ABI library loaded with
+    ctypes, not a Python extension module)."""
+
+    def run(self):
+        native = _native_build()
+        in_place = self.inplace or getattr(self, "editable_mode", False)
+        out_dir = OPS_DIR if in_place else os.path.join(self.build_lib, "keras_skim", "litert_ops")
+        try:
+            manifest = native.build_library(out_dir, folder=OPS_DIR)
+        except native.BuildError as err:
+            if native.compiler() is not None and "build failed" in str(err):
+                raise
+            print(f"keras-skim: WARNING: custom-op library not built: {err}", file=sys.stderr)
+            return
+        print(f"keras-skim: built {out_dir}/{native.LIBRARY_NAME} ({manifest['bytes']} bytes)")
+
+    def get_outputs(self):
+        native = _native_build()
+        folder = os.path.join(self.build_lib, "keras_skim", "litert_ops")
+        return [os.path.join(folder, name) for name in (native.LIBRARY_NAME, native.MANIFEST_NAME)]
+
+    def get_output_mapping(self):
+        return {}
+
+
+class PlatformWheel(bdist_wheel):
+    """`py3-none-<platform>`: the library is loaded with ctypes and does not
+    depend on the Python version, so one wheel serves Python 3.11 to 3.13."""
+
+    def get_tag(self):
+        _, _, plat = super().get_tag()
+        return "py3", "none", plat
+
 
 setup(
-    name="keras-skim",
-    version=version["__version__"],
-    description=(
-        "Keras 3 recurrent layers for neural speed reading (Skim-RNN, "
-        "scoRNN, Structural-Jump-LSTM) and their TFLite export."
-    ),
-    long_description=(HERE / "README.md").read_text(encoding="utf-8"),
-    long_description_content_type="text/markdown",
-    python_requires=">=3.10",
-    packages=find_packages(include=["keras_skim", "keras_skim.*"]),
-    package_data={"keras_skim.litert_ops": ["*.cc", "*.h", "*.inc"]},
-    install_requires=[
-        # Exact pin: the exporters import TensorFlow internals that have no public
-        # API (tensorflow.compiler.tf2xla.python.xla for the in-place mask update,
-        # tensorflow.lite.python.schema_py_generated for the op inventory), and the
-        # converter's op versions must be ones the ai-edge-litert range below runs;
-        # 2.21.0 is the one version tested with all of them.
-        "tensorflow-cpu==2.21.0; platform_machine=='x86_64'",
-        "tensorflow==2.21.0; platform_machine!='x86_64'",
-        # Exact pin: the cells subclass keras.src's DropoutRNNCell and use its
-        # global_state, and model_io names keras.src.ops.numpy.NotEqual for .h5
-        # loading; these private modules move between Keras releases.
-        "keras==3.15.1",
-        # LiteRT C API runtime tested with 2.1.6, 2.2.0 and 2.3.0 (keras_skim.runtime.litert_runner)
-        "ai-edge-litert>=2.1.6,<2.4",
-        "numpy>=2",
-        "h5py",
-        "pandas",
-        "pyarrow",
-        "tqdm",
-        "matplotlib",
-    ],
-    extras_require={
-        "test": [
-            "pytest>=8",
-            "pytest-timeout",
-            # tests/notebooks execute notebooks/ with nbclient in a python3 kernel;
-            # the versions tested are nbclient 0.11.0, nbformat 5.11.1, ipykernel 7.4.0.
-            "nbclient>=0.11,<0.12",
-            "nbformat>=5.11,<6",
-            "ipykernel>=7.4,<8",
-            # tests/test_code_style.py: `ruff check` and `ruff format --check`
-            # (configuration in pyproject.toml); a new ruff minor may add rules.
-            "ruff>=0.17,<0.18",
-        ],
-        # `--data tfds:NAME`; it downloads each dataset on first use.
-        "tfds": ["tensorflow-datasets>=4.9,<5"],
-    },
-    entry_points={"console_scripts": ["keras-skim=keras_skim.cli.main:main"]},
-    classifiers=[
-        "Programming Language :: Python :: 3",
-        "Framework :: Keras",
-        "License :: OSI Approved :: Apache Software License",
-    ],
+    distclass=PlatformDistribution,
+    cmdclass={"build_ext": BuildOpLibrary, "bdist_wheel": PlatformWheel},
 )

@@ -100,10 +100,10 @@ def load_model(path, compile=False):
     if ext in (".h5", ".hdf5"):
         # Keras writes the mask of Embedding(mask_zero=True) into an .h5
         # model config as a bare "NotEqual" node, which its own .h5 loader
-        # then does not know; it is Keras' own operation.
-        from keras.src.ops.numpy import NotEqual
+        # then does not know; it is Keras' own operation (a private API: keras_skim/private_apis.py).
+        from keras_skim.private_apis import not_equal_operation
 
-        custom_objects["NotEqual"] = NotEqual
+        custom_objects["NotEqual"] = not_equal_operation()
     try:
         return keras.saving.load_model(path, compile=compile, safe_mode=True, custom_objects=custom_objects)
     except Exception as err:

@@ -6,6 +6,20 @@ os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
 
 import pytest  # noqa: E402
 
+
+@pytest.fixture(scope="session", autouse=True)
+def op_library_current():
+    """The packaged custom-op library, current with its sources. `pip install -e .`
+    (CI) builds it in place; a checkout run through PYTHONPATH whose library is
+    missing or older than its C++ sources gets it built here once, the way
+    `pip install -e .` would (the runtime itself never compiles). Without a C++
+    compiler nothing is built, and the tests that need the op skip (op_cache)."""
+    from keras_skim.litert_ops import native_build
+
+    if not native_build.is_current() and native_build.compiler() is not None:
+        native_build.build_library(native_build.HERE)
+
+
 # Models of every kind the CLI trains, written by the real `keras-skim train`
 # on tiny Rotten Tomatoes data: name -> train arguments.
 KINDS = {

@@ -1,8 +1,10 @@
 """`keras-skim bench MODEL.tflite`: per-token latency with LiteRT, skim rate,
 Flop-R and speed-up against a baseline, without TensorFlow."""
 
+import importlib.util
 import json
 import os
+import sys
 
 from keras_skim.cli.data_args import add_data_argument, add_split_arguments
 from keras_skim.cli.model_args import THRESHOLD_HELP, integer_in, threshold_list
@@ -123,7 +125,10 @@ def _write_report(args, inputs, report, markdown):
                 json.dump(report, f, indent=1)
             with open(os.path.join(stage, "report.md"), "w", encoding="utf-8") as f:
                 f.write(markdown)
-            if len(report["results"]) > 1:
+            if len(report["results"]) > 1 and importlib.util.find_spec("matplotlib") is None:
+                # the runtime-only install has no matplotlib: the reports are written, the plot is not
+                print("threshold_sweep.png not written: pip install matplotlib", file=sys.stderr)
+            elif len(report["results"]) > 1:
                 plot_sweep(report, os.path.join(stage, "threshold_sweep.png"))
     except OSError as err:
         reason = err.strerror or str(err)

@@ -73,6 +73,12 @@ def main(argv=None):
         return done.code
     from keras_skim.cli.native_stderr import native_stderr_to_log
     from keras_skim.contracts import ContractError
+    from keras_skim.install_extras import check_command
+
+    hint = check_command(args.command)
+    if hint is not None:  # a runtime-only install: say what to install, in one line
+        print(f"keras-skim {args.command}: error: {hint}", file=sys.stderr)
+        return 2
 
     with native_stderr_to_log():
         try:

@@ -69,7 +69,7 @@ def _next_positions(tf, ids, positions, length):
 def build_module(plan, fold=None):
     """A tf.Module whose `serve(token_ids, threshold)` is the inference graph."""
     import tensorflow as tf
-    from tensorflow.compiler.tf2xla.python import xla
+    from keras import ops
 
     emitter = plan.emitter
     fold = should_fold(plan) if fold is None else bool(fold)
@@ -156,9 +156,8 @@ def build_module(plan, fold=None):
                     return tuple(tf.identity(s) for s in skimmed)
 
                 out = tf.cond(read, read_branch, skim_branch)
-                chunk = xla.dynamic_update_slice(
-                    chunk, tf.reshape(tf.cast(read, tf.int32), [1]), tf.reshape(t - offset, [1])
-                )
+                # DYNAMIC_UPDATE_SLICE (static output shape, unlike a scatter)
+                chunk = ops.slice_update(chunk, tf.reshape(t - offset, [1]), tf.reshape(tf.cast(read, tf.int32), [1]))
                 return (advance(t), *out, chunk, offset)
 
             def chunk_body(t, *loop):
@@ -167,7 +166,7 @@ def build_module(plan, fold=None):
                 stop = tf.minimum(offset + CHUNK, length)
                 inner = tf.while_loop(lambda t, *_: t < stop, token_body, (t, *state, chunk_zeros, offset))
                 t, state, chunk = inner[0], list(inner[1 : 1 + n_state]), inner[1 + n_state]
-                mask = xla.dynamic_update_slice(mask, chunk, tf.reshape(offset, [1]))
+                mask = ops.slice_update(mask, tf.reshape(offset, [1]), chunk)
                 return (t, *state, mask)
 
             # [T + CHUNK]: every chunk, the last one too, fits without clamping.

@@ -4,10 +4,10 @@ import collections
 
 
 def _schema():
-    try:
-        from ai_edge_litert import schema_py_generated
-    except ImportError:  # pragma: no cover - older installs
-        from tensorflow.lite.python import schema_py_generated
+    # The TFLite schema as ai-edge-litert (the runtime's dependency) ships it,
+    # not TensorFlow's private tensorflow.lite.python copy.
+    from ai_edge_litert import schema_py_generated
+
     return schema_py_generated
 
 

@@ -223,7 +223,8 @@ def build_module(plan, fold=None):
 
 
 def xla_dynamic_update_slice(operand, update, start):
-    """DYNAMIC_UPDATE_SLICE (static output shape, unlike a scatter)."""
-    from tensorflow.compiler.tf2xla.python import xla
+    """DYNAMIC_UPDATE_SLICE (static output shape, unlike a scatter); with the
+    TensorFlow backend `keras.ops.slice_update` is that op."""
+    from keras import ops
 
-    return xla.dynamic_update_slice(operand, update, start)
+    return ops.slice_update(operand, start, update)

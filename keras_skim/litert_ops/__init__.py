@@ -40,133 +40,55 @@ JVM and the phone (every model) thus run the same code:
 - `keras_skim_c.cc`: a C interface over the runner for ctypes
   (`keras_skim.runtime.litert_runner`).
 
-The library is compiled with g++ on first use into the user cache
-`$KERAS_SKIM_CACHE/litert_ops/<source hash>/libkeras_skim_ops.so` (default
-`~/.cache/keras_skim`). This module imports neither TensorFlow nor Keras.
+The library is compiled when the package is built (`setup.py`, through
+`native_build.py`: `pip install`, `pip wheel .` gives a platform wheel,
+`pip install -e .` builds it in place) into this folder as
+`libkeras_skim_ops.so`, with `libkeras_skim_ops.json`, its manifest (size,
+sha256, source hash, C API version). The runtime never calls a compiler: it
+checks the file against the manifest before dlopen (so a truncated or
+foreign file is one line, not a crash), then the C symbols and the C API
+version. Where no library was built (macOS, Windows, a build without a C++
+compiler), loading it says so in one line. This module imports neither
+TensorFlow nor Keras.
 
     from keras_skim.litert_ops import make_interpreter
     model = make_interpreter("model.tflite")      # custom ops registered, compiled
     outputs = model.get_signature_runner()(token_ids=ids, threshold=t)
 
-Linux (x86-64, arm64) with glibc and a C++17 compiler.
+Built on Linux (x86-64, arm64) with glibc and a C++17 compiler.
 """
 
 import ctypes
-import glob
-import hashlib
+import json
 import os
-import shutil
-import subprocess
-import sys
-import tempfile
+import platform
 import threading
 
 from keras_skim.contracts import CUSTOM_OPS
+from keras_skim.litert_ops.native_build import (
+    BUILD_SYSTEMS,
+    LIBRARY_NAME,
+    MANIFEST_NAME,
+    file_sha256,
+    source_files,
+    sources_sha256,
+)
 
 OP_NAME = CUSTOM_OPS["skim_lstm"]
 OP_NAMES = tuple(CUSTOM_OPS.values())  # every op the library registers (library_ops.cc)
-LIBRARY_NAME = "libkeras_skim_ops.so"
+# The C interface this module speaks (KERAS_SKIM_C_API_VERSION of keras_skim_c.h).
+C_API_VERSION = 2
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-# Every .cc of this folder is part of the library (the ops, the LiteRT
-# adapter, the runner and its C interface); CMakeLists.txt of the app globs
-# the same folder.
-SOURCES = tuple(sorted(os.path.basename(p) for p in glob.glob(os.path.join(_HERE, "*.cc"))))
-HEADERS = tuple(
-    sorted(os.path.basename(p) for pattern in ("*.h", "*.inc") for p in glob.glob(os.path.join(_HERE, pattern)))
-)
-
 _LOCK = threading.Lock()
 _LIB = None
+_VERIFIED = None  # the library path once its manifest check passed
 
 
-def source_hash():
-    """Short hash of the C++ sources and the build flags (the cache key)."""
-    digest = hashlib.sha256()
-    for name in SOURCES + HEADERS:
-        with open(os.path.join(_HERE, name), "rb") as f:
-            digest.update(name.encode() + b"\0" + f.read() + b"\0")
-    digest.update(" ".join(_flags()).encode())
-    return digest.hexdigest()[:16]
-
-
-def cache_dir():
-    """`$KERAS_SKIM_CACHE/litert_ops/<source hash>` (default `~/.cache/keras_skim`)."""
-    root = os.environ.get("KERAS_SKIM_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "keras_skim")
-    return os.path.join(root, "litert_ops", source_hash())
-
-
-def _flags():
-    flags = ["-O3", "-std=c++17", "-fPIC", "-shared", "-fvisibility=hidden", "-fno-math-errno", "-Wall", "-pthread"]
-    machine = os.uname().machine if hasattr(os, "uname") else ""
-    if machine in ("x86_64", "AMD64"):
-        # Baseline x86-64-v2; the kernel may carry faster clones picked at load time.
-        flags.append("-march=x86-64-v2")
-    return flags
-
-
-def _compiler():
-    cxx = os.environ.get("CXX", "g++")
-    return shutil.which(cxx)
-
-
-def build_command(out, cxx=None):
-    """The g++ command line that builds the library into `out`."""
-    cxx = cxx or _compiler() or os.environ.get("CXX", "g++")
-    return [cxx, *_flags(), *[os.path.join(_HERE, s) for s in SOURCES], "-o", out, "-ldl"]
-
-
-def library_path(build=True):
-    """Path of `libkeras_skim_ops.so`, compiled on first use when `build`.
-
-    Raises:
-        RuntimeError: the library is not built and `build` is False, no C++
-            compiler is found, or the build fails.
-    """
-    folder = cache_dir()
-    path = os.path.join(folder, LIBRARY_NAME)
-    if os.path.isfile(path):
-        return path
-    if not build:
-        raise RuntimeError(f"keras_skim custom-op library not built yet ({path}); call library_path(build=True)")
-    cxx = _compiler()
-    if cxx is None:
-        raise RuntimeError(
-            f"keras_skim custom-op library needs a C++ compiler: {os.environ.get('CXX', 'g++')} not found (set CXX)"
-        )
-    with _LOCK:
-        if os.path.isfile(path):
-            return path
-        os.makedirs(folder, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".build-", suffix=".so", dir=folder)
-        os.close(fd)
-        if sys.stderr is not None and sys.stderr.isatty():  # a silent 20 s looks like a hang
-            print("keras-skim: building the custom op library (once, ~20 s)...", file=sys.stderr, flush=True)
-        try:
-            result = subprocess.run(build_command(tmp, cxx), capture_output=True, text=True)
-            if result.returncode != 0:
-                lines = [line for line in (result.stderr or result.stdout).splitlines() if "error" in line]
-                detail = (lines or (result.stderr or "").splitlines() or ["no output"])[0].strip()
-                raise RuntimeError(f"keras_skim custom-op library build failed ({cxx}): {detail}")
-            os.chmod(tmp, 0o755)
-            os.replace(tmp, path)  # atomic: concurrent builders end with one complete file
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-    return path
-
-
-def load_library(path=None):
-    """The `ctypes.CDLL` of our library (built if needed), loaded once per
-    process, with the argument types of its C interface (keras_skim_c.h)."""
-    global _LIB
-    with _LOCK:
-        if _LIB is not None:
-            return _LIB
-    lib = ctypes.CDLL(path or library_path())
+def _signatures():
     c_int, c_char_p, c_size_t, c_void_p = ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p
     int_p, i32_p = ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int32)
-    signatures = {
+    return {
         "KerasSkim_ApiVersion": ([], c_int),
         "KerasSkim_LoadLiteRt": ([c_char_p, c_char_p, c_size_t, c_char_p, c_size_t], c_int),
         "KerasSkim_NumOps": ([], c_int),
@@ -179,10 +101,117 @@ def load_library(path=None):
         "KerasSkim_TensorInfo": ([c_void_p, c_int, c_int, c_int, int_p, int_p, i32_p], c_char_p),
         "KerasSkim_Run": ([c_void_p, c_int, c_void_p, c_int, c_int, c_void_p, c_int, c_char_p, c_size_t], c_int),
     }
+
+
+def _not_built_message(folder):
+    system = f"{platform.system()} {platform.machine()}"
+    if platform.system() not in BUILD_SYSTEMS:
+        return (
+            f"keras-skim's custom-op library is not built for {system} (built on Linux x86-64 and aarch64 only); "
+            "export with --backend builtin, which any LiteRT interpreter runs"
+        )
+    return (
+        f"keras-skim's custom-op library is not part of this install ({folder} has no {LIBRARY_NAME}): it is built "
+        "with the package; reinstall keras-skim with a C++17 compiler present (pip install -e . in a checkout), "
+        "or export with --backend builtin"
+    )
+
+
+def read_manifest(folder=_HERE):
+    """The build manifest of the library in `folder`.
+
+    Raises:
+        RuntimeError: one line: no library built here, or an unreadable manifest.
+    """
+    path = os.path.join(folder, MANIFEST_NAME)
+    if not os.path.isfile(path):
+        raise RuntimeError(_not_built_message(folder))
+    try:
+        with open(path, encoding="utf-8") as f:
+            manifest = json.load(f)
+    except (OSError, ValueError) as err:
+        raise RuntimeError(f"{path}: not a keras-skim build manifest ({err}); reinstall keras-skim") from None
+    keys = ("bytes", "sha256", "sources_sha256", "c_api_version")
+    missing = [k for k in keys if k not in manifest] if isinstance(manifest, dict) else list(keys)
+    if missing:
+        raise RuntimeError(f"{path}: not a keras-skim build manifest (no {', '.join(missing)}); reinstall keras-skim")
+    return manifest
+
+
+def verify_library(folder=_HERE):
+    """Path of the library in `folder` after checking it against its manifest,
+    without loading it: size and sha256 (a truncated or replaced file), the C
+    API version it was built for, and, where the C++ sources lie next to it
+    (a checkout), that it was built from them.
+
+    Raises:
+        RuntimeError: one line saying what is wrong and what to do.
+    """
+    manifest = read_manifest(folder)
+    path = os.path.join(folder, LIBRARY_NAME)
+    rebuild = "rebuild it: pip install -e . (or python keras_skim/litert_ops/native_build.py) in a checkout"
+    if not os.path.isfile(path):
+        raise RuntimeError(f"{path}: missing, but {MANIFEST_NAME} lists it; reinstall keras-skim")
+    size = os.path.getsize(path)
+    if size != manifest["bytes"]:
+        raise RuntimeError(f"{path}: {size} bytes, its build manifest says {manifest['bytes']}; reinstall keras-skim")
+    if file_sha256(path) != manifest["sha256"]:
+        raise RuntimeError(f"{path}: its sha256 differs from its build manifest's; reinstall keras-skim")
+    if manifest["c_api_version"] != C_API_VERSION:
+        raise RuntimeError(
+            f"{path}: built for C API version {manifest['c_api_version']}, this keras-skim speaks {C_API_VERSION}; "
+            f"{rebuild}"
+        )
+    if (
+        any(name.endswith(".cc") for name in source_files(folder))
+        and sources_sha256(folder) != manifest["sources_sha256"]
+    ):
+        raise RuntimeError(f"{path} was built from other C++ sources than those next to it; {rebuild}")
+    return path
+
+
+def library_path():
+    """Path of the packaged `libkeras_skim_ops.so`, verified (`verify_library`).
+
+    Raises:
+        RuntimeError: one line: not built for this platform or install, damaged, or stale.
+    """
+    global _VERIFIED
+    with _LOCK:
+        if _VERIFIED is None:
+            _VERIFIED = verify_library()
+        return _VERIFIED
+
+
+def load_library(path=None):
+    """The `ctypes.CDLL` of our library, loaded once per process after its
+    checks (`library_path`), with the argument types of its C interface
+    (keras_skim_c.h); every function and the C API version are checked.
+
+    Raises:
+        RuntimeError: one line (see `library_path`; or a library without the
+            expected functions or version).
+    """
+    global _LIB
+    with _LOCK:
+        if _LIB is not None:
+            return _LIB
+    path = path or library_path()
+    try:
+        lib = ctypes.CDLL(path)
+    except OSError as err:
+        raise RuntimeError(f"{path}: cannot be loaded ({str(err).splitlines()[0]})") from None
+    signatures = _signatures()
+    missing = [name for name in signatures if not hasattr(lib, name)]
+    if missing:
+        raise RuntimeError(f"{path}: not keras-skim's op library (missing {', '.join(missing)})")
     for name, (argtypes, restype) in signatures.items():
         fn = getattr(lib, name)
         fn.argtypes = argtypes
         fn.restype = restype
+    version = lib.KerasSkim_ApiVersion()
+    if version != C_API_VERSION:
+        raise RuntimeError(f"{path}: C API version {version}, this keras-skim speaks {C_API_VERSION}")
     with _LOCK:
         if _LIB is None:
             _LIB = lib
@@ -234,6 +263,8 @@ def make_interpreter(model_path=None, num_threads=1, model_content=None):
 
 
 __all__ = [
+    "C_API_VERSION",
+    "LIBRARY_NAME",
     "OP_NAME",
     "OP_NAMES",
     "library_path",
@@ -241,4 +272,5 @@ __all__ = [
     "make_interpreter",
     "model_custom_ops",
     "op_names",
+    "verify_library",
 ]

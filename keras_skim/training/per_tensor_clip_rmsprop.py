@@ -5,6 +5,8 @@ import math
 import keras
 from keras import ops
 
+from keras_skim.private_apis import rmsprop_velocities
+
 
 @keras.saving.register_keras_serializable(package="keras_skim")
 class PerTensorClipRMSprop(keras.optimizers.RMSprop):
@@ -60,9 +62,11 @@ class PerTensorClipRMSprop(keras.optimizers.RMSprop):
         if self.built:
             return
         super().build(var_list)
-        for velocity in self._velocities:
+        # The accumulators are a private attribute (keras_skim/private_apis.py).
+        for velocity in rmsprop_velocities(self):
             velocity.assign(ops.full(velocity.shape, self.initial_accumulator, velocity.dtype))
 
+    # private_apis.CLIP_GRADIENTS_HOOK: Keras' clipping hook, called on unscaled gradients.
     def _clip_gradients(self, grads):
         grads = super()._clip_gradients(grads)
         if not self.clip_average_norm:

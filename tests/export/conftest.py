@@ -1,21 +1,14 @@
-import os
-
 import pytest
 
 
 @pytest.fixture(scope="module")
-def op_cache(tmp_path_factory):
-    """A fresh KERAS_SKIM_CACHE for one module, so the KerasSkimLSTM library
-    is really built there; skips where no C++ compiler exists."""
-    import shutil
+def op_cache():
+    """The packaged custom-op library's path (built by `pip install -e .`, kept
+    current by tests/conftest.py); skips only where no C++ compiler could
+    have built it."""
+    from keras_skim import litert_ops
+    from keras_skim.litert_ops import native_build
 
-    if shutil.which(os.environ.get("CXX", "g++")) is None:
-        pytest.skip("no C++ compiler: the KerasSkimLSTM custom-op library cannot be built")
-    folder = str(tmp_path_factory.mktemp("ks_op_cache"))
-    saved = os.environ.get("KERAS_SKIM_CACHE")
-    os.environ["KERAS_SKIM_CACHE"] = folder
-    yield folder
-    if saved is None:
-        os.environ.pop("KERAS_SKIM_CACHE", None)
-    else:
-        os.environ["KERAS_SKIM_CACHE"] = saved
+    if native_build.compiler() is None and not native_build.is_current():
+        pytest.skip("no C++ compiler: the custom-op library was not built")
+    return litert_ops.library_path()

@@ -37,13 +37,12 @@ def written(request, op_cache, tmp_path_factory):
     return model, path
 
 
-def test_library_builds_into_cache(op_cache):
+def test_library_is_the_packaged_one(op_cache):
     from keras_skim import litert_ops
 
     path = litert_ops.library_path()
-    assert path.startswith(os.path.join(op_cache, "litert_ops", litert_ops.source_hash()))
-    assert os.path.basename(path) == "libkeras_skim_ops.so" and os.path.getsize(path) > 0
-    assert litert_ops.library_path(build=False) == path  # cached
+    assert path == op_cache == os.path.join(os.path.dirname(litert_ops.__file__), "libkeras_skim_ops.so")
+    assert os.path.getsize(path) > 0
     # every op of contracts.CUSTOM_OPS, registered with every model
     assert litert_ops.op_names() == ["KerasSkimLSTM", "KerasSjLSTM"] == list(litert_ops.OP_NAMES)
 
