@@ -25,12 +25,30 @@ from keras_skim.training.cell_kinds import CELL_HELP, CELLS, STRUCTURAL_JUMP, ce
 SKIM_DEFAULTS = {"small_units": 10, "gamma": 0.01, "threshold": 0.5}
 TEXT_DEFAULTS = {"epochs": 5}
 JUMP_DEFAULTS = {
-    "full_read_epochs": 3,
-    "speed_read_epochs": 10,
+    "full_read_epochs": None,
+    "speed_read_epochs": None,
     "agent_units": 25,
     "read_budget": None,
-    "critic_warmup_steps": 0,
+    "critic_warmup_steps": None,
+    "schedule": None,
+    "full_read_steps": None,
+    "speed_read_steps": None,
+    "validate_every": None,
+    "full_read_patience": None,
+    "speed_read_patience": None,
+    "entropy_decay_steps": None,
+    "resume": None,
+    "run_name": None,
 }
+# The schedule options in steps (`StructuralJumpSchedule` fields).
+STEP_OPTIONS = (
+    "full_read_steps",
+    "speed_read_steps",
+    "validate_every",
+    "full_read_patience",
+    "speed_read_patience",
+    "entropy_decay_steps",
+)
 
 
 def add_arguments(parser):
@@ -117,20 +135,48 @@ def add_arguments(parser):
 
     jump = parser.add_argument_group("Structural-Jump-LSTM (sj-lstm)")
     jump.add_argument(
+        "--schedule",
+        choices=["default", "authors"],
+        default=None,
+        help="training schedule in steps (default: 'default', up to 2,000 full-read and 3,000 speed-read "
+        "steps, validation every 100; 'authors': the authors' code, up to 30,999 speed-read steps, "
+        "validation every 200, patience 100 validations, delta annealed over 15,499 steps); phase 1 "
+        "keeps the best validation accuracy, phase 2 the best validation reward; resumable with --resume",
+    )
+    for name, help_text in (
+        ("full-read-steps", "phase 1 (every word read) step budget"),
+        ("speed-read-steps", "phase 2 (the agents act, embedding frozen) step budget"),
+        ("validate-every", "steps between validations"),
+        ("full-read-patience", "validations without a better accuracy before phase 1 stops"),
+        ("speed-read-patience", "validations without a better reward before phase 2 stops"),
+        ("entropy-decay-steps", "speed-read steps over which delta decays from 0.1 to 0.005"),
+    ):
+        jump.add_argument(
+            "--" + name, type=non_negative_int, default=None, metavar="N", help=help_text + " (overrides --schedule)"
+        )
+    jump.add_argument(
+        "--resume",
+        action="store_true",
+        default=None,
+        help="continue the run of this command from its checkpoint (written at every validation and on "
+        "SIGINT/SIGTERM under $KERAS_SKIM_CACHE/runs, default ~/.cache/keras_skim/runs)",
+    )
+    jump.add_argument(
+        "--run-name", default=None, help="name of the run's checkpoint folder (default: from the output folder)"
+    )
+    jump.add_argument(
         "--full-read-epochs",
         type=non_negative_int,
         default=None,
         metavar="N",
-        help=f"phase 1, every word read (default {JUMP_DEFAULTS['full_read_epochs']}; "
-        "the best validation accuracy is kept)",
+        help="train in epochs instead of steps: phase 1 epochs (the best validation accuracy is kept; not resumable)",
     )
     jump.add_argument(
         "--speed-read-epochs",
         type=non_negative_int,
         default=None,
         metavar="N",
-        help=f"phase 2, the agents act, embedding frozen (default "
-        f"{JUMP_DEFAULTS['speed_read_epochs']}; the best validation reward is kept)",
+        help="train in epochs instead of steps: phase 2 epochs (the best validation reward is kept)",
     )
     jump.add_argument(
         "--agent-units",
@@ -185,7 +231,7 @@ def run(args):
     jumps = kind.trainer == STRUCTURAL_JUMP
     if jumps:
         _refuse(args, SKIM_DEFAULTS, args.cell, " (its agents decide what to read; there is no threshold)")
-        _refuse(args, TEXT_DEFAULTS, args.cell, " (use --full-read-epochs and --speed-read-epochs)")
+        _refuse(args, TEXT_DEFAULTS, args.cell, " (use --schedule or --speed-read-steps)")
         _fill(args, JUMP_DEFAULTS)
     else:
         _refuse(args, JUMP_DEFAULTS, args.cell, " (only to sj-lstm)")
@@ -197,8 +243,8 @@ def run(args):
     output_folder.check_output_folder(args.output, force=args.force, inputs=data_input_paths(args.data))
     if kind.skims and args.small_units >= units:
         raise CliError(f"--small-units ({args.small_units}) must be smaller than --units ({units})")
-    if jumps and args.full_read_epochs + args.speed_read_epochs == 0:
-        raise CliError("--full-read-epochs and --speed-read-epochs are both 0: nothing to train")
+    if jumps:
+        _check_jump_schedule(args)
     from keras_skim.datasets import DatasetUnavailableError, DataSourceError
 
     try:
@@ -239,12 +285,76 @@ def run(args):
     return 0
 
 
+def _check_jump_schedule(args):
+    """Epochs or steps, not both; fills the epoch counts of an epoch schedule."""
+    epochs = [name for name in ("full_read_epochs", "speed_read_epochs") if getattr(args, name) is not None]
+    steps = [name for name in ("schedule", "resume", "run_name", *STEP_OPTIONS) if getattr(args, name) is not None]
+    if epochs and steps:
+        raise CliError(
+            f"{', '.join(_flag(n) for n in epochs)} (a schedule in epochs) cannot be combined with "
+            f"{', '.join(_flag(n) for n in steps)} (a schedule in steps)"
+        )
+    if epochs:
+        args.full_read_epochs = 3 if args.full_read_epochs is None else args.full_read_epochs
+        args.speed_read_epochs = 10 if args.speed_read_epochs is None else args.speed_read_epochs
+        if args.full_read_epochs + args.speed_read_epochs == 0:
+            raise CliError("--full-read-epochs and --speed-read-epochs are both 0: nothing to train")
+        return
+    from keras_skim.training.structural_jump_schedule import StructuralJumpSchedule
+
+    overrides = {name: getattr(args, name) for name in STEP_OPTIONS if getattr(args, name) is not None}
+    if args.critic_warmup_steps is not None:
+        overrides["critic_warmup_steps"] = args.critic_warmup_steps
+    if not args.early_stopping:
+        overrides["full_read_patience"] = None
+    for name in ("validate_every", "full_read_patience", "speed_read_patience", "entropy_decay_steps"):
+        if overrides.get(name) == 0:
+            raise CliError(f"{_flag(name)} must be at least 1")
+    try:
+        args.schedule_steps = StructuralJumpSchedule.preset(args.schedule or "default", **overrides)
+    except ValueError as err:
+        raise CliError(str(err).replace("_steps", "-steps").replace("full_read", "--full-read")) from None
+
+
 def _train_structural_jump(args, units, learning_rate, batch_size):
+    from keras_skim.training.run_checkpoint import CheckpointMismatch, RunExists, TrainingInterrupted
+
+    try:
+        return _run_structural_jump(args, units, learning_rate, batch_size)
+    except (RunExists, CheckpointMismatch) as err:
+        raise CliError(str(err)) from None
+    except TrainingInterrupted as err:
+        import sys
+
+        print(
+            f"stopped in {err.phase} at step {err.step}; checkpoint in {err.run_dir}: run the same command "
+            "with --resume to continue",
+            file=sys.stderr,
+        )
+        return 130
+
+
+def _run_structural_jump(args, units, learning_rate, batch_size):
+    import os
+
     from keras_skim.training.structural_jump_training import train_structural_jump
 
-    fit_options = {"critic_warmup_steps": args.critic_warmup_steps, "read_budget": args.read_budget}
-    if not args.early_stopping:
-        fit_options["full_read_patience"] = max(args.full_read_epochs, 1)
+    fit_options = {"read_budget": args.read_budget}
+    steps = {}
+    if args.full_read_epochs is None:
+        from keras_skim.training.run_checkpoint import runs_root
+
+        steps = {
+            "schedule": args.schedule_steps,
+            "resume": bool(args.resume),
+            "restart": args.force and not args.resume,
+        }
+        if args.run_name:
+            steps["run_dir"] = os.path.join(runs_root(), args.run_name)
+    else:
+        fit_options["critic_warmup_steps"] = args.critic_warmup_steps or 0
+        if not args.early_stopping:
+            fit_options["full_read_patience"] = max(args.full_read_epochs, 1)
     _, results = train_structural_jump(
         args.output,
         dataset=args.data,
@@ -265,11 +375,16 @@ def _train_structural_jump(args, units, learning_rate, batch_size):
         verbose=0 if args.quiet else 1,
         model_options={"train_embedding": not args.freeze_embedding},
         fit_options=fit_options,
+        **steps,
     )
     test = results["test"]
+    if "seconds_per_step" in results:
+        timing = f"{results['steps_run']} steps, {results['seconds_per_step']:.2f} s/step"
+    else:
+        timing = f"{results['seconds_per_epoch']:.1f} s/epoch"
     print(
         f"wrote {args.output}: test accuracy {test['accuracy']:.4f}, read {test['read_fraction']:.1%}, "
         f"skipped {test['skip_fraction']:.1%}, jumped {test['jump_fraction']:.1%} of the words, "
-        f"Flop-r {test['flop_r']:.2f}x, {results['seconds_per_epoch']:.1f} s/epoch"
+        f"Flop-r {test['flop_r']:.2f}x, {timing}"
     )
     return 0

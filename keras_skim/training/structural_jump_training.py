@@ -389,6 +389,16 @@ def _source_splits(source, max_length, max_tokens, limit, seed, glove, embedding
     return data, tokenizer, matrix
 
 
+def _time_record(phases):
+    """Epochs (epoch schedule) or steps (step schedule) run, and time per unit."""
+    seconds = sum(p.get("seconds", 0.0) for p in phases.values())
+    if any("steps_run" in p for p in phases.values()):
+        steps = sum(p.get("steps_run", 0) for p in phases.values())
+        return {"steps_run": steps, "seconds_per_step": seconds / steps if steps else 0.0}
+    epochs = sum(p["epochs_run"] for p in phases.values())
+    return {"epochs_run": epochs, "seconds_per_epoch": seconds / epochs if epochs else 0.0}
+
+
 def train_structural_jump(
     output_dir=None,
     dataset="rotten_tomatoes",
@@ -415,6 +425,11 @@ def train_structural_jump(
     verbose=2,
     model_options=None,
     fit_options=None,
+    schedule=None,
+    run_dir=None,
+    resume=False,
+    restart=False,
+    max_steps=None,
 ):
     """Trains a Structural-Jump-LSTM classifier and optionally writes its folder.
 
@@ -456,7 +471,22 @@ def train_structural_jump(
         verbose: `fit`'s verbosity.
         model_options: extra `StructuralJumpLSTM` arguments (e.g.
             `{"advantage": "code"}`).
-        fit_options: extra `fit_structural_jump` arguments.
+        fit_options: extra `fit_structural_jump` arguments (with a
+            `schedule`: extra `fit_structural_jump_steps` arguments, such as
+            `read_budget`).
+        schedule: a `StructuralJumpSchedule` (or a preset name, "authors"
+            or "default"): train on this schedule in steps
+            (`fit_structural_jump_steps`: validation every N steps, a
+            history of every validation, resumable) instead of the
+            epochs above.
+        run_dir: with a schedule, the folder of the run's checkpoint;
+            default: `<cache>/runs/<name of output_dir>-<hash of its path>`
+            (`run_checkpoint.runs_root`) when `output_dir` is given, else
+            no checkpoint.
+        resume: continue the run from its checkpoint (same arguments).
+        restart: discard the run's checkpoint and start over.
+        max_steps: stop after this many steps in this call (checkpoint
+            written; `TrainingInterrupted` raised).
 
     Returns:
         `(model, results)`; `results` is the `train_config.json` record:
@@ -472,10 +502,27 @@ def train_structural_jump(
         contracts.OutputRefused: `output_dir` may not be written (exists
             without `force`, or is not keras-skim's).
         DataSourceError, DatasetUnavailableError: unusable data (one line).
+        RunExists, CheckpointMismatch, TrainingInterrupted: see
+            `fit_structural_jump_steps`.
     """
     arguments = {
-        k: v for k, v in locals().items() if k not in ("force", "verbose", "data", "tokenizer", "embedding_matrix")
+        k: v
+        for k, v in locals().items()
+        if k not in ("force", "verbose", "data", "tokenizer", "embedding_matrix", "resume", "restart", "max_steps")
     }
+    from keras_skim.training.structural_jump_schedule import StructuralJumpSchedule
+
+    if isinstance(schedule, str):
+        schedule = StructuralJumpSchedule.preset(schedule)
+    if schedule is not None:
+        arguments["schedule"] = schedule.to_dict()
+        arguments.pop("full_read_epochs")
+        arguments.pop("speed_read_epochs")
+        if run_dir is None and output_dir is not None:
+            from keras_skim.training.run_checkpoint import default_run_name, runs_root
+
+            run_dir = os.path.join(runs_root(), default_run_name(output_dir))
+        arguments["run_dir"] = None if run_dir is None else os.fspath(run_dir)
     from keras_skim import contracts, output_folder
     from keras_skim.analysis.structural_jump_flops import structural_jump_step_flops
     from keras_skim.datasets.registry import resolve_data
@@ -531,12 +578,7 @@ def train_structural_jump(
     if embedding_matrix is not None:
         model.set_embedding_matrix(np.asarray(embedding_matrix, np.float32))
 
-    phases = fit_structural_jump(
-        model,
-        data["train"],
-        data["validation"],
-        full_read_epochs=full_read_epochs,
-        speed_read_epochs=speed_read_epochs,
+    common = dict(
         batch_size=batch_size,
         learning_rate=learning_rate,
         speed_learning_rate=speed_learning_rate,
@@ -546,15 +588,39 @@ def train_structural_jump(
         verbose=verbose,
         **(fit_options or {}),
     )
-    seconds = sum(p.get("seconds", 0.0) for p in phases.values())
-    epochs = sum(p["epochs_run"] for p in phases.values())
-    results = {
-        "arguments": arguments,
-        **record,
-        "phases": phases,
-        "epochs_run": epochs,
-        "seconds_per_epoch": seconds / epochs if epochs else 0.0,
-    }
+    if schedule is None:
+        phases = fit_structural_jump(
+            model,
+            data["train"],
+            data["validation"],
+            full_read_epochs=full_read_epochs,
+            speed_read_epochs=speed_read_epochs,
+            **common,
+        )
+    else:
+        from keras_skim.training.structural_jump_steps import fit_structural_jump_steps
+
+        phases = fit_structural_jump_steps(
+            model,
+            data["train"],
+            data["validation"],
+            schedule,
+            run_dir=run_dir,
+            resume=resume,
+            restart=restart,
+            max_steps=max_steps,
+            phase_end_data={"test": data["test"]} if "test" in data else None,
+            **common,
+        )
+        record["history"] = phases.pop("history")
+        phases.pop("run_dir")
+        if run_dir is not None and record["history"]:
+            from keras_skim.training.structural_jump_history_plot import plot_structural_jump_history
+
+            record["history_plot"] = plot_structural_jump_history(
+                record["history"], os.path.join(run_dir, "history.png")
+            )
+    results = {"arguments": arguments, **record, "phases": phases, **_time_record(phases)}
     if "full_read" in phases:
         results["full_read_validation_accuracy"] = phases["full_read"]["validation_accuracy"]
     results["validation"] = evaluate_structural_jump(model, *data["validation"])

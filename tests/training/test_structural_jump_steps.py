@@ -1,0 +1,152 @@
+"""Structural-Jump-LSTM on a schedule in steps: a run stopped and resumed from its
+checkpoint takes exactly the steps of a run never stopped; the checkpoint is
+replaced atomically; the schedule presets and the history plot."""
+
+import os
+
+import keras
+import numpy as np
+import pytest
+
+from keras_skim.training.run_checkpoint import (
+    CheckpointMismatch,
+    RunCheckpoint,
+    RunExists,
+    TrainingInterrupted,
+    default_run_name,
+)
+from keras_skim.training.structural_jump_lstm import StructuralJumpLSTM
+from keras_skim.training.structural_jump_schedule import StructuralJumpSchedule
+from keras_skim.training.structural_jump_steps import fit_structural_jump_steps
+
+# Speed reading only: one traced training step serves the three runs below
+# (a fresh optimizer of the same settings is reset in place, not recompiled).
+SCHEDULE = StructuralJumpSchedule(
+    full_read_steps=0,
+    speed_read_steps=6,
+    validate_every=2,
+    speed_read_patience=None,
+    entropy_decay_steps=4,
+    critic_warmup_steps=1,
+)
+
+
+def _data(n, rs):
+    ids = rs.randint(5, 40, (n, 12)).astype("int32")
+    ids[:, 3], ids[:, 7] = 2, 3  # a comma and a period in every text
+    return ids, (ids[:, 0] % 2).astype("int32")
+
+
+def _model():
+    keras.utils.set_random_seed(0)
+    return StructuralJumpLSTM(40, [2], [3], units=8, agent_units=4, embedding_dim=5, seed=0)
+
+
+def _fit(model, schedule=SCHEDULE, **kwargs):
+    rs = np.random.RandomState(0)
+    train, validation = _data(48, rs), _data(16, rs)
+    return fit_structural_jump_steps(
+        model, train, validation, schedule, batch_size=16, optimizer="rmsprop_tf1", verbose=0, **kwargs
+    )
+
+
+def _without_time(history):
+    return [{k: v for k, v in record.items() if k != "seconds"} for record in history]
+
+
+def _reset(model, values):
+    for variable, value in zip(model.variables, values):  # weights and random seed states
+        variable.assign(value)
+
+
+def test_a_stopped_and_resumed_run_repeats_the_uninterrupted_one(tmp_path):
+    model = _model()
+    start = [np.array(v) for v in model.variables]
+    expected = _fit(model)
+    final = model.get_weights()
+    assert [(r["phase"], r["step"]) for r in expected["history"]] == [("speed_read", s) for s in (2, 4, 6)]
+    # delta before steps 1, 3, 5 of a decay over 4 steps; beta 0 for the first step only
+    assert [r["entropy_weight"] for r in expected["history"]] == pytest.approx([0.07625, 0.02875, 0.005])
+    assert [r["actor_weight"] for r in expected["history"]] == [10.0] * 3
+    assert set(expected["history"][0]["train"]) >= {"loss", "reward", "read_fraction", "actor_loss"}
+    assert len({r["reward"] for r in expected["history"]}) > 1  # the steps changed the policy
+
+    run_dir = tmp_path / "run"
+    _reset(model, start)
+    with pytest.raises(TrainingInterrupted) as stopped:
+        _fit(model, run_dir=run_dir, max_steps=3)  # one step past a validation
+    assert (stopped.value.phase, stopped.value.step) == ("speed_read", 3)
+    state, _ = RunCheckpoint(run_dir).load()
+    assert state["phase_step"] == 3 and len(state["history"]) == 1
+    with pytest.raises(RunExists, match="--resume"):
+        _fit(model, run_dir=run_dir)
+    _reset(model, start)  # everything must come from the checkpoint
+    resumed = _fit(model, run_dir=run_dir, resume=True)
+
+    assert _without_time(resumed["history"]) == _without_time(expected["history"])
+    for a, b in zip(model.get_weights(), final):
+        np.testing.assert_array_equal(a, b)
+    assert resumed["speed_read"]["selected_step"] == expected["speed_read"]["selected_step"]
+    assert model.speed_reading and not model.embedding.trainable
+
+
+def test_a_checkpoint_of_other_settings_is_refused(tmp_path):
+    RunCheckpoint(tmp_path).save(
+        {"version": 1, "settings": {"schedule": {"speed_read_steps": 99}}}, {"model/0": np.zeros(1)}
+    )
+    with pytest.raises(CheckpointMismatch, match="schedule.speed_read_steps: 99 then"):
+        _fit(_model(), run_dir=tmp_path, resume=True)
+
+
+def test_checkpoint_replacement_is_atomic(tmp_path, monkeypatch):
+    checkpoint = RunCheckpoint(tmp_path)
+    checkpoint.save({"step": 1}, {"w": np.arange(3)})
+
+    def broken_savez(file, **arrays):
+        file.write(b"PK half a zip")
+        raise OSError("disk full")
+
+    monkeypatch.setattr(np, "savez", broken_savez)
+    with pytest.raises(OSError, match="disk full"):
+        checkpoint.save({"step": 2}, {"w": np.arange(4)})
+    state, arrays = checkpoint.load()
+    assert state == {"step": 1} and arrays["w"].tolist() == [0, 1, 2]
+    assert os.listdir(tmp_path) == ["checkpoint.npz"]  # no temporary file left
+    with pytest.raises(ValueError, match="reserved"):
+        checkpoint.save({}, {"state.json": np.zeros(1)})
+
+
+def test_run_names_depend_on_the_whole_output_path():
+    assert default_run_name("/a/model").startswith("model-")
+    assert default_run_name("/a/model") != default_run_name("/b/model")
+    assert default_run_name("/a/model/") == default_run_name("/a/model")
+
+
+def test_schedule_presets_and_checks():
+    authors = StructuralJumpSchedule.preset("authors")
+    assert (authors.speed_read_steps, authors.validate_every, authors.speed_read_patience) == (30999, 200, 100)
+    assert (authors.entropy_decay_steps, authors.critic_warmup_steps) == (15499, 0)
+    assert authors.entropy_weight_at(0) == 0.1 and authors.entropy_weight_at(10**6) == pytest.approx(0.005)
+    assert StructuralJumpSchedule(speed_read_steps=10).entropy_decay_steps == 5  # half, as the code
+    assert StructuralJumpSchedule.preset("default", speed_read_steps=7).speed_read_steps == 7
+    with pytest.raises(ValueError, match="schedule must be one of"):
+        StructuralJumpSchedule.preset("fast")
+    with pytest.raises(ValueError, match="validate_every must be an integer >= 1"):
+        StructuralJumpSchedule(validate_every=0)
+    with pytest.raises(ValueError, match="nothing to train"):
+        StructuralJumpSchedule(full_read_steps=0, speed_read_steps=0)
+
+
+def test_history_plot_is_a_png(tmp_path):
+    from keras_skim.training.structural_jump_history_plot import plot_structural_jump_history
+
+    record = dict(accuracy=0.8, reward=0.7, read_fraction=1.0, skip_fraction=0.0, jump_fraction=0.0)
+    history = [
+        {**record, "phase": "full_read", "total_step": 2, "entropy_weight": 0.1},
+        {**record, "phase": "speed_read", "total_step": 4, "entropy_weight": 0.05, "read_fraction": 0.4},
+    ]
+    path = plot_structural_jump_history(history, tmp_path / "h.png", title="t")
+    with open(path, "rb") as f:
+        assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+    with pytest.raises(ValueError, match="no validation records"):
+        plot_structural_jump_history([], tmp_path / "e.png")
