@@ -4,12 +4,15 @@ plugins {
 
 android {
     namespace = "org.kerasskim.demo"
+    // Android 16 (API 36): within AGP 9.5's supported range (up to 37), see gradle/libs.versions.toml.
     compileSdk = 36
 
     defaultConfig {
         applicationId = "org.kerasskim.demo"
         // LiteRT 2.x needs API 23 or later; nothing in the app needs more than 26.
         minSdk = 26
+        // Targeting 35+ makes the window edge to edge on Android 15+; MainActivity pads its content
+        // by the system bars' and keyboard's insets (and Android 16 removed the opt-out).
         targetSdk = 36
         versionCode = 1
         versionName = "0.1.0"

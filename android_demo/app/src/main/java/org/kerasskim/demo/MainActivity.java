@@ -4,6 +4,7 @@ import android.app.Activity;
 import android.content.ClipData;
 import android.content.ClipboardManager;
 import android.content.Context;
+import android.graphics.Insets;
 import android.graphics.Typeface;
 import android.os.Build;
 import android.os.Bundle;
@@ -17,6 +18,7 @@ import android.text.style.ForegroundColorSpan;
 import android.text.style.StrikethroughSpan;
 import android.text.style.StyleSpan;
 import android.view.View;
+import android.view.WindowInsets;
 import android.widget.AdapterView;
 import android.widget.ArrayAdapter;
 import android.widget.Button;
@@ -111,6 +113,7 @@ public final class MainActivity extends Activity {
     protected void onCreate(Bundle savedInstanceState) {
         super.onCreate(savedInstanceState);
         setContentView(R.layout.activity_main);
+        padForSystemBars(findViewById(R.id.root));
         problemView = findViewById(R.id.problem);
         modelPicker = findViewById(R.id.model_picker);
         samplePicker = findViewById(R.id.sample_picker);
@@ -144,6 +147,37 @@ public final class MainActivity extends Activity {
                 });
             }
         });
+    }
+
+    /**
+     * From targetSdk 35 on, Android 15+ draws every app edge to edge: the window reaches under
+     * the status bar, the navigation bar, display cutouts and the keyboard (adjustResize no longer
+     * shrinks it). The screen's scrolling root therefore takes those insets as extra padding, so
+     * that no control sits under a bar and the text box scrolls above the keyboard. (The theme has
+     * no action bar, so nothing else handles the top.) On older versions, where the window
+     * decoration fits the system windows itself, the insets that arrive here are zero.
+     */
+    @SuppressWarnings("deprecation") // getSystemWindowInset*: the API 26-29 form of getInsets
+    private static void padForSystemBars(final View root) {
+        final int left = root.getPaddingLeft();
+        final int top = root.getPaddingTop();
+        final int right = root.getPaddingRight();
+        final int bottom = root.getPaddingBottom();
+        root.setOnApplyWindowInsetsListener(new View.OnApplyWindowInsetsListener() {
+            @Override
+            public WindowInsets onApplyWindowInsets(View view, WindowInsets insets) {
+                if (Build.VERSION.SDK_INT >= Build.VERSION_CODES.R) {
+                    Insets bars = insets.getInsets(WindowInsets.Type.systemBars()
+                            | WindowInsets.Type.displayCutout() | WindowInsets.Type.ime());
+                    view.setPadding(left + bars.left, top + bars.top, right + bars.right, bottom + bars.bottom);
+                    return WindowInsets.CONSUMED;
+                }
+                view.setPadding(left + insets.getSystemWindowInsetLeft(), top + insets.getSystemWindowInsetTop(),
+                        right + insets.getSystemWindowInsetRight(), bottom + insets.getSystemWindowInsetBottom());
+                return insets.consumeSystemWindowInsets();
+            }
+        });
+        root.requestApplyInsets();
     }
 
     @Override
