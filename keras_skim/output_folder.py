@@ -351,12 +351,11 @@ def _commit(stage, path):
         os.rename(stage, path)
         return
     # `path` was checked before the work began; anything added since is the user's.
-    files = written_files(path)
-    if os.listdir(path) and (files is None or foreign_entries(path, files)):
+    if not _replaceable(path):
         kept = _free_name(path + "-new")
         os.rename(stage, kept)
         raise OutputRefused(
-            f"{path} changed while keras-skim was working (files it did not write); it was kept as it is and "
+            f"{path} changed while keras-skim was working (it holds what keras-skim did not write); it was kept and "
             f"the new output is in {kept}"
         )
     if _exchange(stage, path):
@@ -366,6 +365,15 @@ def _commit(stage, path):
     os.rename(path, old)
     os.rename(stage, path)
     shutil.rmtree(old, ignore_errors=True)
+
+
+def _replaceable(path):
+    """Whether the existing `path` is a folder holding nothing, or only
+    what keras-skim wrote there, unchanged."""
+    if not os.path.isdir(path) or os.path.islink(path):
+        return False
+    files = written_files(path)
+    return not os.listdir(path) or (files is not None and not foreign_entries(path, files))
 
 
 def _free_name(base):

@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from keras_skim.datasets import sources
 from keras_skim.datasets.errors import DataSourceError
 
 
@@ -24,6 +25,9 @@ class RegistrySource:
         self.splits = dataset.splits
         self.sizes = None
         self._seed = None
+        # split -> the source it came from (tensorflow-datasets and the
+        # registry copies differ for Rotten Tomatoes and MNIST)
+        self.fetched_from = {}
 
     def load(self, split, limit=None, seed=0):
         """``(texts, int32 labels)`` of one of ``self.splits``; ``limit``
@@ -31,6 +35,7 @@ class RegistrySource:
         if split not in self.splits:
             raise DataSourceError(f"{self.spec}: unknown split {split!r}; expected one of {', '.join(self.splits)}")
         texts, labels = self.dataset.loader(split, limit=limit, seed=seed)
+        self.fetched_from[split] = sources.source_used(self.spec, split)
         return list(texts), np.asarray(labels, np.int32)
 
     def describe(self, split):
@@ -74,4 +79,5 @@ class RegistrySource:
             "classes": self.classes,
             "labels": self.label_kind,
             "split": split,
+            "fetched_from": dict(self.fetched_from),
         }

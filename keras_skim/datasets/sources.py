@@ -89,6 +89,17 @@ def tfds_arrays(name, split):
     return features, labels
 
 
+# "<dataset> (<split>)" -> the label of the source that gave it last, in this process.
+_USED_SOURCES = {}
+
+
+def source_used(dataset, split):
+    """The label of the source `load_split` last read `dataset`'s `split`
+    from in this process (``"tensorflow_datasets rotten_tomatoes"``, the
+    registry package, or ``"local file PATH"``); None if not read."""
+    return _USED_SOURCES.get(f"{dataset} ({split})")
+
+
 def load_first_available(dataset, attempts, hint=None):
     """Tries sources in order and returns the first result.
 
@@ -107,7 +118,9 @@ def load_first_available(dataset, attempts, hint=None):
     last = None
     for label, attempt in attempts:
         try:
-            return attempt()
+            result = attempt()
+            _USED_SOURCES[dataset] = label
+            return result
         except Exception as err:  # noqa: BLE001 - every failure is reported, none hidden
             if isinstance(err, ImportError) and err.name == "tensorflow_datasets":
                 reason = "not installed"
