@@ -15,7 +15,16 @@ bounds-checked `flatbuffer_reader`, and checks what refers to what:
   range;
 - a constant tensor's buffer holds exactly its shape's bytes, and no
   operator writes a constant;
-- the signatures name tensors of their subgraph's inputs and outputs.
+- the builtin ops keras-skim exports use have their number of inputs and
+  outputs, and options of a type LiteRT knows;
+- data flow, in the order LiteRT runs the operators: each reads tensors
+  that exist by then and writes tensors nothing else writes; every
+  subgraph output is written;
+- the signatures name distinct tensors of their subgraph's inputs and
+  outputs, each with a name.
+
+The rules that go beyond the format itself each come from a crash that
+seeded fuzzing of real exports found (tests/runtime/fuzz_exports.py).
 
 What keras-skim exports never use (sparse tensors, external buffers,
 StableHLO options, variant tensors) is refused rather than verified. A
