@@ -115,8 +115,11 @@ class SkimRunner:
     def _check_signature(self):
         """The signature takes `token_ids` and `threshold` and gives at least
         `logits`, `read_mask` and `read_count` (the export contract)."""
-        inputs = set(self._signature.get_input_details())
-        outputs = set(self._signature.get_output_details())
+        try:
+            inputs = set(self._signature.get_input_details())
+            outputs = set(self._signature.get_output_details())
+        except (ValueError, RuntimeError) as err:
+            raise RuntimeModelError(f"{self.model_path}: cannot read the signature ({_first_line(err)})") from None
         wanted_in = {contracts.INPUT_TOKEN_IDS, contracts.INPUT_THRESHOLD}
         wanted_out = {contracts.OUTPUT_LOGITS, contracts.OUTPUT_READ_MASK, contracts.OUTPUT_READ_COUNT}
         if inputs != wanted_in or not wanted_out <= outputs:

@@ -123,6 +123,15 @@ def check_model(data):
         raise ModelCheckError(f"malformed TFLite flatbuffer: {err}") from None
 
 
+def _text(table, field, what):
+    """A string field that LiteRT turns into text: UTF-8 (None when absent)."""
+    value = table.string(field, what)
+    try:
+        return None if value is None else value.decode("utf-8")
+    except UnicodeDecodeError:
+        _bad(f"{what} is not UTF-8")
+
+
 def _bad(message):
     raise ModelCheckError(f"malformed TFLite model: {message}")
 
@@ -145,7 +154,7 @@ class _Checker:
         for index in model.scalars(5, "i32", "metadata buffer list"):
             self._index(index, len(self.buffer_bytes), "metadata buffer")
         for entry in model.tables(6, "metadata entry"):
-            entry.string(0, f"{entry.what} name")
+            _text(entry, 0, f"{entry.what} name")
             self._index(entry.scalar(1, "u32"), len(self.buffer_bytes), f"{entry.what} buffer")
         subgraphs = model.tables(2, "subgraph")
         if not subgraphs:
@@ -195,7 +204,7 @@ class _Checker:
         count = len(tensors)
         inputs = [self._index(i, count, f"{name} input tensor") for i in table.scalars(1, "i32", f"{name} inputs")]
         outputs = [self._index(i, count, f"{name} output tensor") for i in table.scalars(2, "i32", f"{name} outputs")]
-        table.string(4, f"{name} name")
+        _text(table, 4, f"{name} name")
         for i in inputs:
             if tensors[i] == _CONSTANT:
                 _bad(f"{name} input tensor {i} is a constant")
@@ -238,7 +247,7 @@ class _Checker:
             _bad(f"{what} has a shape signature {list(signature)} that does not fit its shape {list(shape)}")
         if table.has(6) or table.has(9) or table.scalar(10, "u32"):
             _bad(f"{what} is sparse, variant or external, which keras-skim exports never use")
-        table.string(3, f"{what} name")
+        _text(table, 3, f"{what} name")
         self._quantization(table, len(shape))
         buffer = self._index(table.scalar(2, "u32"), len(self.buffer_bytes), f"{what} buffer")
         stored = self.buffer_bytes[buffer]
@@ -364,14 +373,14 @@ class _Checker:
         outputs, each once, every name present (LiteRT maps tensors to
         names; a tensor named twice leaves a name null and aborts)."""
         what = table.what
-        if table.string(2, f"{what} key") is None:
+        if _text(table, 2, f"{what} key") is None:
             _bad(f"{what} has no key")
         g = self._index(table.scalar(4, "u32"), self.subgraph_count, f"{what} subgraph")
         inputs, outputs, count = self.io[g]
         for field, allowed, role in ((0, inputs, "input"), (1, outputs, "output")):
             names, tensors = set(), set()
             for entry in table.tables(field, f"{what} {role}"):
-                name = entry.string(0, f"{entry.what} name")
+                name = _text(entry, 0, f"{entry.what} name")
                 index = self._index(entry.scalar(1, "u32"), count, f"{entry.what} tensor")
                 if index not in allowed:
                     _bad(f"{entry.what} names tensor {index}, which is not a subgraph {role}")
