@@ -84,6 +84,10 @@ _ARITY = {
     IF: ((1, _ANY), (0, _ANY)),
     WHILE: ((1, _ANY), (1, _ANY)),  # as many outputs as inputs (checked too)
 }
+# Ops whose options' first field counts their inputs or outputs (SPLIT's
+# num_splits, SPLIT_V's, PACK's values_count, UNPACK's num): LiteRT writes
+# or reads that many (a SPLIT told 7 of its 3 outputs wrote past them).
+_COUNTED_OPTIONS = {49: (35, "outputs"), 102: (79, "outputs"), 83: (59, "inputs"), 88: (64, "outputs")}
 # Inputs the ops of `_ARITY` may omit (-1): FULLY_CONNECTED's bias.
 _OPTIONAL_INPUTS = {9: (2,)}
 # Bits per element of each `TensorType`; None: no fixed size (string, resource, variant).
@@ -160,9 +164,11 @@ class _Checker:
         if not subgraphs:
             _bad("no subgraph")
         self.subgraph_count = len(subgraphs)
-        self.calls = {}
+        self.calls, self.types, self.sites = {}, {}, []
         self.io = [self._subgraph(g, table) for g, table in enumerate(subgraphs)]
         self._check_no_recursion()
+        for site in self.sites:
+            self._check_call(*site)
         for signature in model.tables(7, "signature"):
             self._signature(signature)
         custom = sorted({name for code, name in self.codes if code == CUSTOM})
@@ -200,6 +206,7 @@ class _Checker:
 
     def _subgraph(self, g, table):
         name = f"subgraph {g}"
+        self.types[g] = []
         tensors = [self._tensor(g, t) for t in table.tables(0, f"{name} tensor")]
         count = len(tensors)
         inputs = [self._index(i, count, f"{name} input tensor") for i in table.scalars(1, "i32", f"{name} inputs")]
@@ -242,6 +249,7 @@ class _Checker:
             _bad(f"{what} has a negative dimension {list(shape)}")
         if kind not in _TYPE_BITS:
             _bad(f"{what} has unknown element type {kind}")
+        self.types[g].append(kind)
         signature = table.scalars(7, "i32", f"{what} shape signature")
         if signature and (len(signature) != len(shape) or any(d < -1 for d in signature)):
             _bad(f"{what} has a shape signature {list(signature)} that does not fit its shape {list(shape)}")
@@ -311,7 +319,7 @@ class _Checker:
             self.fb.need(op.scalar(9, "u64"), size, f"{what} large custom options")
         if op.scalar(11, "u8") or op.has(12):
             _bad(f"{what} has StableHLO options, which keras-skim exports never use")
-        self._options(g, what, code, op)
+        self._options(g, what, code, op, inputs, outputs)
         return inputs, outputs
 
     @staticmethod
@@ -324,7 +332,7 @@ class _Checker:
         if not (low_in <= inputs <= high_in and low_out <= outputs <= high_out):
             _bad(f"{label} (builtin op {code}) has {inputs} inputs and {outputs} outputs")
 
-    def _options(self, g, what, code, op):
+    def _options(self, g, what, code, op, inputs, outputs):
         kind = op.scalar(3, "u8")
         if kind > MAX_OPTIONS_TYPE:
             _bad(f"{what} has options of unknown type {kind}")
@@ -333,13 +341,24 @@ class _Checker:
         if expected is not None and (kind != expected or options is None):
             _bad(f"{what} is a control-flow op without its subgraph options")
         if options is None:
+            if code in _COUNTED_OPTIONS:
+                _bad(f"{what} (builtin op {code}) has no options")
             return
         options.check_fields()
+        if code in _COUNTED_OPTIONS:
+            wanted, side = _COUNTED_OPTIONS[code]
+            count = len(inputs if side == "inputs" else outputs)
+            if kind != wanted or options.scalar(0, "i32") != count:
+                _bad(f"{what} (builtin op {code}) options do not match its {count} {side}")
         if kind in _SUBGRAPH_OPTIONS:
             op_name, fields = _SUBGRAPH_OPTIONS[kind]
+            targets = []
             for field in range(fields):
                 target = options.scalar(field, "i32")
-                self.calls[g].add(self._index(target, self.subgraph_count, f"{what} ({op_name}) subgraph"))
+                targets.append(self._index(target, self.subgraph_count, f"{what} ({op_name}) subgraph"))
+            self.calls[g].update(targets)
+            if kind == _CONTROL_FLOW_OPTIONS.get(code):
+                self.sites.append((g, what, code, targets, inputs, outputs))
         elif kind == _CALL_OPTIONS:
             target = options.scalar(0, "u32")
             self.calls[g].add(self._index(target, self.subgraph_count, f"{what} (CALL) subgraph"))
@@ -347,6 +366,30 @@ class _Checker:
             options.scalars(field, element, f"{what} options")
         for field in _STRING_OPTIONS.get(kind, ()):
             options.string(field, f"{what} options")
+
+    def _check_call(self, g, what, code, targets, inputs, outputs):
+        """The subgraphs a WHILE, IF or CALL_ONCE runs take and give what the
+        op passes, in number and element type (LiteRT copies the tensors
+        across)."""
+        types = self.types[g]
+        passed = [types[i] if i >= 0 else None for i in inputs]
+        given = [types[i] for i in outputs]
+        if code == WHILE:
+            cond, body = targets
+            wanted = [(cond, passed, None), (body, passed, passed)]
+        elif code == IF:
+            wanted = [(branch, passed[1:], given) for branch in targets]
+        else:  # CALL_ONCE: an initializer without inputs or outputs
+            wanted = [(targets[0], [], [])]
+        for callee, callee_in, callee_out in wanted:
+            ins, outs, _ = self.io[callee]
+            types = self.types[callee]
+            if [types[i] for i in ins] != callee_in or (
+                callee_out is not None and [types[i] for i in outs] != callee_out
+            ):
+                _bad(f"{what} passes tensors that subgraph {callee} does not take or give")
+            if code == WHILE and callee == targets[0] and len(outs) != 1:
+                _bad(f"{what}: its condition, subgraph {callee}, has {len(outs)} outputs (expected 1)")
 
     def _check_no_recursion(self):
         """Refuses a subgraph that calls itself, directly or not (LiteRT
