@@ -124,7 +124,7 @@ def check_model(data):
     try:
         return _Checker(Flatbuffer(data)).run()
     except FlatbufferError as err:
-        raise ModelCheckError(f"malformed TFLite flatbuffer: {err}") from None
+        raise ModelCheckError(f"not a TFLite model (malformed flatbuffer: {err})") from None
 
 
 def _text(table, field, what):
