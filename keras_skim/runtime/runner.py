@@ -1,6 +1,7 @@
 """`SkimRunner`: runs an exported keras-skim model with LiteRT, the way a
 phone app does. Imports neither TensorFlow nor Keras."""
 
+import numbers
 import os
 import threading
 
@@ -67,7 +68,11 @@ class SkimRunner:
     """
 
     def __init__(self, path, num_threads=1):
-        if isinstance(num_threads, bool) or not isinstance(num_threads, int) or not 1 <= num_threads <= MAX_THREADS:
+        if (
+            isinstance(num_threads, bool)
+            or not isinstance(num_threads, numbers.Integral)
+            or not 1 <= num_threads <= MAX_THREADS
+        ):
             raise RuntimeModelError(f"num_threads must be an integer from 1 to {MAX_THREADS}; got {num_threads!r}")
         self._lock = threading.Lock()
         self.model_path, folder = resolve_export(path)
@@ -86,7 +91,7 @@ class SkimRunner:
                 raise RuntimeModelError(str(err).splitlines()[0]) from None
             self._check_tokenizer(tok_path)
         try:
-            self.interpreter = make_interpreter(model_path=self.model_path, num_threads=num_threads)
+            self.interpreter = make_interpreter(model_path=self.model_path, num_threads=int(num_threads))
         except (ValueError, OSError) as err:  # not a well-formed TFLite model, unreadable
             message = err.strerror if isinstance(err, OSError) and err.strerror else _first_line(err)
             raise RuntimeModelError(f"{self.model_path}: {message}") from None
@@ -115,8 +120,11 @@ class SkimRunner:
     def _check_signature(self):
         """The signature takes `token_ids` and `threshold` and gives at least
         `logits`, `read_mask` and `read_count` (the export contract)."""
-        inputs = set(self._signature.get_input_details())
-        outputs = set(self._signature.get_output_details())
+        try:
+            inputs = set(self._signature.get_input_details())
+            outputs = set(self._signature.get_output_details())
+        except (ValueError, RuntimeError) as err:
+            raise RuntimeModelError(f"{self.model_path}: cannot read the signature ({_first_line(err)})") from None
         wanted_in = {contracts.INPUT_TOKEN_IDS, contracts.INPUT_THRESHOLD}
         wanted_out = {contracts.OUTPUT_LOGITS, contracts.OUTPUT_READ_MASK, contracts.OUTPUT_READ_COUNT}
         if inputs != wanted_in or not wanted_out <= outputs:

@@ -15,7 +15,16 @@ bounds-checked `flatbuffer_reader`, and checks what refers to what:
   range;
 - a constant tensor's buffer holds exactly its shape's bytes, and no
   operator writes a constant;
-- the signatures name tensors of their subgraph's inputs and outputs.
+- the builtin ops keras-skim exports use have their number of inputs and
+  outputs, and options of a type LiteRT knows;
+- data flow, in the order LiteRT runs the operators: each reads tensors
+  that exist by then and writes tensors nothing else writes; every
+  subgraph output is written;
+- the signatures name distinct tensors of their subgraph's inputs and
+  outputs, each with a name.
+
+The rules that go beyond the format itself each come from a crash that
+seeded fuzzing of real exports found (tests/runtime/fuzz_exports.py).
 
 What keras-skim exports never use (sparse tensors, external buffers,
 StableHLO options, variant tensors) is refused rather than verified. A
@@ -75,6 +84,10 @@ _ARITY = {
     IF: ((1, _ANY), (0, _ANY)),
     WHILE: ((1, _ANY), (1, _ANY)),  # as many outputs as inputs (checked too)
 }
+# Ops whose options' first field counts their inputs or outputs (SPLIT's
+# num_splits, SPLIT_V's, PACK's values_count, UNPACK's num): LiteRT writes
+# or reads that many (a SPLIT told 7 of its 3 outputs wrote past them).
+_COUNTED_OPTIONS = {49: (35, "outputs"), 102: (79, "outputs"), 83: (59, "inputs"), 88: (64, "outputs")}
 # Inputs the ops of `_ARITY` may omit (-1): FULLY_CONNECTED's bias.
 _OPTIONAL_INPUTS = {9: (2,)}
 # Bits per element of each `TensorType`; None: no fixed size (string, resource, variant).
@@ -111,7 +124,16 @@ def check_model(data):
     try:
         return _Checker(Flatbuffer(data)).run()
     except FlatbufferError as err:
-        raise ModelCheckError(f"malformed TFLite flatbuffer: {err}") from None
+        raise ModelCheckError(f"not a TFLite model (malformed flatbuffer: {err})") from None
+
+
+def _text(table, field, what):
+    """A string field that LiteRT turns into text: UTF-8 (None when absent)."""
+    value = table.string(field, what)
+    try:
+        return None if value is None else value.decode("utf-8")
+    except UnicodeDecodeError:
+        _bad(f"{what} is not UTF-8")
 
 
 def _bad(message):
@@ -136,15 +158,17 @@ class _Checker:
         for index in model.scalars(5, "i32", "metadata buffer list"):
             self._index(index, len(self.buffer_bytes), "metadata buffer")
         for entry in model.tables(6, "metadata entry"):
-            entry.string(0, f"{entry.what} name")
+            _text(entry, 0, f"{entry.what} name")
             self._index(entry.scalar(1, "u32"), len(self.buffer_bytes), f"{entry.what} buffer")
         subgraphs = model.tables(2, "subgraph")
         if not subgraphs:
             _bad("no subgraph")
         self.subgraph_count = len(subgraphs)
-        self.calls = {}
+        self.calls, self.types, self.sites = {}, {}, []
         self.io = [self._subgraph(g, table) for g, table in enumerate(subgraphs)]
         self._check_no_recursion()
+        for site in self.sites:
+            self._check_call(*site)
         for signature in model.tables(7, "signature"):
             self._signature(signature)
         custom = sorted({name for code, name in self.codes if code == CUSTOM})
@@ -182,11 +206,12 @@ class _Checker:
 
     def _subgraph(self, g, table):
         name = f"subgraph {g}"
+        self.types[g] = []
         tensors = [self._tensor(g, t) for t in table.tables(0, f"{name} tensor")]
         count = len(tensors)
         inputs = [self._index(i, count, f"{name} input tensor") for i in table.scalars(1, "i32", f"{name} inputs")]
         outputs = [self._index(i, count, f"{name} output tensor") for i in table.scalars(2, "i32", f"{name} outputs")]
-        table.string(4, f"{name} name")
+        _text(table, 4, f"{name} name")
         for i in inputs:
             if tensors[i] == _CONSTANT:
                 _bad(f"{name} input tensor {i} is a constant")
@@ -224,12 +249,13 @@ class _Checker:
             _bad(f"{what} has a negative dimension {list(shape)}")
         if kind not in _TYPE_BITS:
             _bad(f"{what} has unknown element type {kind}")
+        self.types[g].append(kind)
         signature = table.scalars(7, "i32", f"{what} shape signature")
         if signature and (len(signature) != len(shape) or any(d < -1 for d in signature)):
             _bad(f"{what} has a shape signature {list(signature)} that does not fit its shape {list(shape)}")
         if table.has(6) or table.has(9) or table.scalar(10, "u32"):
             _bad(f"{what} is sparse, variant or external, which keras-skim exports never use")
-        table.string(3, f"{what} name")
+        _text(table, 3, f"{what} name")
         self._quantization(table, len(shape))
         buffer = self._index(table.scalar(2, "u32"), len(self.buffer_bytes), f"{what} buffer")
         stored = self.buffer_bytes[buffer]
@@ -293,7 +319,7 @@ class _Checker:
             self.fb.need(op.scalar(9, "u64"), size, f"{what} large custom options")
         if op.scalar(11, "u8") or op.has(12):
             _bad(f"{what} has StableHLO options, which keras-skim exports never use")
-        self._options(g, what, code, op)
+        self._options(g, what, code, op, inputs, outputs)
         return inputs, outputs
 
     @staticmethod
@@ -306,7 +332,7 @@ class _Checker:
         if not (low_in <= inputs <= high_in and low_out <= outputs <= high_out):
             _bad(f"{label} (builtin op {code}) has {inputs} inputs and {outputs} outputs")
 
-    def _options(self, g, what, code, op):
+    def _options(self, g, what, code, op, inputs, outputs):
         kind = op.scalar(3, "u8")
         if kind > MAX_OPTIONS_TYPE:
             _bad(f"{what} has options of unknown type {kind}")
@@ -315,13 +341,24 @@ class _Checker:
         if expected is not None and (kind != expected or options is None):
             _bad(f"{what} is a control-flow op without its subgraph options")
         if options is None:
+            if code in _COUNTED_OPTIONS:
+                _bad(f"{what} (builtin op {code}) has no options")
             return
         options.check_fields()
+        if code in _COUNTED_OPTIONS:
+            wanted, side = _COUNTED_OPTIONS[code]
+            count = len(inputs if side == "inputs" else outputs)
+            if kind != wanted or options.scalar(0, "i32") != count:
+                _bad(f"{what} (builtin op {code}) options do not match its {count} {side}")
         if kind in _SUBGRAPH_OPTIONS:
             op_name, fields = _SUBGRAPH_OPTIONS[kind]
+            targets = []
             for field in range(fields):
                 target = options.scalar(field, "i32")
-                self.calls[g].add(self._index(target, self.subgraph_count, f"{what} ({op_name}) subgraph"))
+                targets.append(self._index(target, self.subgraph_count, f"{what} ({op_name}) subgraph"))
+            self.calls[g].update(targets)
+            if kind == _CONTROL_FLOW_OPTIONS.get(code):
+                self.sites.append((g, what, code, targets, inputs, outputs))
         elif kind == _CALL_OPTIONS:
             target = options.scalar(0, "u32")
             self.calls[g].add(self._index(target, self.subgraph_count, f"{what} (CALL) subgraph"))
@@ -329,6 +366,30 @@ class _Checker:
             options.scalars(field, element, f"{what} options")
         for field in _STRING_OPTIONS.get(kind, ()):
             options.string(field, f"{what} options")
+
+    def _check_call(self, g, what, code, targets, inputs, outputs):
+        """The subgraphs a WHILE, IF or CALL_ONCE runs take and give what the
+        op passes, in number and element type (LiteRT copies the tensors
+        across)."""
+        types = self.types[g]
+        passed = [types[i] if i >= 0 else None for i in inputs]
+        given = [types[i] for i in outputs]
+        if code == WHILE:
+            cond, body = targets
+            wanted = [(cond, passed, None), (body, passed, passed)]
+        elif code == IF:
+            wanted = [(branch, passed[1:], given) for branch in targets]
+        else:  # CALL_ONCE: an initializer without inputs or outputs
+            wanted = [(targets[0], [], [])]
+        for callee, callee_in, callee_out in wanted:
+            ins, outs, _ = self.io[callee]
+            types = self.types[callee]
+            if [types[i] for i in ins] != callee_in or (
+                callee_out is not None and [types[i] for i in outs] != callee_out
+            ):
+                _bad(f"{what} passes tensors that subgraph {callee} does not take or give")
+            if code == WHILE and callee == targets[0] and len(outs) != 1:
+                _bad(f"{what}: its condition, subgraph {callee}, has {len(outs)} outputs (expected 1)")
 
     def _check_no_recursion(self):
         """Refuses a subgraph that calls itself, directly or not (LiteRT
@@ -355,14 +416,14 @@ class _Checker:
         outputs, each once, every name present (LiteRT maps tensors to
         names; a tensor named twice leaves a name null and aborts)."""
         what = table.what
-        if table.string(2, f"{what} key") is None:
+        if _text(table, 2, f"{what} key") is None:
             _bad(f"{what} has no key")
         g = self._index(table.scalar(4, "u32"), self.subgraph_count, f"{what} subgraph")
         inputs, outputs, count = self.io[g]
         for field, allowed, role in ((0, inputs, "input"), (1, outputs, "output")):
             names, tensors = set(), set()
             for entry in table.tables(field, f"{what} {role}"):
-                name = entry.string(0, f"{entry.what} name")
+                name = _text(entry, 0, f"{entry.what} name")
                 index = self._index(entry.scalar(1, "u32"), count, f"{entry.what} tensor")
                 if index not in allowed:
                     _bad(f"{entry.what} names tensor {index}, which is not a subgraph {role}")

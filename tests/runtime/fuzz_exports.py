@@ -82,7 +82,7 @@ def run_case(folder):
     return "ran"
 
 
-def check_outcome(outcome, folder):
+def check_outcome(outcome):
     """None when `outcome` keeps the runtime's promise, else what broke it."""
     if outcome == "ran":
         return None
@@ -109,7 +109,7 @@ def main(plan_path):
         print("CASE", name, flush=True)
         try:
             outcome = run_case(folder)
-            problem = check_outcome(outcome, folder)
+            problem = check_outcome(outcome)
         except Exception as err:  # noqa: BLE001 (the promise is: nothing else escapes)
             outcome, problem = "escaped", f"{type(err).__name__}: {err}"
         print("OUTCOME", name, "=>", " ".join(outcome.split("\n")), flush=True)
