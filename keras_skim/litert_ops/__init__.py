@@ -22,7 +22,7 @@ would not link. What works everywhere is the public C API:
 
 Our C++ does exactly that and resolves those functions with dlopen/dlsym of
 `libLiteRt.so` at run time, so it links nothing but libdl: the same sources
-build for Python (g++, on first use), the desktop JVM shim and Android (CMake
+build for Python (g++, when the package is built), the desktop JVM shim and Android (CMake
 in android_demo/app/src/main/cpp, which finds the libLiteRt.so the app's
 LiteRT AAR ships). Python (for models with custom ops; builtin-only models
 run on ai-edge-litert's Python `Interpreter`, a few percent faster here), the
