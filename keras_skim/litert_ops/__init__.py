@@ -179,7 +179,7 @@ def library_path():
     global _VERIFIED
     with _LOCK:
         if _VERIFIED is None:
-            _VERIFIED = verify_library()
+            _VERIFIED = verify_library(_HERE)
         return _VERIFIED
 
 
