@@ -27,10 +27,7 @@ def training_install_hint(command, missing):
     """One line: what `command` needs and the pip command that installs it."""
     tensorflow_too = "tensorflow" in missing
     extras = "train,tensorflow" if tensorflow_too else "train"
-    line = (
-        f"needs {', '.join(missing)}, which this runtime-only install lacks: "
-        f'pip install "keras-skim[{extras}]"'
-    )
+    line = f'needs {", ".join(missing)}, which this runtime-only install lacks: pip install "keras-skim[{extras}]"'
     if tensorflow_too:
         line += f' (with your own tensorflow or tensorflow-cpu {TENSORFLOW_RANGE}: pip install "keras-skim[train]")'
     return line

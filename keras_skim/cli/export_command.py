@@ -47,7 +47,7 @@ def add_arguments(parser):
         "whole Skim-LSTM as one KerasSkimLSTM op, faster than the LSTM export at "
         "every size and skim rate measured (a Structural-Jump-LSTM: one KerasSjLSTM op); "
         "Embedding -> RNN(SkimLSTMCell) -> Dense models and StructuralJumpLSTM only; "
-        "needs a C++ compiler at first use and an app that registers "
+        "needs the op library built with the package (Linux) and an app that registers "
         "the op (keras-skim's runtime and android_demo do)",
     )
 

@@ -312,7 +312,7 @@ class CustomOpBackend:
         return (CUSTOM_OPS[plan.model_kind],) if plan.model_kind in CUSTOM_OPS else ()
 
     def check(self, model, plan):
-        """The model form and the op library (compiled on first use);
+        """The model form and the op library (built with the package);
         ExportError (one line) suggesting --backend builtin otherwise."""
         from keras_skim.export.errors import ExportError
 

@@ -22,7 +22,7 @@ would not link. What works everywhere is the public C API:
 
 Our C++ does exactly that and resolves those functions with dlopen/dlsym of
 `libLiteRt.so` at run time, so it links nothing but libdl: the same sources
-build for Python (g++, on first use), the desktop JVM shim and Android (CMake
+build for Python (g++, when the package is built), the desktop JVM shim and Android (CMake
 in android_demo/app/src/main/cpp, which finds the libLiteRt.so the app's
 LiteRT AAR ships). Python (for models with custom ops; builtin-only models
 run on ai-edge-litert's Python `Interpreter`, a few percent faster here), the
@@ -78,6 +78,8 @@ OP_NAME = CUSTOM_OPS["skim_lstm"]
 OP_NAMES = tuple(CUSTOM_OPS.values())  # every op the library registers (library_ops.cc)
 # The C interface this module speaks (KERAS_SKIM_C_API_VERSION of keras_skim_c.h).
 C_API_VERSION = 2
+# A folder holding another build of the library and its manifest (default: this package's folder).
+OPS_DIR_ENV = "KERAS_SKIM_OPS_DIR"
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _LOCK = threading.Lock()
@@ -171,7 +173,8 @@ def verify_library(folder=_HERE):
 
 
 def library_path():
-    """Path of the packaged `libkeras_skim_ops.so`, verified (`verify_library`).
+    """Path of the packaged `libkeras_skim_ops.so` (or the one in
+    `$KERAS_SKIM_OPS_DIR`), verified (`verify_library`).
 
     Raises:
         RuntimeError: one line: not built for this platform or install, damaged, or stale.
@@ -179,7 +182,7 @@ def library_path():
     global _VERIFIED
     with _LOCK:
         if _VERIFIED is None:
-            _VERIFIED = verify_library()
+            _VERIFIED = verify_library(os.environ.get(OPS_DIR_ENV) or _HERE)
         return _VERIFIED
 
 

@@ -1,5 +1,5 @@
 """`keras-skim export --backend {builtin,custom}` and `keras-skim bench` on a
-custom-op export (the KerasSkimLSTM op built into a temporary cache)."""
+custom-op export (the KerasSkimLSTM op library built with the package)."""
 
 import json
 import os
@@ -91,11 +91,16 @@ def test_runner_on_a_custom_export_imports_no_tensorflow(custom_export):
     assert done.returncode == 0, done.stderr[-2000:]
 
 
-def test_no_compiler_gives_one_line_and_writes_nothing(skim_model, tmp_path, monkeypatch):
+def test_no_op_library_gives_one_line_and_writes_nothing(skim_model, tmp_path, monkeypatch):
+    """An install without the op library (no compiler when it was built, or
+    not Linux): the custom export says so in one line; nothing compiles."""
+    from keras_skim import litert_ops
+
+    monkeypatch.setattr(litert_ops, "_HERE", str(tmp_path))
+    monkeypatch.setattr(litert_ops, "_VERIFIED", None)
     monkeypatch.setenv("CXX", "no-such-cxx-compiler")
-    monkeypatch.setenv("KERAS_SKIM_CACHE", str(tmp_path / "empty_cache"))
     line = one_line(_custom_export_refused(skim_model, tmp_path / "export"))
-    assert "C++ compiler" in line and "--backend builtin" in line
+    assert "custom-op library is not part of this install" in line and "--backend builtin" in line
 
 
 def test_unsupported_model_form_givesone_line(tmp_path, op_cache):
