@@ -16,7 +16,7 @@ validation, the test results, machine, versions, command), .md and .png
     python benchmarks/sj_authors_schedule.py --data rotten_tomatoes
     python benchmarks/sj_authors_schedule.py --data rotten_tomatoes --resume
     python benchmarks/sj_authors_schedule.py --data imdb --resume
-    python benchmarks/sj_authors_schedule.py --data imdb --status   # where a run stands
+    python benchmarks/sj_authors_schedule.py --data imdb --status   # where a run stands: results/..._progress.*
 """
 
 import argparse
@@ -54,7 +54,11 @@ def parse(argv):
     parser.add_argument("--tag", default=None, help="suffix of the run and result names")
     parser.add_argument("--resume", action="store_true", help="continue the run from its checkpoint")
     parser.add_argument("--restart", action="store_true", help="discard the run's checkpoint and start over")
-    parser.add_argument("--status", action="store_true", help="print where the run stands (from its checkpoint)")
+    parser.add_argument(
+        "--status",
+        action="store_true",
+        help="where the run stands (from its checkpoint): writes <result>_progress.json/.md/.png",
+    )
     parser.add_argument("--models-dir", default=os.path.join(HERE, "models"))
     parser.add_argument("--results", default=os.path.join(HERE, "results"))
     return parser.parse_args(argv)
@@ -81,7 +85,10 @@ def schedule_of(args):
     return StructuralJumpSchedule.preset(args.schedule, **overrides)
 
 
-def status(run_dir):
+def status(args, run_dir, stem):
+    """Where a run stands, from its checkpoint; writes <stem>_progress.json/.md/.png (the history so far)."""
+    import litert_report
+
     from keras_skim.training.run_checkpoint import RunCheckpoint
     from keras_skim.training.structural_jump_history_plot import plot_structural_jump_history
 
@@ -90,15 +97,42 @@ def status(run_dir):
         print(f"no checkpoint in {run_dir}")
         return 1
     state, _ = checkpoint.load()
-    print(f"{checkpoint.path}: phase {state['phase']}, step {state['phase_step']}")
-    for record in state["history"][-10:]:
-        print(
-            f"  {record['phase']} {record['step']}: acc {record['accuracy']:.4f} read {record['read_fraction']:.3f} "
-            f"skip {record['skip_fraction']:.3f} jump {record['jump_fraction']:.3f} reward {record['reward']:.4f} "
-            f"delta {record['entropy_weight']:.4f}"
+    history = state["history"]
+    where = f"phase {state['phase']}, step {state['phase_step']} of it"
+    lines = [
+        f"# Progress of a Structural-Jump-LSTM run on {args.data}, {args.schedule} schedule (not finished)",
+        "",
+        f"From the checkpoint {checkpoint.path}: {where}; {len(history)} validations so far. Continue it with "
+        f"`python benchmarks/sj_authors_schedule.py --data {args.data} --schedule {args.schedule}"
+        + (f" --tag {args.tag}" if args.tag else "")
+        + (f" --limit {args.limit}" if args.limit else "")
+        + " --resume`.",
+        "",
+        "| phase | step | val accuracy | read | skip | jump | reward | delta |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in history:
+        lines.append(
+            f"| {r['phase']} | {r['step']} | {r['accuracy']:.4f} | {100 * r['read_fraction']:.1f}% | "
+            f"{100 * r['skip_fraction']:.1f}% | {100 * r['jump_fraction']:.1f}% | {r['reward']:.4f} | "
+            f"{r['entropy_weight']:.4f} |"
         )
-    if state["history"]:
-        print("plot:", plot_structural_jump_history(state["history"], os.path.join(run_dir, "history.png")))
+    report = {
+        "command": litert_report.command(),
+        "machine": litert_report.machine(load_average=True),
+        "checkpoint": checkpoint.path,
+        "phase": state["phase"],
+        "phase_step": state["phase_step"],
+        "phases_done": state["phases"],
+        "settings": state["settings"],
+        "history": history,
+    }
+    print("\n".join(lines[:3]))
+    if history:
+        report["plot"] = os.path.basename(stem) + "_progress.png"
+        plot_structural_jump_history(history, stem + "_progress.png", title=f"{args.data}: {where}")
+        litert_report.write_files(stem + "_progress", report, "\n".join(lines) + "\n")
+        print(f"wrote {stem}_progress.json, .md and .png")
     return 0
 
 
@@ -115,7 +149,7 @@ def main(argv=None):
     args = parse(argv)
     name, run_dir, stem = names(args)
     if args.status:
-        return status(run_dir)
+        return status(args, run_dir, stem)
     import litert_report
 
     from keras_skim.training.structural_jump_training import load_dataset_splits, train_structural_jump
@@ -241,6 +275,13 @@ def markdown(report):
             f"| SJ-LSTM full-read phase (the paper's vanilla row) | {full['test_accuracy']:.4f} | "
             f"{100 * (full['test_accuracy'] - lstm['accuracy']):+.2f} pt | 100% | 0% | 0% | 1.00x |"
         )
+    if report["arguments"].get("limit"):
+        lines[2:2] = [
+            f"A slice of {report['train_examples']} training texts (`--limit`): the LSTM row is the one trained "
+            "on all the data; compare with the full-read phase row, trained on the slice. The issue's target "
+            "below is for the whole data set.",
+            "",
+        ]
     lines += [
         f"| SJ-LSTM, corpus fractions | {test['accuracy']:.4f} | {100 * (test['accuracy'] - lstm['accuracy']):+.2f} pt"
         f" | {pct(test['read_fraction'])} | {pct(test['skip_fraction'])} | {pct(test['jump_fraction'])} | "

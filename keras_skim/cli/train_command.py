@@ -71,7 +71,7 @@ def add_arguments(parser):
         type=positive_int,
         default=None,
         help=f"training epochs (default {TEXT_DEFAULTS['epochs']}; sj-lstm has "
-        "--full-read-epochs and --speed-read-epochs instead)",
+        "--schedule and its step options instead)",
     )
     parser.add_argument(
         "--batch-size", type=positive_int, default=None, help="default 64; sj-lstm: the paper's 32 (100 for imdb)"

@@ -12,6 +12,11 @@ code do it, with plain `model.fit`:
    loss waits `critic_warmup_steps` steps for the critics (the code's
    `init_runs`, 0 in its runs).
 
+`fit_structural_jump` runs the phases in epochs; with a schedule in steps
+(`StructuralJumpSchedule`), `train_structural_jump` runs them with
+`structural_jump_steps.fit_structural_jump_steps` instead: validation every
+N steps, a history of every validation, and a checkpoint to resume from.
+
 `train_structural_jump` (what `keras-skim train --cell sj-lstm` runs) also
 loads a dataset, fits the tokenizer, loads GloVe and writes a model folder
 like `keras-skim train`: `model.keras`, `tokenizer.json`,

@@ -157,6 +157,14 @@ def test_what_does_not_apply_to_a_jump_model_is_one_line(sj_folder, argv, messag
         (["--cell", "sj-lstm", "--full-read-epochs", "0", "--speed-read-epochs", "0"], "nothing to train"),
         (["--cell", "sj-lstm", "--read-budget", "1.5"], "expected a number in (0, 1]"),
         (["--cell", "sj-lstm", "--data", "no/such/file.csv"], "no such file"),
+        (
+            ["--cell", "sj-lstm", "--full-read-epochs", "1", "--schedule", "authors"],
+            "--full-read-epochs (a schedule in epochs) cannot be combined with --schedule",
+        ),
+        (["--cell", "sj-lstm", "--validate-every", "0"], "--validate-every must be at least 1"),
+        (["--cell", "sj-lstm", "--full-read-steps", "0", "--speed-read-steps", "0"], "nothing to train"),
+        (["--cell", "lstm", "--schedule", "authors"], "--schedule does not apply to --cell lstm"),
+        (["--cell", "skim-lstm", "--resume"], "--resume does not apply to --cell skim-lstm"),
     ],
 )
 def test_train_refuses_options_of_other_cells_in_one_line(argv, message, capsys, tmp_path, monkeypatch):
@@ -164,3 +172,30 @@ def test_train_refuses_options_of_other_cells_in_one_line(argv, message, capsys,
     assert main(["train", "--no-glove", *argv, "-o", "out"]) == 2
     assert message in _error_line(capsys)
     assert not os.path.exists(tmp_path / "out")
+
+
+def test_train_in_steps_records_every_validation_and_resumes_a_finished_run(tiny_rotten_tomatoes, tmp_path, capsys):
+    from keras_skim import contracts
+    from tests.conftest import SJ_TRAIN
+
+    argv = [a for a in SJ_TRAIN if a not in ("--full-read-epochs", "--speed-read-epochs", "1")]
+    # Speed reading only (one traced training step), two validations.
+    argv += ["--full-read-steps", "0", "--speed-read-steps", "2", "--validate-every", "1", "-o", str(tmp_path / "sj")]
+    assert main(argv) == 0
+    config = contracts.read_train_config(tmp_path / "sj" / "train_config.json")
+    results = config.results
+    assert [(r["phase"], r["step"], r["total_step"]) for r in results["history"]] == [
+        ("speed_read", 1, 1),
+        ("speed_read", 2, 2),
+    ]
+    assert results["steps_run"] == 2 and set(results["phases"]) == {"speed_read"}
+    assert config.arguments["schedule"]["speed_read_steps"] == 2
+    assert config.arguments["schedule"]["entropy_decay_steps"] == 1500  # the default preset's, not overridden
+    run_dir = config.arguments["run_dir"]
+    assert sorted(os.listdir(run_dir)) == ["checkpoint.npz", "history.png"]
+    assert not run_dir.startswith(str(tmp_path / "sj"))
+    assert "steps" in capsys.readouterr().out
+    # The finished run's checkpoint rewrites the same model without training again.
+    assert main(argv + ["--resume", "--force"]) == 0
+    again = contracts.read_train_config(tmp_path / "sj" / "train_config.json").results
+    assert again["history"] == results["history"] and again["test"] == results["test"]

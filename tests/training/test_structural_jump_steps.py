@@ -3,6 +3,7 @@ checkpoint takes exactly the steps of a run never stopped; the checkpoint is
 replaced atomically; the schedule presets and the history plot."""
 
 import os
+import signal
 
 import keras
 import numpy as np
@@ -73,9 +74,21 @@ def test_a_stopped_and_resumed_run_repeats_the_uninterrupted_one(tmp_path):
 
     run_dir = tmp_path / "run"
     _reset(model, start)
+    train_on_batch = model.train_on_batch
+
+    def interrupted_at_step_3(*args, **kwargs):  # Ctrl-C during step 3, one step past a validation
+        logs = train_on_batch(*args, **kwargs)
+        if model.optimizer.iterations.numpy() == 3:
+            signal.raise_signal(signal.SIGINT)
+        return logs
+
+    model.train_on_batch = interrupted_at_step_3
+    handler = signal.getsignal(signal.SIGINT)
     with pytest.raises(TrainingInterrupted) as stopped:
-        _fit(model, run_dir=run_dir, max_steps=3)  # one step past a validation
+        _fit(model, run_dir=run_dir)
+    del model.train_on_batch
     assert (stopped.value.phase, stopped.value.step) == ("speed_read", 3)
+    assert signal.getsignal(signal.SIGINT) is handler  # given back
     state, _ = RunCheckpoint(run_dir).load()
     assert state["phase_step"] == 3 and len(state["history"]) == 1
     with pytest.raises(RunExists, match="--resume"):
@@ -88,6 +101,9 @@ def test_a_stopped_and_resumed_run_repeats_the_uninterrupted_one(tmp_path):
         np.testing.assert_array_equal(a, b)
     assert resumed["speed_read"]["selected_step"] == expected["speed_read"]["selected_step"]
     assert model.speed_reading and not model.embedding.trainable
+    with pytest.raises(TrainingInterrupted):
+        _reset(model, start)
+        _fit(model, run_dir=tmp_path / "other", max_steps=1)  # a step limit stops a run too
 
 
 def test_a_checkpoint_of_other_settings_is_refused(tmp_path):
