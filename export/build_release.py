@@ -1,13 +1,16 @@
 """The release pipeline in one command.
 
-    python export/build_release.py assets [--from-exports DIR ...] [--force]
+    python export/build_release.py assets [--jump-model] [--from-exports DIR ...] [--force]
         Builds the Android app's assets (android_demo/app/src/main/assets/keras_skim/) and the
-        golden files (android_demo/golden/). Without --from-exports it first trains the demo's
-        models as `keras-skim demo` does (Skim-LSTM d=100, d'=10 and LSTM d=100 on Rotten
-        Tomatoes, 3 epochs) and exports the Skim-LSTM with the custom-op and the builtin backend
-        and the LSTM with the builtin backend, under export/build/demo/. --jump-model also trains a
-        Structural-Jump-LSTM (`keras-skim train --cell sj-lstm`, its defaults) and bundles it
-        with both backends (catalog ids structural_jump_lstm_custom, structural_jump_lstm_builtin).
+        golden files (android_demo/golden/), both committed. Without --from-exports it first
+        trains the demo's models with `keras-skim train` under export/build/demo/ (Skim-LSTM
+        d=100, d'=10 and LSTM d=100 on Rotten Tomatoes, 3 epochs, 8,000 words; see
+        release_assets.DEMO_SETTINGS) and exports the Skim-LSTM with the custom-op backend
+        (--skim-backends custom builtin for both) and the LSTM with the builtin backend, with int8
+        weights. --jump-model also trains a small Structural-Jump-LSTM (d=64, 4 + 3 epochs) and
+        bundles it with the custom-op backend (float32; --jump-backends custom builtin for both;
+        catalog ids structural_jump_lstm_<backend>). The committed assets are
+        `python export/build_release.py assets --jump-model --force`.
 
     python export/build_release.py benchmarks [--only NAME ...] [--group speed|trained|app ...] [--list]
         Regenerates the committed benchmark reports under benchmarks/results/ by running the
@@ -36,13 +39,18 @@ def assets_command(args):
     if args.from_exports:
         folders = args.from_exports
     else:
+        overrides = {"data": args.data}
+        for name in ("epochs", "units", "max_tokens", "jump_units"):
+            if getattr(args, name) is not None:
+                overrides[name] = getattr(args, name)
+        if args.no_quantize:
+            overrides["quantize"] = None
+        if args.skim_backends:
+            overrides["skim_backends"] = tuple(args.skim_backends)
+        if args.jump_backends:
+            overrides["jump_backends"] = tuple(args.jump_backends)
         folders = release_assets.train_demo_exports(
-            args.work,
-            data=args.data,
-            epochs=args.epochs,
-            limit=args.limit,
-            reuse=args.reuse_trained,
-            jump_model=args.jump_model,
+            args.work, limit=args.limit, reuse=args.reuse_trained, jump_model=args.jump_model, **overrides
         )
     labels = [s.strip() for s in args.labels.split(",")] if args.labels else None
     catalog = release_assets.build_assets(
@@ -101,10 +109,26 @@ def parser():
     a.add_argument(
         "--jump-model",
         action="store_true",
-        help="also train and bundle a Structural-Jump-LSTM (both backends; adds minutes of training)",
+        help="also train and bundle a Structural-Jump-LSTM (adds minutes of training)",
     )
     a.add_argument("--data", choices=["rotten_tomatoes", "imdb"], default="rotten_tomatoes")
-    a.add_argument("--epochs", type=int, default=3)
+    a.add_argument("--epochs", type=int, default=None, help="Skim-LSTM and LSTM epochs (default 3)")
+    a.add_argument("--units", type=int, default=None, help="d of the Skim-LSTM and the LSTM (default 100)")
+    a.add_argument("--max-tokens", type=int, default=None, help="vocabulary size (default 8000)")
+    a.add_argument("--no-quantize", action="store_true", help="float32 exports instead of int8 weights")
+    a.add_argument(
+        "--skim-backends",
+        nargs="+",
+        choices=["custom", "builtin"],
+        help="backends of the Skim-LSTM export (default: custom)",
+    )
+    a.add_argument("--jump-units", type=int, default=None, help="d of the Structural-Jump-LSTM (default 64)")
+    a.add_argument(
+        "--jump-backends",
+        nargs="+",
+        choices=["custom", "builtin"],
+        help="backends of the Structural-Jump-LSTM export (default: custom)",
+    )
     a.add_argument("--limit", type=int, default=None, help="train on a subset (quick look)")
     a.add_argument(
         "--bench-data",
@@ -135,9 +159,11 @@ def parser():
 
 def main(argv=None):
     args = parser().parse_args(argv)
-    if getattr(args, "bench_samples", 1) < 1 or getattr(args, "epochs", 1) < 1:
-        print("build_release.py: error: --bench-samples and --epochs must be at least 1", file=sys.stderr)
-        return 2
+    for name in ("bench_samples", "epochs", "units", "max_tokens", "jump_units"):
+        value = getattr(args, name, None)
+        if value is not None and value < 1:
+            print(f"build_release.py: error: --{name.replace('_', '-')} must be at least 1", file=sys.stderr)
+            return 2
     try:
         return args.run(args)
     except ReleaseError as err:

@@ -25,10 +25,17 @@ def _versions():
     return dict(re.findall(r'^(\w+)\s*=\s*"([^"]+)"', section, re.M)), toml
 
 
+# What the Android Gradle plugin release notes give for the plugin the catalog names (AGP 9.5:
+# "The maximum API level that Android Gradle plugin 9.5 supports is API level 37", Gradle 9.6.0 minimum).
+AGP_MINOR = (9, 5)
+AGP_MAX_API = 37
+AGP_MIN_GRADLE = (9, 6, 0)
+
+
 def test_version_catalog():
     versions, toml = _versions()
     major, minor = (int(v) for v in versions["agp"].split(".")[:2])
-    assert (major, minor) >= (8, 9)
+    assert (major, minor) == AGP_MINOR  # change the constants above with the plugin
     assert int(versions["litert"].split(".")[0]) == 2  # LiteRT 2.x: libLiteRt.so with the C API
     assert 'group = "com.google.ai.edge.litert", name = "litert", version.ref = "litert"' in toml
     assert 'id = "com.android.application", version.ref = "agp"' in toml
@@ -39,11 +46,7 @@ def test_wrapper_properties_name_a_gradle_for_the_plugin():
     version = re.search(
         r"distributionUrl=https\\://services\.gradle\.org/distributions/gradle-([\d.]+)-bin\.zip", props
     ).group(1)
-    assert tuple(int(v) for v in version.split(".")) >= (8, 11, 1)  # what AGP 8.9 needs
-    assert (
-        not os.path.exists(os.path.join(ANDROID, "gradle", "wrapper", "gradle-wrapper.jar"))
-        or os.path.getsize(os.path.join(ANDROID, "gradle", "wrapper", "gradle-wrapper.jar")) > 10_000
-    )
+    assert tuple(int(v) for v in version.split(".")) >= AGP_MIN_GRADLE
 
 
 def test_settings_and_root_build():
@@ -55,7 +58,9 @@ def test_settings_and_root_build():
 def test_app_build_file():
     gradle = _read("app", "build.gradle.kts")
     assert "alias(libs.plugins.android.application)" in gradle
-    assert re.search(r"compileSdk = 36\b", gradle)
+    compile_sdk = int(re.search(r"compileSdk = (\d+)", gradle).group(1))
+    target_sdk = int(re.search(r"targetSdk = (\d+)", gradle).group(1))
+    assert 35 <= target_sdk <= compile_sdk <= AGP_MAX_API  # 35+: edge to edge, handled by MainActivity
     assert int(re.search(r"minSdk = (\d+)", gradle).group(1)) <= 26
     assert 'abiFilters += listOf("arm64-v8a", "x86_64")' in gradle
     assert 'noCompress += "tflite"' in gradle
@@ -64,7 +69,7 @@ def test_app_build_file():
     assert cmake == "src/main/cpp/CMakeLists.txt"
     namespace = re.search(r'namespace = "([\w.]+)"', gradle).group(1)
     assert os.path.isdir(os.path.join(APP_MAIN, "java", *namespace.split(".")))
-    assert "VERSION_17" in gradle  # AGP 8 needs JDK 17; the core itself keeps to Java 8's library
+    assert "VERSION_17" in gradle  # AGP 9 needs JDK 17; the core itself keeps to Java 8's library
 
 
 def test_manifest_launches_an_existing_activity():
@@ -82,6 +87,23 @@ def test_manifest_launches_an_existing_activity():
     names = {s.get("name") for s in strings.findall("string")}
     label = root.find("application").get(ANDROID_NS + "label")
     assert label.startswith("@string/") and label[len("@string/") :] in names
+    theme = root.find("application").get(ANDROID_NS + "theme")
+    styles = ET.parse(os.path.join(APP_MAIN, "res", "values", "themes.xml")).getroot()
+    (style,) = [s for s in styles.findall("style") if "@style/" + s.get("name") == theme]
+    assert style.get("parent").endswith(".NoActionBar")  # MainActivity handles the top inset itself
+
+
+def test_activity_pads_its_root_for_the_window_insets():
+    """targetSdk 35+: edge to edge; the listener is on the layout's root and covers the bars and the keyboard."""
+    source = open(
+        os.path.join(APP_MAIN, "java", "org", "kerasskim", "demo", "MainActivity.java"), encoding="utf-8"
+    ).read()
+    layout = ET.parse(os.path.join(APP_MAIN, "res", "layout", "activity_main.xml")).getroot()
+    assert layout.get(ANDROID_NS + "id") == "@+id/root"
+    assert "padForSystemBars(findViewById(R.id.root));" in source
+    assert "setOnApplyWindowInsetsListener" in source
+    for kind in ("systemBars", "displayCutout", "ime"):
+        assert f"WindowInsets.Type.{kind}()" in source
 
 
 def test_every_resource_the_activity_uses_exists():
@@ -132,4 +154,6 @@ def test_asset_names_agree_with_the_pipeline(probe):
     assert constants["bench_texts_format"] == release_assets.BENCH_TEXTS_FORMAT
     assert constants["golden_format"] == release_assets.GOLDEN_FORMAT
     gitignore = open(os.path.join(os.path.dirname(ANDROID), ".gitignore"), encoding="utf-8").read()
-    assert "/android_demo/app/src/main/assets/keras_skim/" in gitignore  # built, never committed
+    assert "/android_demo/app/src/main/assets/keras_skim/" not in gitignore  # committed: the app runs from a clone
+    assert "/android_demo/golden/" not in gitignore
+    assert os.path.isfile(os.path.join(release_assets.DEFAULT_OUTPUT, "catalog.json"))

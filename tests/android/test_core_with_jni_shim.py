@@ -58,6 +58,24 @@ def test_every_golden_file_through_the_shim(native_probe, shim, release):
         assert problems == [], (model_id, problems[:5])
 
 
+def test_committed_golden_files_through_the_shim(native_probe, shim):
+    """The models a fresh clone's app runs (android_demo/app/src/main/assets/keras_skim/, with the
+    jump model's custom op) give their committed golden files through NativeModel."""
+    from export import release_assets
+
+    answer = native_probe.call(
+        "native_golden",
+        library=shim[0],
+        assets=os.path.join(APP_MAIN, "assets"),
+        golden=release_assets.DEFAULT_GOLDEN,
+        tolerance=1e-5,
+    )
+    with open(os.path.join(release_assets.DEFAULT_OUTPUT, "catalog.json"), encoding="utf-8") as f:
+        assert sorted(answer) == sorted(m["id"] for m in json.load(f)["models"])
+    for model_id, problems in answer.items():
+        assert problems == [], (model_id, problems[:5])
+
+
 def test_benchmark_button_on_real_runs(native_probe, shim, release):
     """BenchRunner on the shim: skim rate, Flop-R and accuracy are those of the Python runner."""
     from keras_skim.runtime import SkimRunner

@@ -218,3 +218,17 @@ def test_app_benchmark_command_uses_the_assets(release, tmp_path):
     assert argv[argv.index("--split") + 1] == "all"
     texts, labels, _ = load_bench_texts(tsv, 100, split="all")
     assert labels == [1, 0, 1, 0] and texts[0] == "the movie was good and fun"
+
+
+@pytest.mark.parametrize("flag", ["--epochs", "--units", "--max-tokens", "--jump-units", "--bench-samples"])
+def test_sizes_below_one_are_refused_before_training(flag, tmp_path):
+    code, out, err = run_pipeline("assets", flag, "0", "--work", str(tmp_path / "work"))
+    assert code == 2 and one_line(err) == f"build_release.py: error: {flag} must be at least 1"
+    assert not (tmp_path / "work").exists()
+
+
+def test_demo_settings_are_checked():
+    from export.release_assets import ReleaseError, train_demo_exports
+
+    with pytest.raises(ReleaseError, match="unknown demo settings: hidden"):
+        train_demo_exports("/nonexistent", hidden=3)
