@@ -79,6 +79,11 @@ def model_builders():
         model.compile(optimizer=keras.optimizers.Adam(1e-3), jit_compile=jit)
         return model
 
+    def per_step(cell_class):
+        # A StackedRNNCells runs its cells one step at a time, as every
+        # keras.layers.RNN ran a skim cell before the projected loop.
+        return lambda d: keras.layers.RNN(keras.layers.StackedRNNCells([cell_class(d, SMALL_UNITS)]))
+
     rows = {
         "LSTM": (None, text(lambda d: keras.layers.LSTM(d))),
         "RNN(SkimLSTMCell)": ("LSTM", text(lambda d: keras.layers.RNN(keras_skim.SkimLSTMCell(d, SMALL_UNITS)))),
@@ -86,10 +91,13 @@ def model_builders():
         "RNN(SkimGRUCell)": ("GRU", text(lambda d: keras.layers.RNN(keras_skim.SkimGRUCell(d, SMALL_UNITS)))),
         "StructuralJumpLSTM": ("LSTM", jump),
     }
-    # The layers that own their loop (issue 20), where this version has them.
+    # The layers that own their loop (issue 20), where this version has them,
+    # and the per-step loop that the plain RNN of a cell ran before them.
     if hasattr(keras_skim, "SkimLSTM"):
         rows["SkimLSTM"] = ("LSTM", text(lambda d: keras_skim.SkimLSTM(d, SMALL_UNITS)))
         rows["SkimGRU"] = ("GRU", text(lambda d: keras_skim.SkimGRU(d, SMALL_UNITS)))
+        rows["per-step SkimLSTMCell"] = ("LSTM", text(per_step(keras_skim.SkimLSTMCell)))
+        rows["per-step SkimGRUCell"] = ("GRU", text(per_step(keras_skim.SkimGRUCell)))
     return rows
 
 
@@ -101,13 +109,15 @@ def time_epochs(models, ids, labels, batch_size, repeats):
     for model in models.values():
         model.fit(ids, target, batch_size=batch_size, epochs=1, verbose=0)
     times = {key: [] for key in models}
+    cpu = {key: [] for key in models}
     for _ in range(repeats):
         for key, model in models.items():
-            started = time.perf_counter()
+            started, cpu_started = time.perf_counter(), time.process_time()
             model.fit(ids, target, batch_size=batch_size, epochs=1, verbose=0)
             times[key].append(time.perf_counter() - started)
+            cpu[key].append(time.process_time() - cpu_started)
     keras.backend.clear_session()
-    return times
+    return times, cpu
 
 
 def run(args):
@@ -118,26 +128,28 @@ def run(args):
     names = [n for n in builders if not args.rows or n in args.rows]
     ids, labels = make_data(args.texts, args.length)
     rows = []
-    for units in args.units:
-        for jit in args.jit:
-            models = {name: builders[name][1](units, args.length, jit) for name in names}
-            times = time_epochs(models, ids, labels, args.batch_size, args.repeats)
-            medians = {name: statistics.median(t) for name, t in times.items()}
-            for name in names:
-                baseline = builders[name][0]
-                ratio = medians[name] / medians[baseline] if baseline in medians else None
-                rows.append(
-                    dict(
-                        layer=name,
-                        units=units,
-                        jit_compile=jit,
-                        seconds_per_epoch=round(medians[name], 3),
-                        epochs_timed=[round(t, 3) for t in times[name]],
-                        baseline=baseline,
-                        ratio_to_baseline=None if ratio is None else round(ratio, 3),
-                    )
+    for units, jit in args.configs:
+        models = {name: builders[name][1](units, args.length, jit) for name in names}
+        times, cpu = time_epochs(models, ids, labels, args.batch_size, args.repeats)
+        medians = {name: statistics.median(t) for name, t in times.items()}
+        cpu_medians = {name: statistics.median(t) for name, t in cpu.items()}
+        for name in names:
+            baseline = builders[name][0]
+            known = baseline in medians
+            rows.append(
+                dict(
+                    layer=name,
+                    units=units,
+                    jit_compile=jit,
+                    seconds_per_epoch=round(medians[name], 3),
+                    epochs_timed=[round(t, 3) for t in times[name]],
+                    cpu_seconds_per_epoch=round(cpu_medians[name], 3),
+                    baseline=baseline,
+                    ratio_to_baseline=round(medians[name] / medians[baseline], 3) if known else None,
+                    cpu_ratio_to_baseline=round(cpu_medians[name] / cpu_medians[baseline], 3) if known else None,
                 )
-                print(rows[-1], flush=True)
+            )
+            print(rows[-1], flush=True)
     return rows
 
 
@@ -151,14 +163,18 @@ def markdown(report):
         f"{s['repeats']} epochs after a warm-up epoch, the models taking turns; ratio = seconds / seconds of the "
         "baseline of the same size and jit_compile in the same run.",
         "",
-        "| layer | d | jit_compile | s / epoch | baseline | ratio |",
-        "|---|---|---|---|---|---|",
+        "CPU seconds (all threads of the process) are less sensitive than wall seconds to other processes",
+        "on a shared machine; both are medians of the same epochs.",
+        "",
+        "| layer | d | jit_compile | s / epoch | ratio | CPU s / epoch | CPU ratio | baseline |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for r in report["rows"]:
         ratio = "" if r["ratio_to_baseline"] is None else f"{r['ratio_to_baseline']:.2f}x"
+        cpu_ratio = "" if r["cpu_ratio_to_baseline"] is None else f"{r['cpu_ratio_to_baseline']:.2f}x"
         lines.append(
-            f"| {r['layer']} | {r['units']} | {r['jit_compile']} | {r['seconds_per_epoch']:.2f} | "
-            f"{r['baseline'] or ''} | {ratio} |"
+            f"| {r['layer']} | {r['units']} | {r['jit_compile']} | {r['seconds_per_epoch']:.2f} | {ratio} | "
+            f"{r['cpu_seconds_per_epoch']:.2f} | {cpu_ratio} | {r['baseline'] or ''} |"
         )
     m = report["machine"]
     lines += [
@@ -184,14 +200,20 @@ def gpu_note():
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="512 texts, d=100, 2 repeats, no jit_compile")
+    parser.add_argument(
+        "--configs",
+        nargs="*",
+        default=["100", "100:jit", "256", "256:jit"],
+        help="d[:jit] settings to run (default: d=100 and d=256, each without and with jit_compile)",
+    )
     parser.add_argument("--label", default="", help="suffix of the result files")
     parser.add_argument("--rows", nargs="*", help="only these layers (names as in the table)")
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     args.texts, args.length, args.batch_size = 2048, 100, 64
-    args.units, args.jit = [100, 256], [False, True]
+    args.configs = [(int(c.split(":")[0]), c.endswith(":jit")) for c in args.configs]
     if args.quick:
-        args.texts, args.units, args.jit, args.repeats = 512, [100], [False], 2
+        args.texts, args.configs, args.repeats = 512, [(100, False)], 2
 
     from benchmarks import litert_report
 

@@ -305,40 +305,47 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
         """The inverse of `pack_loop_states`."""
         return loop_states
 
+    def unpack_loop_output(self, output):
+        """The layer's output (last step or sequence) from the projected
+        loop's."""
+        return output
+
     def project_sequences(self, sequences):
         """Everything of a training step that does not depend on the state,
         for all steps at once.
 
         Returns `(batch, steps, width)` rows in the compute dtype: the input
-        pre-activations of the big cell, the small cell and the gate (the
-        gate as one column, l_read - l_skim) from one matmul, then one column
-        of Gumbel noise (g_read - g_skim). Until `end_projected_loop`,
-        `call` reads such rows instead of raw inputs, so that the RNN
-        layer's loop keeps only the recurrent products inside. Same
-        arithmetic as the per-step call: the Gumbel-softmax weight of
-        reading, softmax((log p + g) / tau)[read], is
-        sigmoid((l_read - l_skim + g_read - g_skim) / tau).
+        pre-activations of the big cell, the small cell and the gate, from
+        one matmul. The gate has two columns: l_read - l_skim, and
+        (l_read - l_skim + g_read - g_skim) / tau with the Gumbel noise g
+        and the temperature tau, since the Gumbel-softmax weight of reading,
+        softmax((log p + g) / tau)[read], is the sigmoid of the latter. Until
+        `end_projected_loop`, `call` reads such rows instead of raw inputs,
+        so that the RNN layer's loop keeps only the recurrent products
+        inside.
         """
         kernel, recurrent, bias, recurrent_bias = self.projection_columns()
-        gate_kernel = ops.convert_to_tensor(self.gate_kernel)
-        gate_recurrent = ops.convert_to_tensor(self.gate_recurrent_kernel)
-        gate_bias = ops.convert_to_tensor(self.gate_bias)
-        kernel = ops.concatenate([kernel, gate_kernel[:, :1] - gate_kernel[:, 1:]], axis=-1)
-        recurrent = ops.concatenate([recurrent, gate_recurrent[:, :1] - gate_recurrent[:, 1:]], axis=-1)
-        gate_bias = gate_bias[:1] - gate_bias[1:]
-        bias = gate_bias if bias is None else ops.concatenate([bias, gate_bias], axis=-1)
+        # The gate's two columns: l_read - l_skim (for the skim loss), and
+        # the same over the temperature, to which the loop adds nothing but
+        # its recurrent part: the noise over the temperature is added here.
+        inverse_temperature = 1.0 / ops.stop_gradient(ops.convert_to_tensor(self.temperature))
+        gate = [ops.convert_to_tensor(w) for w in (self.gate_kernel, self.gate_recurrent_kernel, self.gate_bias)]
+        gate = [w[..., :1] - w[..., 1:] for w in gate]
+        gate = [ops.concatenate([w, w * ops.cast(inverse_temperature, w.dtype)], axis=-1) for w in gate]
+        kernel = ops.concatenate([kernel, gate[0]], axis=-1)
+        recurrent = ops.concatenate([recurrent, gate[1]], axis=-1)
+        bias = gate[2] if bias is None else ops.concatenate([bias, gate[2]], axis=-1)
         if recurrent_bias is not None:
-            recurrent_bias = ops.concatenate([recurrent_bias, ops.zeros((1,), recurrent_bias.dtype)], axis=-1)
+            recurrent_bias = ops.concatenate([recurrent_bias, ops.zeros((2,), recurrent_bias.dtype)], axis=-1)
         x = self._in_compute_dtype(sequences)
         if self.dropout > 0.0:
             # Keras' cells drop the same input units at every step.
             x = x * ops.expand_dims(DropoutRNNCell.get_dropout_mask(self, x[:, 0, :]), 1)
         projected = ops.matmul(x, kernel) + bias
         gumbel = self._gumbel_noise((ops.shape(x)[0], ops.shape(x)[1], 2))
-        noise = ops.cast(gumbel[..., :1] - gumbel[..., 1:], projected.dtype)
-        temperature = ops.convert_to_tensor(self.temperature)
-        self._loop_weights = (recurrent, recurrent_bias, temperature)
-        return ops.concatenate([projected, noise], axis=-1)
+        noise = ops.cast((gumbel[..., :1] - gumbel[..., 1:]) * inverse_temperature, projected.dtype)
+        self._loop_weights = (recurrent, recurrent_bias)
+        return ops.concatenate([projected[..., :-1], projected[..., -1:] + noise], axis=-1)
 
     def end_projected_loop(self):
         """Makes `call` read raw inputs again (see `project_sequences`)."""
@@ -346,25 +353,23 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
 
     def _recurrent_part(self, h_prev):
         """h_{t-1} (after recurrent dropout) @ the recurrent kernels + bias."""
-        recurrent, recurrent_bias, _ = self._loop_weights
+        recurrent, recurrent_bias = self._loop_weights
         if self.recurrent_dropout > 0.0:
             h_prev = h_prev * self.get_recurrent_dropout_mask(h_prev)
         h_part = ops.matmul(h_prev, recurrent)
         return h_part if recurrent_bias is None else h_part + recurrent_bias
 
-    def _projected_mix(self, gate, noise, read, skim, stats):
+    def _projected_mix(self, gate, scaled_gate, read, skim, stats):
         """The Gumbel-softmax mix of the candidates `read` and `skim` (each
-        one tensor) and the new bookkeeping state, from the gate's column
-        l_read - l_skim and the noise column g_read - g_skim."""
-        _, _, temperature = self._loop_weights
+        one tensor) and the new bookkeeping state, from the gate's columns
+        (see `project_sequences`)."""
         # In float32 under mixed precision too, as in `_choose`.
-        gate = ops.cast(gate, "float32")
-        read_weight = ops.sigmoid((gate + ops.cast(noise, "float32")) / temperature)
-        skim_weight = 1.0 - read_weight
-        skimmed = ops.cast(skim_weight > read_weight, "float32")
-        mixed = ops.cast(read_weight, read.dtype) * read + ops.cast(skim_weight, skim.dtype) * skim
+        read_weight = ops.sigmoid(ops.cast(scaled_gate, "float32"))
+        skimmed = ops.cast(read_weight < 0.5, "float32")
+        # = w_read * read + (1 - w_read) * skim, with one broadcast product
+        mixed = skim + ops.cast(read_weight, read.dtype) * (read - skim)
         # -log p_skim = softplus(l_read - l_skim)
-        neg_log_p_skim = ops.softplus(gate)
+        neg_log_p_skim = ops.softplus(ops.cast(gate, "float32"))
         if self.gamma == 0.0:
             neg_log_p_skim = ops.stop_gradient(neg_log_p_skim)
         # tokens + 1, skims + skimmed, loss sum + -log p_skim, this decision
@@ -540,6 +545,8 @@ def run_skim_loop(rnn, inner_loop, sequences, initial_state, mask, training=Fals
             rnn.cell.end_projected_loop()
     if projected:
         states = rnn.cell.unpack_loop_states(list(states))
+        last_output = rnn.cell.unpack_loop_output(last_output)
+        outputs = rnn.cell.unpack_loop_output(outputs)
     final = tree.flatten(states)
     for cell, index in positions:
         cell._account(flat[index], final[index])

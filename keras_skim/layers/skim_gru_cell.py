@@ -123,8 +123,8 @@ class SkimGRUCell(SkimCellBase):
     def projected_step(self, row, loop_states):
         h_prev, stats = loop_states
         d, small, n = self.units, self.small_units, self.units + self.small_units
-        x_zr, x_h, x_gate, noise = split_sizes(row, [2 * n, n, 1, 1])
-        h_zr, h_h, h_gate = split_sizes(self._recurrent_part(h_prev), [2 * n, n, 1])
+        x_zr, x_h, x_gate = split_sizes(row, [2 * n, n, 2])
+        h_zr, h_h, h_gate = split_sizes(self._recurrent_part(h_prev), [2 * n, n, 2])
         z, r = ops.split(self.recurrent_activation(x_zr + h_zr), 2, axis=-1)
         candidate = self.activation(x_h + r * h_h)
         if small:
@@ -139,7 +139,8 @@ class SkimGRUCell(SkimCellBase):
             skim = ops.concatenate([h_small, h_tail], axis=-1)
         else:
             read, skim = h, h_prev
-        new_h, new_stats = self._projected_mix(x_gate + h_gate, noise, read, skim, stats)
+        gate, scaled_gate = ops.split(x_gate + h_gate, 2, axis=-1)
+        new_h, new_stats = self._projected_mix(gate, scaled_gate, read, skim, stats)
         return new_h, [new_h, new_stats]
 
 

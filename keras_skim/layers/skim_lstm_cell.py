@@ -195,19 +195,23 @@ class SkimLSTMCell(SkimCellBase):
         hc, stats = loop_states
         return [hc[:, : self.units], hc[:, self.units :], stats]
 
+    def unpack_loop_output(self, output):
+        # The loop's output is (h, c), as its state: no slice in the loop.
+        return output[..., : self.units]
+
     def projected_step(self, row, loop_states):
         hc, stats = loop_states
         d, small, n = self.units, self.small_units, self.units + self.small_units
-        x_part, noise = split_sizes(row, [4 * n + 1, 1])
-        z = x_part + self._recurrent_part(hc[:, :d])
-        gates, candidate, gate = split_sizes(z, [3 * n, n, 1])
-        i, f, o = ops.split(self.recurrent_activation(gates), 3, axis=-1)
         if small:
             h_head, h_tail, c_head, c_tail = split_sizes(hc, [small, d - small, small, d - small])
+            h_prev = ops.concatenate([h_head, h_tail], axis=-1)
             # the big cell's c, then the small cell's
             c_prev = ops.concatenate([c_head, c_tail, c_head], axis=-1)
         else:
-            c_prev = hc[:, d:]
+            h_prev, c_prev = split_sizes(hc, [d, d])
+        z = row + self._recurrent_part(h_prev)
+        gates, candidate, gate, scaled_gate = split_sizes(z, [3 * n, n, 1, 1])
+        i, f, o = ops.split(self.recurrent_activation(gates), 3, axis=-1)
         c = f * c_prev + i * self.activation(candidate)
         h = o * self.activation(c)
         if small:
@@ -217,8 +221,8 @@ class SkimLSTMCell(SkimCellBase):
             skim = ops.concatenate([h_small, h_tail, c_small, c_tail], axis=-1)
         else:
             read, skim = ops.concatenate([h, c], axis=-1), hc
-        new_hc, new_stats = self._projected_mix(gate, noise, read, skim, stats)
-        return new_hc[:, :d], [new_hc, new_stats]
+        new_hc, new_stats = self._projected_mix(gate, scaled_gate, read, skim, stats)
+        return new_hc, [new_hc, new_stats]
 
     def get_config(self):
         return {**super().get_config(), "unit_forget_bias": self.unit_forget_bias}
