@@ -80,9 +80,14 @@ def model_builders():
         return model
 
     def per_step(cell_class):
-        # A StackedRNNCells runs its cells one step at a time, as every
-        # keras.layers.RNN ran a skim cell before the projected loop.
-        return lambda d: keras.layers.RNN(keras.layers.StackedRNNCells([cell_class(d, SMALL_UNITS)]))
+        # The loop every keras.layers.RNN of a skim cell ran before the
+        # projected loop: the whole cell at every step.
+        def make(d):
+            cell = cell_class(d, SMALL_UNITS)
+            cell.projected_loop = False
+            return keras.layers.RNN(cell)
+
+        return make
 
     rows = {
         "LSTM": (None, text(lambda d: keras.layers.LSTM(d))),

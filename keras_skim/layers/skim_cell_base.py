@@ -32,6 +32,10 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
     """
 
     rnn_state_count = 1
+    # False on an instance runs the per-step loop in training too: the
+    # reference the projected loop is tested against, and the "before" of
+    # benchmarks/training_speed.py.
+    projected_loop = True
 
     def __init__(
         self,
@@ -108,7 +112,8 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
         # Set by the pre-loop hook when an RNN layer will add the skim loss.
         self._rnn_will_account = False
         # Set by a layer that owns its loop (`SkimLSTM`, `SkimGRU`): it adds
-        # the skim loss itself, no hook needed.
+        # the skim loss itself, without the hook (which still serves a plain
+        # keras.layers.RNN that shares the cell).
         self._loop_owned = False
         # (widths, recurrent kernel, recurrent bias) while a loop reads
         # projected rows (see `project_sequences`).
@@ -208,8 +213,13 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
         # `keras.layers.RNN` calls this once before its loop (to make the
         # dropout mask the loop will reuse): the moment to make sure that the
         # layer accounts for the skim loss after the loop.
-        self._rnn_will_account = self._loop_owned or _account_after_the_loop(self)
-        if not self._rnn_will_account and self.gamma > 0.0 and keras_internals.python_training_flag():
+        self._rnn_will_account = _account_after_the_loop(self)
+        if (
+            not self._rnn_will_account
+            and not self._loop_owned
+            and self.gamma > 0.0
+            and keras_internals.python_training_flag()
+        ):
             raise ValueError(
                 f"{type(self).__name__} {self.name!r} has gamma={self.gamma} but the "
                 "keras.layers.RNN that runs it is not a tracked sublayer of the layer being "
@@ -501,6 +511,8 @@ def _account_after_the_loop(cell):
         if not any(c is cell for c, _ in _skim_cells_in(layer.cell)):
             continue
         found = True
+        if getattr(layer, "owns_skim_loop", False):
+            continue  # `SkimLSTM`, `SkimGRU`: run_skim_loop in their own inner_loop
         if keras_internals.replaced_inner_loop(layer) is not _inner_loop_with_skim_accounting:
             keras_internals.replace_inner_loop(layer, _inner_loop_with_skim_accounting)
     return found
@@ -532,7 +544,7 @@ def run_skim_loop(rnn, inner_loop, sequences, initial_state, mask, training=Fals
     for _, index in positions:
         flat[index] = ops.cast(flat[index], "float32")
     initial_state = tree.pack_sequence_as(initial_state, flat)
-    projected = training is True and isinstance(rnn.cell, SkimCellBase)
+    projected = training is True and isinstance(rnn.cell, SkimCellBase) and rnn.cell.projected_loop
     if projected:
         sequences = rnn.cell.project_sequences(sequences)
         initial_state = rnn.cell.pack_loop_states(list(initial_state))

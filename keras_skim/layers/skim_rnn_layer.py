@@ -43,9 +43,14 @@ class SkimRNNLayer(keras.layers.RNN):
         # The layer adds the cell's skim loss after its own loop.
         cell._loop_owned = True
 
+    # Tells the cell's pre-loop hook to leave this layer's loop alone.
+    owns_skim_loop = True
+
     def inner_loop(self, sequences, initial_state, mask, training=False):
         if tree.is_nested(mask):
             mask = mask[0]
+        # This loop adds the skim loss, whatever the hook found.
+        self.cell._rnn_will_account = True
         return run_skim_loop(self, super().inner_loop, sequences, initial_state, mask, training)
 
     @property
