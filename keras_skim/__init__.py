@@ -16,6 +16,8 @@ from keras_skim.version import __version__
 _LAZY = {
     "SkimLSTMCell": "keras_skim.layers.skim_lstm_cell",
     "SkimGRUCell": "keras_skim.layers.skim_gru_cell",
+    "SkimLSTM": "keras_skim.layers.skim_lstm",
+    "SkimGRU": "keras_skim.layers.skim_gru",
     "ScoRNNCell": "keras_skim.layers.scornn_cell",
     "StructuralJumpLSTMCell": "keras_skim.layers.structural_jump_lstm_cell",
     "TextStructure": "keras_skim.layers.text_structure",
@@ -41,6 +43,8 @@ _LAZY = {
 _LAYER_MODULES = (
     "keras_skim.layers.skim_lstm_cell",
     "keras_skim.layers.skim_gru_cell",
+    "keras_skim.layers.skim_lstm",
+    "keras_skim.layers.skim_gru",
     "keras_skim.layers.scornn_cell",
     "keras_skim.layers.structural_jump_lstm_cell",
     "keras_skim.layers.text_structure",

@@ -49,6 +49,7 @@ def read_model(model):
     """
     import keras
 
+    from keras_skim.layers.skim_lstm import SkimLSTM
     from keras_skim.layers.skim_lstm_cell import SkimLSTMCell
 
     layers = [layer for layer in model.layers if not isinstance(layer, keras.layers.InputLayer)]
@@ -64,7 +65,7 @@ def read_model(model):
     for layer in layers:
         if isinstance(layer, keras.layers.Embedding):
             kinds.append("Embedding")
-        elif type(layer) is keras.layers.RNN:
+        elif type(layer) in (keras.layers.RNN, SkimLSTM):
             kinds.append("RNN")
         elif isinstance(layer, keras.layers.Dropout):
             kinds.append("Dropout")

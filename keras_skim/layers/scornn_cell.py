@@ -5,7 +5,8 @@ import math
 import keras
 import numpy as np
 from keras import ops
-from keras.src.layers.rnn.dropout_rnn_cell import DropoutRNNCell
+
+from keras_skim.layers.keras_internals import DropoutRNNCell
 
 
 def _check_int(name, value, minimum):

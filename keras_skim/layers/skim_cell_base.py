@@ -4,13 +4,12 @@ skim-rate bookkeeping. Subclasses only say how their big and small cells step.
 """
 
 import math
-import types
 
 import keras
 from keras import ops, tree
-from keras.src.backend.common import global_state
-from keras.src.layers.rnn.dropout_rnn_cell import DropoutRNNCell
 
+from keras_skim.layers import keras_internals
+from keras_skim.layers.keras_internals import DropoutRNNCell
 from keras_skim.metrics.skim_rate import SkimRate
 
 # Index of each entry of the bookkeeping state carried next to the RNN state.
@@ -33,6 +32,10 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
     """
 
     rnn_state_count = 1
+    # False on an instance runs the per-step loop in training too: the
+    # reference the projected loop is tested against, and the "before" of
+    # benchmarks/training_speed.py.
+    projected_loop = True
 
     def __init__(
         self,
@@ -108,6 +111,13 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
         self._allow_non_tensor_positional_args = True
         # Set by the pre-loop hook when an RNN layer will add the skim loss.
         self._rnn_will_account = False
+        # Set by a layer that owns its loop (`SkimLSTM`, `SkimGRU`): it adds
+        # the skim loss itself, without the hook (which still serves a plain
+        # keras.layers.RNN that shares the cell).
+        self._loop_owned = False
+        # (widths, recurrent kernel, recurrent bias) while a loop reads
+        # projected rows (see `project_sequences`).
+        self._loop_weights = None
 
     # ------------------------------------------------------------------ weights
     def _weight(self, name, shape, kind):
@@ -204,7 +214,12 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
         # dropout mask the loop will reuse): the moment to make sure that the
         # layer accounts for the skim loss after the loop.
         self._rnn_will_account = _account_after_the_loop(self)
-        if not self._rnn_will_account and self.gamma > 0.0 and _training_call():
+        if (
+            not self._rnn_will_account
+            and not self._loop_owned
+            and self.gamma > 0.0
+            and keras_internals.python_training_flag()
+        ):
             raise ValueError(
                 f"{type(self).__name__} {self.name!r} has gamma={self.gamma} but the "
                 "keras.layers.RNN that runs it is not a tracked sublayer of the layer being "
@@ -222,28 +237,36 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
                 "RNN layer that runs it. Wrap the cell in keras.layers.RNN, or use gamma=0 "
                 "and add the skim loss yourself."
             )
+        if self._loop_weights is not None:
+            return self.projected_step(inputs, list(states))
         inputs = self._in_compute_dtype(inputs)
         rnn_states = [self._in_compute_dtype(s) for s in states[: self.rnn_state_count]]
         stats = ops.convert_to_tensor(states[self.rnn_state_count])
         if not keras.backend.is_float_dtype(stats.dtype):
             stats = ops.cast(stats, self.compute_dtype)
         h_prev = rnn_states[0]
-
-        x = inputs
         h_rec = h_prev
-        if training and self.dropout > 0.0:
-            x = x * DropoutRNNCell.get_dropout_mask(self, inputs)
         if training and self.recurrent_dropout > 0.0:
             h_rec = h_prev * self.get_recurrent_dropout_mask(h_prev)
 
+        x = inputs
+        if training and self.dropout > 0.0:
+            x = x * DropoutRNNCell.get_dropout_mask(self, inputs)
         read_states = self.big_step(x, h_rec, rnn_states)
         skim_states = self._skim_states(x, h_rec, rnn_states)
-
         logits = self.gate_logits(x, h_rec)
+        gumbel = self._gumbel_noise(ops.shape(logits)) if training else None
+        return self._choose(read_states, skim_states, logits, gumbel, stats)
+
+    def _choose(self, read_states, skim_states, logits, gumbel, stats):
+        """The step's output and new states from the two candidates and the
+        gate's logits: a Gumbel-softmax mix with the noise `gumbel` in
+        training, the hard threshold decision when `gumbel` is None."""
         # In float32 under mixed precision too: the skim loss sums these.
         log_p = ops.log_softmax(ops.cast(logits, "float32"), axis=-1)
-        if training:
-            weights = self._gumbel_softmax(log_p)
+        if gumbel is not None:
+            weights = ops.softmax((log_p + ops.cast(gumbel, "float32")) / self.temperature, axis=-1)
+            weights = ops.cast(weights, self.compute_dtype)
             skimmed = weights[:, 1] > weights[:, 0]
         else:
             # p_read >= threshold, decided on the logit difference against
@@ -265,6 +288,105 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
         new_stats = self._update_stats(stats, skimmed, neg_log_p_skim)
         return new_states[0], new_states + [new_stats]
 
+    # ------------------------------------------------ the projected fast path
+    # In training, `run_skim_loop` lets the RNN layer's loop read rows of
+    # `project_sequences` and the loop states of `pack_loop_states`; `call`
+    # then runs the subclass's `projected_step`, the per-step call's
+    # arithmetic with the input products taken from the row. Fewer, larger
+    # ops per step: TensorFlow's loop pays for each op it runs.
+    def projection_columns(self):
+        """(kernel, recurrent_kernel, input_bias, recurrent_bias) of the big
+        and the small cell together, columns in the order that
+        `projected_step` reads: a cell's pre-activations are
+        `x @ kernel + input_bias` and `h @ recurrent_kernel +
+        recurrent_bias`; a bias may be None."""
+        raise NotImplementedError
+
+    def projected_step(self, row, loop_states):
+        """(output, new loop states) of one training step from a row of
+        `project_sequences` and the states of `pack_loop_states`."""
+        raise NotImplementedError
+
+    def pack_loop_states(self, states):
+        """The states `[*rnn_states, stats]` as the projected loop carries them."""
+        return states
+
+    def unpack_loop_states(self, loop_states):
+        """The inverse of `pack_loop_states`."""
+        return loop_states
+
+    def unpack_loop_output(self, output):
+        """The layer's output (last step or sequence) from the projected
+        loop's."""
+        return output
+
+    def project_sequences(self, sequences):
+        """Everything of a training step that does not depend on the state,
+        for all steps at once.
+
+        Returns `(batch, steps, width)` rows in the compute dtype: the input
+        pre-activations of the big cell, the small cell and the gate, from
+        one matmul. The gate has two columns: l_read - l_skim, and
+        (l_read - l_skim + g_read - g_skim) / tau with the Gumbel noise g
+        and the temperature tau, since the Gumbel-softmax weight of reading,
+        softmax((log p + g) / tau)[read], is the sigmoid of the latter. Until
+        `end_projected_loop`, `call` reads such rows instead of raw inputs,
+        so that the RNN layer's loop keeps only the recurrent products
+        inside.
+        """
+        kernel, recurrent, bias, recurrent_bias = self.projection_columns()
+        # The gate's two columns: l_read - l_skim (for the skim loss), and
+        # the same over the temperature, to which the loop adds nothing but
+        # its recurrent part: the noise over the temperature is added here.
+        inverse_temperature = 1.0 / ops.stop_gradient(ops.convert_to_tensor(self.temperature))
+        gate = [ops.convert_to_tensor(w) for w in (self.gate_kernel, self.gate_recurrent_kernel, self.gate_bias)]
+        gate = [w[..., :1] - w[..., 1:] for w in gate]
+        gate = [ops.concatenate([w, w * ops.cast(inverse_temperature, w.dtype)], axis=-1) for w in gate]
+        kernel = ops.concatenate([kernel, gate[0]], axis=-1)
+        recurrent = ops.concatenate([recurrent, gate[1]], axis=-1)
+        bias = gate[2] if bias is None else ops.concatenate([bias, gate[2]], axis=-1)
+        if recurrent_bias is not None:
+            recurrent_bias = ops.concatenate([recurrent_bias, ops.zeros((2,), recurrent_bias.dtype)], axis=-1)
+        x = self._in_compute_dtype(sequences)
+        if self.dropout > 0.0:
+            # Keras' cells drop the same input units at every step.
+            x = x * ops.expand_dims(DropoutRNNCell.get_dropout_mask(self, x[:, 0, :]), 1)
+        projected = ops.matmul(x, kernel) + bias
+        gumbel = self._gumbel_noise((ops.shape(x)[0], ops.shape(x)[1], 2))
+        noise = ops.cast((gumbel[..., :1] - gumbel[..., 1:]) * inverse_temperature, projected.dtype)
+        self._loop_weights = (recurrent, recurrent_bias)
+        return ops.concatenate([projected[..., :-1], projected[..., -1:] + noise], axis=-1)
+
+    def end_projected_loop(self):
+        """Makes `call` read raw inputs again (see `project_sequences`)."""
+        self._loop_weights = None
+
+    def _recurrent_part(self, h_prev):
+        """h_{t-1} (after recurrent dropout) @ the recurrent kernels + bias."""
+        recurrent, recurrent_bias = self._loop_weights
+        if self.recurrent_dropout > 0.0:
+            h_prev = h_prev * self.get_recurrent_dropout_mask(h_prev)
+        h_part = ops.matmul(h_prev, recurrent)
+        return h_part if recurrent_bias is None else h_part + recurrent_bias
+
+    def _projected_mix(self, gate, scaled_gate, read, skim, stats):
+        """The Gumbel-softmax mix of the candidates `read` and `skim` (each
+        one tensor) and the new bookkeeping state, from the gate's columns
+        (see `project_sequences`)."""
+        # In float32 under mixed precision too, as in `_choose`.
+        read_weight = ops.sigmoid(ops.cast(scaled_gate, "float32"))
+        skimmed = ops.cast(read_weight < 0.5, "float32")
+        # = w_read * read + (1 - w_read) * skim, with one broadcast product
+        mixed = skim + ops.cast(read_weight, read.dtype) * (read - skim)
+        # -log p_skim = softplus(l_read - l_skim)
+        neg_log_p_skim = ops.softplus(ops.cast(gate, "float32"))
+        if self.gamma == 0.0:
+            neg_log_p_skim = ops.stop_gradient(neg_log_p_skim)
+        # tokens + 1, skims + skimmed, loss sum + -log p_skim, this decision
+        step = ops.concatenate([ops.ones_like(skimmed), skimmed, neg_log_p_skim, skimmed], axis=-1)
+        keep = ops.convert_to_tensor([1.0, 1.0, 1.0, 0.0], "float32")
+        return mixed, ops.cast(stats, "float32") * keep + step
+
     def _in_compute_dtype(self, x):
         x = ops.convert_to_tensor(x)
         if keras.backend.standardize_dtype(x.dtype) != self.compute_dtype:
@@ -272,25 +394,21 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
         return x
 
     def _skim_states(self, x, h_rec, rnn_states):
+        small = self.small_step(x, h_rec, rnn_states) if self.small_units else None
+        return self._with_copied_tail(small, rnn_states)
+
+    def _with_copied_tail(self, small_states, rnn_states):
+        """The skim candidate: the small cell's states on the first d' units,
+        the previous states on the rest."""
         if self.small_units == 0:
             # d' = 0 is the paper's skip baseline: the state is copied.
             return rnn_states
-        small = self.small_step(x, h_rec, rnn_states)
-        return [ops.concatenate([s, prev[:, self.small_units :]], axis=-1) for s, prev in zip(small, rnn_states)]
+        return [ops.concatenate([s, prev[:, self.small_units :]], axis=-1) for s, prev in zip(small_states, rnn_states)]
 
-    def _gumbel_softmax(self, log_p):
-        """Relaxed sample of (read, skim), computed in float32, returned in the
-        compute dtype."""
-        uniform = keras.random.uniform(
-            ops.shape(log_p),
-            minval=1e-6,
-            maxval=1.0 - 1e-6,
-            dtype="float32",
-            seed=self.seed_generator,
-        )
-        gumbel = -ops.log(-ops.log(uniform))
-        weights = ops.softmax((log_p + gumbel) / self.temperature, axis=-1)
-        return ops.cast(weights, self.compute_dtype)
+    def _gumbel_noise(self, shape):
+        """Standard Gumbel samples of `shape`, in float32, from the cell's seed."""
+        uniform = keras.random.uniform(shape, minval=1e-6, maxval=1.0 - 1e-6, dtype="float32", seed=self.seed_generator)
+        return -ops.log(-ops.log(uniform))
 
     def _update_stats(self, stats, skimmed, neg_log_p_skim):
         """The bookkeeping state after this step, in the dtype of `stats`.
@@ -373,50 +491,74 @@ def _account_after_the_loop(cell):
     bookkeeping state knows all of it, and `add_loss` hands the term to Keras
     like any other loss.
 
-    How: called from the cell's `get_dropout_mask`, which `keras.layers.RNN`
-    calls once before its loop, inside the layer call context of the
-    outermost layer being called (the model in `fit`). The RNN layers among
-    that layer's tracked sublayers whose cell is, or stacks, `cell` get their
-    `inner_loop` replaced, on the instance only, by
-    `_inner_loop_with_skim_accounting`; `keras.layers.RNN.call` looks
-    `self.inner_loop` up after the hook. An RNN created inside another
-    layer's `call` and not kept as an attribute is not found (the caller
-    raises in training).
+    How (Keras internals, see `keras_internals`): called from the cell's
+    `get_dropout_mask`, which `keras.layers.RNN` calls once before its loop,
+    inside the layer call context of the outermost layer being called (the
+    model in `fit`). The RNN layers among that layer's tracked sublayers
+    whose cell is, or stacks, `cell` get their `inner_loop` replaced, on the
+    instance only, by `_inner_loop_with_skim_accounting`;
+    `keras.layers.RNN.call` looks `self.inner_loop` up after the hook. An RNN
+    created inside another layer's `call` and not kept as an attribute is
+    not found (the caller raises in training).
     """
-    context = global_state.get_global_attribute("current_call_ctx")
-    if context is None:
+    entry = keras_internals.calling_layer()
+    if entry is None:
         return False
     found = False
-    for layer in context.entry_layer._flatten_layers(include_self=True, recursive=True):
+    for layer in keras_internals.tracked_layers(entry):
         if not isinstance(layer, keras.layers.RNN) or not hasattr(type(layer), "inner_loop"):
             continue
         if not any(c is cell for c, _ in _skim_cells_in(layer.cell)):
             continue
         found = True
-        current = layer.__dict__.get("inner_loop")
-        if getattr(current, "__func__", None) is not _inner_loop_with_skim_accounting:
-            # A bound method (not a closure), so that copying the layer binds
-            # the copy; `object.__setattr__` keeps it out of Keras' tracking.
-            object.__setattr__(layer, "inner_loop", types.MethodType(_inner_loop_with_skim_accounting, layer))
+        if getattr(layer, "owns_skim_loop", False):
+            continue  # `SkimLSTM`, `SkimGRU`: run_skim_loop in their own inner_loop
+        if keras_internals.replaced_inner_loop(layer) is not _inner_loop_with_skim_accounting:
+            keras_internals.replace_inner_loop(layer, _inner_loop_with_skim_accounting)
     return found
 
 
 def _inner_loop_with_skim_accounting(rnn, sequences, initial_state, mask, training=False):
-    """`keras.layers.RNN.inner_loop`, plus the skim cells' accounting.
+    """`keras.layers.RNN.inner_loop` of `rnn`'s class, plus the skim cells'
+    accounting (see `run_skim_loop`)."""
+    return run_skim_loop(rnn, type(rnn).inner_loop.__get__(rnn), sequences, initial_state, mask, training)
+
+
+def run_skim_loop(rnn, inner_loop, sequences, initial_state, mask, training=False):
+    """Runs `inner_loop` (the RNN layer `rnn`'s loop) for skim cells.
 
     The skim cells' bookkeeping states run the loop in float32 (Keras casts
     every state to the compute dtype, float16 under mixed precision, where
     counts stop being exact at 2048 and sums lose digits); the RNN layer casts
-    the final states back to the compute dtype for `return_state`.
+    the final states back to the compute dtype for `return_state`. After the
+    loop each cell adds its skim loss (`_account`).
+
+    In training, when `rnn`'s cell is one skim cell (not stacked), the loop
+    reads the projected rows of `SkimCellBase.project_sequences` (the input
+    products of every step in one matmul, and the Gumbel noise) instead of
+    the raw inputs: the same arithmetic, with only the recurrent products
+    left inside the loop.
     """
     positions = _skim_cells_in(rnn.cell)
     flat = list(tree.flatten(initial_state))
     for _, index in positions:
         flat[index] = ops.cast(flat[index], "float32")
     initial_state = tree.pack_sequence_as(initial_state, flat)
-    last_output, outputs, states = type(rnn).inner_loop(
-        rnn, sequences=sequences, initial_state=initial_state, mask=mask, training=training
-    )
+    projected = training is True and isinstance(rnn.cell, SkimCellBase) and rnn.cell.projected_loop
+    if projected:
+        sequences = rnn.cell.project_sequences(sequences)
+        initial_state = rnn.cell.pack_loop_states(list(initial_state))
+    try:
+        last_output, outputs, states = inner_loop(
+            sequences=sequences, initial_state=initial_state, mask=mask, training=training
+        )
+    finally:
+        if projected:
+            rnn.cell.end_projected_loop()
+    if projected:
+        states = rnn.cell.unpack_loop_states(list(states))
+        last_output = rnn.cell.unpack_loop_output(last_output)
+        outputs = rnn.cell.unpack_loop_output(outputs)
     final = tree.flatten(states)
     for cell, index in positions:
         cell._account(flat[index], final[index])
@@ -441,11 +583,16 @@ def _skim_cells_and_width(cell, offset):
     return [], len(tree.flatten(cell.state_size))
 
 
-def _training_call():
-    context = global_state.get_global_attribute("current_call_ctx")
-    training = None if context is None else context.get_value("training")
-    # A symbolic training flag cannot be read here: only a Python True counts.
-    return training is True
+def split_sizes(x, sizes):
+    """`x` split on its last axis into pieces of the given sizes: one op in
+    TensorFlow (`keras.ops.split` turns split points into sizes with a few
+    ops of its own, which a recurrent loop would run at every step)."""
+    if keras.backend.backend() == "tensorflow":
+        import tensorflow as tf
+
+        return tf.split(x, sizes, axis=-1)
+    points = [sum(sizes[: k + 1]) for k in range(len(sizes) - 1)]
+    return ops.split(x, points, axis=-1)
 
 
 def _check_int(name, value, minimum):

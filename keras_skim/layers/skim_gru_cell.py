@@ -3,7 +3,7 @@
 import keras
 from keras import ops
 
-from keras_skim.layers.skim_cell_base import SkimCellBase
+from keras_skim.layers.skim_cell_base import SkimCellBase, split_sizes
 
 
 @keras.saving.register_keras_serializable(package="keras_skim")
@@ -80,6 +80,10 @@ class SkimGRUCell(SkimCellBase):
         if bias is not None:
             x_proj = x_proj + bias[0]
             h_proj = h_proj + bias[1]
+        return self._gru_from(x_proj, h_proj, h_prev)
+
+    def _gru_from(self, x_proj, h_proj, h_prev):
+        """[h] from the input part x K + b_0 and recurrent part h R + b_1."""
         x_z, x_r, x_h = ops.split(x_proj, 3, axis=-1)
         h_z, h_r, h_h = ops.split(h_proj, 3, axis=-1)
         z = self.recurrent_activation(x_z + h_z)
@@ -100,3 +104,48 @@ class SkimGRUCell(SkimCellBase):
             self.small_recurrent_kernel,
             self.small_bias,
         )
+
+    def projection_columns(self):
+        # Gate blocks of both cells side by side, [z r | candidate], so that
+        # one sigmoid serves both cells in the loop.
+        cells = [(self.kernel, self.recurrent_kernel, self.bias, self.units)]
+        if self.small_units:
+            cells.append((self.small_kernel, self.small_recurrent_kernel, self.small_bias, self.small_units))
+        kernel = _side_by_side([(c[0], c[3]) for c in cells])
+        recurrent = _side_by_side([(c[1], c[3]) for c in cells])
+        if not self.use_bias:
+            return kernel, recurrent, None, None
+        biases = [(ops.convert_to_tensor(c[2]), c[3]) for c in cells]
+        input_bias = _side_by_side([(b[0], size) for b, size in biases])
+        recurrent_bias = _side_by_side([(b[1], size) for b, size in biases])
+        return kernel, recurrent, input_bias, recurrent_bias
+
+    def projected_step(self, row, loop_states):
+        h_prev, stats = loop_states
+        d, small, n = self.units, self.small_units, self.units + self.small_units
+        x_zr, x_h, x_gate = split_sizes(row, [2 * n, n, 2])
+        h_zr, h_h, h_gate = split_sizes(self._recurrent_part(h_prev), [2 * n, n, 2])
+        z, r = ops.split(self.recurrent_activation(x_zr + h_zr), 2, axis=-1)
+        candidate = self.activation(x_h + r * h_h)
+        if small:
+            h_head, h_tail = split_sizes(h_prev, [small, d - small])
+            # the big cell's h, then the small cell's
+            h_cells = ops.concatenate([h_prev, h_head], axis=-1)
+        else:
+            h_cells = h_prev
+        h = z * h_cells + (1.0 - z) * candidate
+        if small:
+            read, h_small = split_sizes(h, [d, small])
+            skim = ops.concatenate([h_small, h_tail], axis=-1)
+        else:
+            read, skim = h, h_prev
+        gate, scaled_gate = ops.split(x_gate + h_gate, 2, axis=-1)
+        new_h, new_stats = self._projected_mix(gate, scaled_gate, read, skim, stats)
+        return new_h, [new_h, new_stats]
+
+
+def _side_by_side(parts):
+    """The [z r h] gate blocks of each (weight, size), each gate's blocks of
+    all cells side by side."""
+    tensors = [(ops.convert_to_tensor(w), size) for w, size in parts]
+    return ops.concatenate([w[..., k * size : (k + 1) * size] for k in range(3) for w, size in tensors], axis=-1)

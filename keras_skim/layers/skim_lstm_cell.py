@@ -3,7 +3,7 @@
 import keras
 from keras import ops
 
-from keras_skim.layers.skim_cell_base import SkimCellBase
+from keras_skim.layers.skim_cell_base import SkimCellBase, split_sizes
 
 
 @keras.saving.register_keras_serializable(package="keras_skim")
@@ -147,6 +147,10 @@ class SkimLSTMCell(SkimCellBase):
         z = ops.matmul(x, kernel) + ops.matmul(h_rec, recurrent)
         if bias is not None:
             z = z + bias
+        return self._lstm_from(z, c_prev)
+
+    def _lstm_from(self, z, c_prev):
+        """(h, c) from the pre-activations z = x K + h R + b."""
         z_i, z_f, z_c, z_o = ops.split(z, 4, axis=-1)
         i = self.recurrent_activation(z_i)
         f = self.recurrent_activation(z_f)
@@ -168,5 +172,64 @@ class SkimLSTMCell(SkimCellBase):
             self.small_bias,
         )
 
+    def projection_columns(self):
+        # Gate blocks of both cells side by side, [i f o | candidate], so
+        # that one sigmoid and one tanh serve both cells in the loop.
+        big = [self.kernel, self.recurrent_kernel, self.bias]
+        small = [self.small_kernel, self.small_recurrent_kernel, self.small_bias] if self.small_units else None
+        columns = []
+        for k in range(3):
+            if big[k] is None:
+                columns.append(None)
+                continue
+            parts = [(big[k], self.units)] + ([(small[k], self.small_units)] if small else [])
+            columns.append(_interleave_gates(parts, order=(0, 1, 3, 2)))
+        return columns[0], columns[1], columns[2], None
+
+    def pack_loop_states(self, states):
+        # h and c in one tensor: one mix and one mask select per step.
+        h, c, stats = states
+        return [ops.concatenate([h, c], axis=-1), stats]
+
+    def unpack_loop_states(self, loop_states):
+        hc, stats = loop_states
+        return [hc[:, : self.units], hc[:, self.units :], stats]
+
+    def unpack_loop_output(self, output):
+        # The loop's output is (h, c), as its state: no slice in the loop.
+        return output[..., : self.units]
+
+    def projected_step(self, row, loop_states):
+        hc, stats = loop_states
+        d, small, n = self.units, self.small_units, self.units + self.small_units
+        if small:
+            h_head, h_tail, c_head, c_tail = split_sizes(hc, [small, d - small, small, d - small])
+            h_prev = ops.concatenate([h_head, h_tail], axis=-1)
+            # the big cell's c, then the small cell's
+            c_prev = ops.concatenate([c_head, c_tail, c_head], axis=-1)
+        else:
+            h_prev, c_prev = split_sizes(hc, [d, d])
+        z = row + self._recurrent_part(h_prev)
+        gates, candidate, gate, scaled_gate = split_sizes(z, [3 * n, n, 1, 1])
+        i, f, o = ops.split(self.recurrent_activation(gates), 3, axis=-1)
+        c = f * c_prev + i * self.activation(candidate)
+        h = o * self.activation(c)
+        if small:
+            h_big, h_small = split_sizes(h, [d, small])
+            c_big, c_small = split_sizes(c, [d, small])
+            read = ops.concatenate([h_big, c_big], axis=-1)
+            skim = ops.concatenate([h_small, h_tail, c_small, c_tail], axis=-1)
+        else:
+            read, skim = ops.concatenate([h, c], axis=-1), hc
+        new_hc, new_stats = self._projected_mix(gate, scaled_gate, read, skim, stats)
+        return new_hc, [new_hc, new_stats]
+
     def get_config(self):
         return {**super().get_config(), "unit_forget_bias": self.unit_forget_bias}
+
+
+def _interleave_gates(parts, order):
+    """The gate blocks of each (weight, size) in `parts`, taken in `order`
+    and, for each gate, the cells side by side."""
+    tensors = [(ops.convert_to_tensor(w), size) for w, size in parts]
+    return ops.concatenate([w[..., k * size : (k + 1) * size] for k in order for w, size in tensors], axis=-1)

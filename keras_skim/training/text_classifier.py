@@ -7,8 +7,8 @@ classes get k logits (softmax, sparse categorical cross-entropy).
 
 import keras
 
-from keras_skim.layers.skim_gru_cell import SkimGRUCell
-from keras_skim.layers.skim_lstm_cell import SkimLSTMCell
+from keras_skim.layers.skim_gru import SkimGRU
+from keras_skim.layers.skim_lstm import SkimLSTM
 from keras_skim.training.cell_kinds import TEXT_CLASSIFIER_CELLS
 
 CELL_KINDS = TEXT_CLASSIFIER_CELLS
@@ -62,16 +62,14 @@ def build_text_classifier(
         trainable=train_embedding or embedding_matrix is None,
         name="embedding",
     )(inputs)
+    # The skim layers own their training loop (input products of all steps
+    # in one matmul before it); their `cell` is the SkimLSTMCell/SkimGRUCell
+    # that the exporter and the other tools read, as in the models saved as
+    # keras.layers.RNN(SkimLSTMCell(...)) before them, which still load.
     if cell == "skim-lstm":
-        rnn = keras.layers.RNN(
-            SkimLSTMCell(units, small_units, gamma=gamma, threshold=threshold, seed=seed),
-            name="skim_rnn",
-        )
+        rnn = SkimLSTM(units, small_units, gamma=gamma, threshold=threshold, seed=seed, name="skim_rnn")
     elif cell == "skim-gru":
-        rnn = keras.layers.RNN(
-            SkimGRUCell(units, small_units, gamma=gamma, threshold=threshold, seed=seed),
-            name="skim_rnn",
-        )
+        rnn = SkimGRU(units, small_units, gamma=gamma, threshold=threshold, seed=seed, name="skim_rnn")
     elif cell == "lstm":
         rnn = keras.layers.LSTM(units, name="lstm")
     else:

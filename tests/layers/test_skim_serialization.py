@@ -55,3 +55,32 @@ def test_load_model_errors_name_the_file(tmp_path):
     _model(SkimLSTMCell(4, 1)).save_weights(weights_only)
     with pytest.raises(ModelLoadError, match="without a model config"):
         keras_skim.load_model(weights_only)
+
+
+@pytest.mark.parametrize("layer_class, extension", [(keras_skim.SkimLSTM, "keras"), (keras_skim.SkimGRU, "h5")])
+def test_layers_that_own_their_loop_reload_and_plan_for_export(tmp_path, layer_class, extension):
+    from keras_skim.export.model_plan import plan_model
+
+    rs = np.random.RandomState(1)
+    ids = rs.randint(1, 30, (8, 10)).astype("int32")
+    ids[:, 6:] = 0
+    model = keras.Sequential(
+        [
+            keras.Input((10,), dtype="int32"),
+            keras.layers.Embedding(30, 6, mask_zero=True),
+            layer_class(7, 2, gamma=0.03, threshold=0.45, seed=4, name="skim_rnn"),
+            keras.layers.Dense(1),
+        ]
+    )
+    model.compile("adam", keras.losses.BinaryCrossentropy(from_logits=True))
+    logs = model.train_on_batch(ids, rs.randint(0, 2, (8, 1)), return_dict=True)
+    assert 0.0 <= logs["skim_rate"] <= 1.0 and logs["skim_loss"] > 0.0
+    path = tmp_path / f"m.{extension}"
+    model.save(path)
+    restored = keras_skim.load_model(path)
+    assert type(restored.get_layer("skim_rnn")) is layer_class
+    np.testing.assert_array_equal(model.predict(ids, verbose=0), restored.predict(ids, verbose=0))
+    statistics = keras_skim.skim_statistics(restored, ids)
+    assert statistics["tokens"] == (ids != 0).sum()
+    plan = plan_model(restored)
+    assert plan.rnn_layer_name == "skim_rnn" and plan.emitter.model_kind.startswith("skim")

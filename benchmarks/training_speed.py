@@ -1,0 +1,255 @@
+"""Training speed of the speed-reading layers against keras.layers.LSTM / GRU
+of the same size, measured in one process (issue 20).
+
+The model is the CLI's text classifier: a masked Embedding(5000, 50) -> the
+recurrent layer -> Dense(1) logit, trained with Adam on binary
+cross-entropy; 2,048 random texts of 100 token ids (each text 20 to 100
+real tokens, padded with 0 on the right as `Tokenizer.encode` does),
+batch 64. Structural-Jump-LSTM is its own `keras.Model`
+(`keras_skim.StructuralJumpLSTM`, the paper's head) on the same ids, with
+ids 2, 3 and 4 as its punctuation.
+
+Every model is built and trained for one warm-up epoch (the tracing), then
+the models take turns for `--repeats` rounds of one epoch each, so that a
+change in the machine's load hits every model alike; a row's time is the
+median of its rounds, and its ratio is against the LSTM (or GRU) of the same
+size and `jit_compile` setting in the same run.
+
+Run:  PYTHONPATH=$PWD python benchmarks/training_speed.py [--quick] [--label NAME]
+Writes benchmarks/results/training_speed[_NAME].json and .md.
+"""
+
+import argparse
+import os
+import pathlib
+import statistics
+import sys
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+VOCABULARY = 5000
+EMBEDDING_DIM = 50
+SMALL_UNITS = 10
+PUNCTUATION = dict(separator_ids=[2], sentence_end_ids=[3], other_punctuation_ids=[4])
+
+
+def make_data(texts, length, seed=0):
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    ids = rng.integers(5, VOCABULARY, size=(texts, length), dtype=np.int32)
+    # punctuation now and then, for the jump model's structure
+    ids = np.where(rng.random((texts, length)) < 0.08, rng.integers(2, 5, size=(texts, length)), ids)
+    lengths = rng.integers(min(20, length), length + 1, size=texts)
+    ids[np.arange(length)[None, :] >= lengths[:, None]] = 0
+    labels = rng.integers(0, 2, size=texts).astype(np.float32)
+    return ids.astype(np.int32), labels
+
+
+def _classifier(length, rnn):
+    import keras
+
+    inputs = keras.Input((length,), dtype="int32")
+    x = keras.layers.Embedding(VOCABULARY, EMBEDDING_DIM, mask_zero=True)(inputs)
+    return keras.Model(inputs, keras.layers.Dense(1)(rnn(x)))
+
+
+def model_builders():
+    """{row name: (baseline row name, builder(units, length) -> compiled model)}."""
+    import keras
+
+    import keras_skim
+
+    def compiled(model, jit):
+        model.compile(
+            optimizer=keras.optimizers.Adam(1e-3),
+            loss=keras.losses.BinaryCrossentropy(from_logits=True),
+            jit_compile=jit,
+        )
+        return model
+
+    def text(make_rnn):
+        return lambda units, length, jit: compiled(_classifier(length, make_rnn(units)), jit)
+
+    def jump(units, length, jit):
+        model = keras_skim.StructuralJumpLSTM(VOCABULARY, **PUNCTUATION, units=units, embedding_dim=EMBEDDING_DIM)
+        model.compile(optimizer=keras.optimizers.Adam(1e-3), jit_compile=jit)
+        return model
+
+    def per_step(cell_class):
+        # The loop every keras.layers.RNN of a skim cell ran before the
+        # projected loop: the whole cell at every step.
+        def make(d):
+            cell = cell_class(d, SMALL_UNITS)
+            cell.projected_loop = False
+            return keras.layers.RNN(cell)
+
+        return make
+
+    rows = {
+        "LSTM": (None, text(lambda d: keras.layers.LSTM(d))),
+        "RNN(SkimLSTMCell)": ("LSTM", text(lambda d: keras.layers.RNN(keras_skim.SkimLSTMCell(d, SMALL_UNITS)))),
+        "GRU": (None, text(lambda d: keras.layers.GRU(d))),
+        "RNN(SkimGRUCell)": ("GRU", text(lambda d: keras.layers.RNN(keras_skim.SkimGRUCell(d, SMALL_UNITS)))),
+        "StructuralJumpLSTM": ("LSTM", jump),
+    }
+    # The layers that own their loop (issue 20), where this version has them,
+    # and the per-step loop that the plain RNN of a cell ran before them.
+    if hasattr(keras_skim, "SkimLSTM"):
+        rows["SkimLSTM"] = ("LSTM", text(lambda d: keras_skim.SkimLSTM(d, SMALL_UNITS)))
+        rows["SkimGRU"] = ("GRU", text(lambda d: keras_skim.SkimGRU(d, SMALL_UNITS)))
+        rows["per-step SkimLSTMCell"] = ("LSTM", text(per_step(keras_skim.SkimLSTMCell)))
+        rows["per-step SkimGRUCell"] = ("GRU", text(per_step(keras_skim.SkimGRUCell)))
+    return rows
+
+
+def time_epochs(models, ids, labels, batch_size, repeats):
+    """{key: [seconds of each timed epoch]}; one warm-up epoch each first."""
+    import keras
+
+    target = labels.reshape(-1, 1)
+    for model in models.values():
+        model.fit(ids, target, batch_size=batch_size, epochs=1, verbose=0)
+    times = {key: [] for key in models}
+    cpu = {key: [] for key in models}
+    for _ in range(repeats):
+        for key, model in models.items():
+            started, cpu_started = time.perf_counter(), time.process_time()
+            model.fit(ids, target, batch_size=batch_size, epochs=1, verbose=0)
+            times[key].append(time.perf_counter() - started)
+            cpu[key].append(time.process_time() - cpu_started)
+    keras.backend.clear_session()
+    return times, cpu
+
+
+def run(args):
+    import keras
+
+    keras.utils.set_random_seed(0)
+    builders = model_builders()
+    names = [n for n in builders if not args.rows or n in args.rows]
+    ids, labels = make_data(args.texts, args.length)
+    rows = []
+    for units, jit in args.configs:
+        models = {name: builders[name][1](units, args.length, jit) for name in names}
+        times, cpu = time_epochs(models, ids, labels, args.batch_size, args.repeats)
+        medians = {name: statistics.median(t) for name, t in times.items()}
+        cpu_medians = {name: statistics.median(t) for name, t in cpu.items()}
+        for name in names:
+            baseline = builders[name][0]
+            known = baseline in medians
+            rows.append(
+                dict(
+                    layer=name,
+                    units=units,
+                    jit_compile=jit,
+                    seconds_per_epoch=round(medians[name], 3),
+                    epochs_timed=[round(t, 3) for t in times[name]],
+                    cpu_seconds_per_epoch=round(cpu_medians[name], 3),
+                    baseline=baseline,
+                    ratio_to_baseline=round(medians[name] / medians[baseline], 3) if known else None,
+                    cpu_ratio_to_baseline=round(cpu_medians[name] / cpu_medians[baseline], 3) if known else None,
+                )
+            )
+            print(rows[-1], flush=True)
+    return rows
+
+
+def markdown(report):
+    s = report["settings"]
+    lines = [
+        "# Training speed: an epoch of the speed-reading layers against keras.layers.LSTM / GRU",
+        "",
+        f"Masked Embedding({VOCABULARY}, {EMBEDDING_DIM}) -> layer -> Dense(1), Adam, {s['texts']} texts x "
+        f"{s['length']} tokens (20-{s['length']} real), batch {s['batch_size']}, d' = {SMALL_UNITS}. Median of "
+        f"{s['repeats']} epochs after a warm-up epoch, the models taking turns; ratio = seconds / seconds of the "
+        "baseline of the same size and jit_compile in the same run.",
+        "",
+        "CPU seconds (all threads of the process) are less sensitive than wall seconds to other processes",
+        "on a shared machine; both are medians of the same epochs.",
+        "",
+        "| layer | d | jit_compile | s / epoch | ratio | CPU s / epoch | CPU ratio | baseline |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in report["rows"]:
+        ratio = "" if r["ratio_to_baseline"] is None else f"{r['ratio_to_baseline']:.2f}x"
+        cpu_ratio = "" if r["cpu_ratio_to_baseline"] is None else f"{r['cpu_ratio_to_baseline']:.2f}x"
+        lines.append(
+            f"| {r['layer']} | {r['units']} | {r['jit_compile']} | {r['seconds_per_epoch']:.2f} | {ratio} | "
+            f"{r['cpu_seconds_per_epoch']:.2f} | {cpu_ratio} | {r['baseline'] or ''} |"
+        )
+    m = report["machine"]
+    lines += [
+        "",
+        f"Machine: {m['platform']}, {m['cpu_count']} CPUs (load average {m['load_average_at_start']} at the start, "
+        f"{m['load_average_at_end']} at the end). GPU: {report['gpu']}.",
+        f"Versions: {', '.join(f'{k} {v}' for k, v in report['versions'].items())}.",
+        f"Command: `{report['command']}`",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def gpu_note():
+    import tensorflow as tf
+
+    gpus = tf.config.list_physical_devices("GPU")
+    if gpus:
+        return ", ".join(tf.config.experimental.get_device_details(g).get("device_name", g.name) for g in gpus)
+    return "none (CPU only; no GPU was lent to this run)"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="512 texts, d=100, 2 repeats, no jit_compile")
+    parser.add_argument(
+        "--configs",
+        nargs="*",
+        default=["100", "100:jit", "256", "256:jit"],
+        help="d[:jit] settings to run (default: d=100 and d=256, each without and with jit_compile)",
+    )
+    parser.add_argument("--label", default="", help="suffix of the result files")
+    parser.add_argument("--rows", nargs="*", help="only these layers (names as in the table)")
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    args.texts, args.length, args.batch_size = 2048, 100, 64
+    args.configs = [(int(c.split(":")[0]), c.endswith(":jit")) for c in args.configs]
+    if args.quick:
+        args.texts, args.configs, args.repeats = 512, [(100, False)], 2
+
+    from benchmarks import litert_report
+
+    load = [round(x, 2) for x in os.getloadavg()]
+    rows = run(args)
+    report = dict(
+        settings=dict(texts=args.texts, length=args.length, batch_size=args.batch_size, repeats=args.repeats),
+        rows=rows,
+        machine=litert_report.timed_machine(load),
+        gpu=gpu_note(),
+        versions=_versions(),
+        command=litert_report.command(),
+    )
+    stem = "training_speed" + (f"_{args.label}" if args.label else "")
+    litert_report.write(stem, report, markdown(report))
+
+
+def _versions():
+    import platform
+
+    import keras
+    import numpy as np
+    import tensorflow as tf
+
+    return {
+        "python": platform.python_version(),
+        "tensorflow": tf.__version__,
+        "keras": keras.__version__,
+        "numpy": np.__version__,
+    }
+
+
+if __name__ == "__main__":
+    main()
