@@ -45,7 +45,7 @@ def test_library_builds_into_cache(op_cache):
     assert os.path.basename(path) == "libkeras_skim_ops.so" and os.path.getsize(path) > 0
     assert litert_ops.library_path(build=False) == path  # cached
     # every op of contracts.CUSTOM_OPS, registered with every model
-    assert litert_ops.op_names() == ["KerasSkimLSTM", "KerasSjLSTM"] == list(litert_ops.OP_NAMES)
+    assert litert_ops.op_names() == ["KerasSkimLSTM", "KerasSjLSTM", "KerasSkimGRU"] == list(litert_ops.OP_NAMES)
 
 
 def test_op_inventory_has_custom_op(written):
