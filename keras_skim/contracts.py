@@ -45,7 +45,7 @@ OUTPUT_READ_MASK = "read_mask"
 OUTPUT_READ_COUNT = "read_count"
 OUTPUT_VISITED_COUNT = "visited_count"  # jump models: words not jumped over
 # Custom LiteRT ops, by the model kind that uses them.
-CUSTOM_OPS = {"skim_lstm": "KerasSkimLSTM", "structural_jump_lstm": "KerasSjLSTM"}
+CUSTOM_OPS = {"skim_lstm": "KerasSkimLSTM", "structural_jump_lstm": "KerasSjLSTM", "skim_gru": "KerasSkimGRU"}
 
 # Codes of the per-token mask output (`read_mask`), the same in the Python
 # runtime, `keras-skim show` and the app. Skim models use 0 and 1 only (their

@@ -1,20 +1,22 @@
-"""Optional export backend: a Skim-LSTM classifier as one custom LiteRT op.
+"""Optional export backend: a Skim-LSTM or Skim-GRU classifier as one custom
+LiteRT op (`KerasSkimLSTM`, `KerasSkimGRU`: `skim_op_cells`).
 
 `write_custom_op_model` writes the .tflite flatbuffer directly (LiteRT schema
 object API, no converter):
 
-    token_ids i32 [1,T], threshold, and the weights (skim_lstm_op.h)
-      --CUSTOM KerasSkimLSTM--> h [1,d], read_mask f32 [1,T], read_count i32 [1]
+    token_ids i32 [1,T], threshold, and the weights (skim_rnn_op.h)
+      --CUSTOM KerasSkimLSTM | KerasSkimGRU--> h [1,d], read_mask f32 [1,T], read_count i32 [1]
     h --FULLY_CONNECTED(dense)--> logits [1,k]   (before the Dense activation)
 
 The op looks a token's embedding up and projects it itself, for the cell
 that runs on it only: the big cell on read tokens, the small cell on skimmed
 ones (or takes per-word folded rows, `fold=True`). `quantize="int8"` stores
 the embedding and the big cell's kernel as int8 with float scales.
-The model needs the `KerasSkimLSTM` kernel at run time:
-`keras_skim.litert_ops.make_interpreter(path)` registers it. Token id 0 is
-padding when the Embedding has `mask_zero=True` (the step is skipped, its
-read_mask is 0). `custom_op_parity` checks decisions and outputs against Keras.
+The model needs the op's kernel at run time:
+`keras_skim.litert_ops.make_interpreter(path)` registers every op of the
+library. Token id 0 is padding when the Embedding has `mask_zero=True` (the
+step is skipped, its read_mask is 0). `custom_op_parity` checks decisions
+and outputs against Keras.
 """
 
 import numpy as np
@@ -22,9 +24,11 @@ import numpy as np
 from keras_skim.contracts import CUSTOM_OPS, SIGNATURE_KEY
 from keras_skim.export.flatbuffer_writer import BUFFER_ALIGNMENT  # noqa: F401  (the file's alignment)
 from keras_skim.export.parity import apply_activation, sample_sequences
+from keras_skim.export.skim_op_cells import CELLS
 
 OP_NAME = CUSTOM_OPS["skim_lstm"]
 _ACTIVATIONS = ("linear", "sigmoid", "softmax")
+_FORM = "expected Input -> Embedding -> RNN(SkimLSTMCell | SkimGRUCell) -> [Dropout] -> Dense"
 
 
 def _fail(layer, why):
@@ -44,11 +48,14 @@ def _activation_name(fn):
 def read_model(model):
     """Checks the model's form and returns its float32 weights and settings.
 
-    Form: Input(int [T]) -> Embedding -> RNN(SkimLSTMCell(d, d')) ->
-    [Dropout ...] -> Dense(k, linear | sigmoid | softmax).
+    Form: Input(int [T]) -> Embedding -> RNN(SkimLSTMCell(d, d') |
+    SkimGRUCell(d, d')) -> [Dropout ...] -> Dense(k, linear | sigmoid |
+    softmax). `weights` are float64 (the op's inputs are cast to float32).
     """
     import keras
 
+    from keras_skim.layers.skim_gru import SkimGRU
+    from keras_skim.layers.skim_gru_cell import SkimGRUCell
     from keras_skim.layers.skim_lstm import SkimLSTM
     from keras_skim.layers.skim_lstm_cell import SkimLSTMCell
 
@@ -65,25 +72,26 @@ def read_model(model):
     for layer in layers:
         if isinstance(layer, keras.layers.Embedding):
             kinds.append("Embedding")
-        elif type(layer) in (keras.layers.RNN, SkimLSTM):
+        elif type(layer) in (keras.layers.RNN, SkimLSTM, SkimGRU):
             kinds.append("RNN")
         elif isinstance(layer, keras.layers.Dropout):
             kinds.append("Dropout")
         elif type(layer) is keras.layers.Dense:
             kinds.append("Dense")
         else:
-            _fail(layer, "expected Input -> Embedding -> RNN(SkimLSTMCell) -> [Dropout] -> Dense")
+            _fail(layer, _FORM)
     core = [(k, layer) for k, layer in zip(kinds, layers) if k != "Dropout"]
     if [k for k, _ in core] != expect:
         bad = next((layer for (k, layer), e in zip(core, expect) if k != e), layers[-1])
-        _fail(bad, "expected Input -> Embedding -> RNN(SkimLSTMCell) -> [Dropout] -> Dense")
+        _fail(bad, _FORM)
     for i, kind in enumerate(kinds):
         if kind == "Dropout" and i < kinds.index("RNN"):
             _fail(layers[i], "Dropout is only supported between the RNN and the Dense layer")
     embedding, rnn, dense = (layer for _, layer in core)
     cell = rnn.cell
-    if type(cell) is not SkimLSTMCell:
-        _fail(rnn, f"its cell must be SkimLSTMCell, got {type(cell).__name__}")
+    spec = CELLS.get(type(cell).__name__) if type(cell) in (SkimLSTMCell, SkimGRUCell) else None
+    if spec is None:
+        _fail(rnn, f"its cell must be SkimLSTMCell or SkimGRUCell, got {type(cell).__name__}")
     if rnn.return_sequences or rnn.go_backwards or rnn.stateful or getattr(rnn, "return_state", False):
         _fail(rnn, "return_sequences / return_state / go_backwards / stateful are not supported")
     if _activation_name(cell.activation) != "tanh" or _activation_name(cell.recurrent_activation) != "sigmoid":
@@ -93,30 +101,23 @@ def read_model(model):
         _fail(dense, f"activation {output_activation!r} (supported: {', '.join(_ACTIVATIONS)})")
 
     def arr(v):
-        return np.asarray(keras.ops.convert_to_numpy(v), dtype=np.float32)
+        return np.asarray(keras.ops.convert_to_numpy(v), dtype=np.float64)
 
     d, ds = cell.units, cell.small_units
     e = int(embedding.output_dim)
-    zeros = lambda n: np.zeros((n,), np.float32)  # noqa: E731
     w = {
         "emb": arr(embedding.embeddings),
-        "W": arr(cell.kernel),
-        "U": arr(cell.recurrent_kernel),
-        "b": arr(cell.bias) if cell.use_bias else zeros(4 * d),
         "Wg": arr(cell.gate_kernel),
         "Ug": arr(cell.gate_recurrent_kernel),
         "bg": arr(cell.gate_bias),
         "Wd": arr(dense.kernel),
-        "bd": arr(dense.bias) if dense.use_bias else zeros(dense.units),
+        "bd": arr(dense.bias) if dense.use_bias else np.zeros(dense.units),
+        "Ws": np.zeros((e, 0)),
+        "Us": np.zeros((d, 0)),
+        "bs": np.zeros(0),
+        "bhhs": np.zeros(0),
     }
-    if ds:
-        w.update(
-            Ws=arr(cell.small_kernel),
-            Us=arr(cell.small_recurrent_kernel),
-            bs=arr(cell.small_bias) if cell.use_bias else zeros(4 * ds),
-        )
-    else:
-        w.update(Ws=np.zeros((e, 0), np.float32), Us=np.zeros((d, 0), np.float32), bs=zeros(0))
+    w.update(spec.read_weights(cell))
     if w["emb"].shape[1] != w["W"].shape[0]:
         _fail(rnn, "its input size differs from the embedding size")
     return {
@@ -126,6 +127,7 @@ def read_model(model):
         "mask_zero": bool(embedding.mask_zero),
         "output_activation": output_activation,
         "cell": cell,
+        "spec": spec,
         "vocabulary_size": int(w["emb"].shape[0]),
     }
 
@@ -138,35 +140,43 @@ def _gate(w):
 
 def should_fold(info):
     """Fold the input projections into per-word rows only if that does not
-    grow the model: a row [4d + 4d' + 1] no wider than the embedding."""
-    return 4 * info["d"] + 4 * info["ds"] + 1 <= info["weights"]["emb"].shape[1]
+    grow the model: a row [G d + G d' + 1] no wider than the embedding."""
+    blocks = info["spec"].blocks
+    return blocks * (info["d"] + info["ds"]) + 1 <= info["weights"]["emb"].shape[1]
 
 
 def op_weights(info, fold=False):
-    """The float32 weight inputs of `KerasSkimLSTM` (see skim_lstm_op.h):
-    rows, kernel [K, 4d], skim_kernel [K, 4d' + 1] and bias, K = e + d
-    (projected) or d (folded: rows are [x W + b | x W_s + b_s | x w_g + b_g]
-    per word, computed in float64, and bias is empty)."""
+    """The float32 weight inputs of the cell's op (see skim_rnn_op.h), G
+    gate blocks per cell: rows, kernel [K, G d], skim_kernel [K, G d' + 1]
+    and bias, K = e + d (projected) or d (folded: rows are [x W + b | x W_s
+    + b_s | x w_g + b_g] per word, computed in float64, and bias is empty);
+    a Skim-GRU's also recurrent_bias [d + d'] (skim_gru_op.h)."""
     w = info["weights"]
     wg, ug, bg = _gate(w)
     skim_input = np.concatenate([w["Ws"], wg[:, None]], 1)
     skim_recurrent = np.concatenate([w["Us"], ug[:, None]], 1)
     bias = np.concatenate([w["b"], w["bs"], [bg]])
     f32 = lambda a: np.ascontiguousarray(a, np.float32)  # noqa: E731
+    cell = {}
+    if info["spec"].has_recurrent_bias:
+        cell["recurrent_bias"] = f32(np.concatenate([w["bhh"], w["bhhs"]]))
     if fold:
-        kernel = np.concatenate([w["W"], skim_input], 1).astype(np.float64)
-        rows = w["emb"].astype(np.float64) @ kernel + bias
+        # float64 of the float32 weights the op would otherwise take
+        kernel = np.concatenate([f32(w["W"]), f32(skim_input)], 1).astype(np.float64)
+        rows = f32(w["emb"]).astype(np.float64) @ kernel + f32(bias)
         return {
             "rows": f32(rows),
             "kernel": f32(w["U"]),
             "skim_kernel": f32(skim_recurrent),
             "bias": np.zeros((0,), np.float32),
+            **cell,
         }
     return {
         "rows": f32(w["emb"]),
         "kernel": f32(np.concatenate([w["W"], w["U"]], 0)),
         "skim_kernel": f32(np.concatenate([skim_input, skim_recurrent], 0)),
         "bias": f32(bias),
+        **cell,
     }
 
 
@@ -222,24 +232,26 @@ def _build_flatbuffer(info, threshold, length, fold=False, quantize=None):
     t_kernel_scale = fb.constant("kernel_scale", ops["kernel_scale"])
     t_skim = fb.constant("skim_kernel", ops["skim_kernel"])
     t_bias = fb.constant("bias", ops["bias"])
+    op_inputs = [t_tok, t_thr, t_opt, t_rows, t_rows_scale, t_kernel, t_kernel_scale, t_skim, t_bias]
+    if "recurrent_bias" in ops:
+        op_inputs.append(fb.constant("recurrent_bias", ops["recurrent_bias"]))
     t_Wd = fb.constant("dense_kernel", w["Wd"].T.astype(np.float32))
     t_bd = fb.constant("dense_bias", w["bd"].astype(np.float32))
     t_h = fb.tensor("h", [1, d], F32)
     t_m = fb.tensor("read_mask", [1, length], F32, signature=[1, -1])
     t_n = fb.tensor("read_count", [1], I32)
     t_y = fb.tensor("logits", [1, C], F32)
-    custom = fb.opcode(fb.S.BuiltinOperator.CUSTOM, OP_NAME)
+    op_name = info["spec"].op_name
+    custom = fb.opcode(fb.S.BuiltinOperator.CUSTOM, op_name)
     dense = fb.opcode(fb.S.BuiltinOperator.FULLY_CONNECTED)
-    fb.custom_operator(
-        custom, [t_tok, t_thr, t_opt, t_rows, t_rows_scale, t_kernel, t_kernel_scale, t_skim, t_bias], [t_h, t_m, t_n]
-    )
+    fb.custom_operator(custom, op_inputs, [t_h, t_m, t_n])
     fb.fully_connected(dense, [t_h, t_Wd, t_bd], [t_y])
     return fb.finish(
         [("token_ids", t_tok), ("threshold", t_thr)],
         [("logits", t_y), ("read_mask", t_m), ("read_count", t_n)],
         {
             "producer": "keras_skim.export.custom_op_backend",
-            "custom_op": OP_NAME,
+            "custom_op": op_name,
             "units": d,
             "small_units": ds,
             "threshold": float(threshold),
@@ -252,11 +264,12 @@ def _build_flatbuffer(info, threshold, length, fold=False, quantize=None):
 
 
 def write_custom_op_model(model, path, threshold=None, length=None, fold=None, quantize=None):
-    """Writes `model` as a .tflite using the `KerasSkimLSTM` custom op.
+    """Writes `model` as a .tflite using the `KerasSkimLSTM` (or, for a
+    Skim-GRU, `KerasSkimGRU`) custom op.
 
     Args:
         model: trained Keras model Input(int [T]) -> Embedding ->
-            RNN(SkimLSTMCell) -> [Dropout] -> Dense(k).
+            RNN(SkimLSTMCell | SkimGRUCell) -> [Dropout] -> Dense(k).
         path: output .tflite path.
         threshold: default read threshold recorded in the model description
             (the `threshold` input is what the op uses); the cell's threshold
@@ -264,10 +277,11 @@ def write_custom_op_model(model, path, threshold=None, length=None, fold=None, q
         length: default T of `token_ids` (resizable); the model's input
             length, or 1 when that is not fixed.
         fold: True stores, per word, the input terms of the big cell, the
-            small cell and the gate ([V, 4d + 4d' + 1] instead of the [V, e]
+            small cell and the gate ([V, G d + G d' + 1], G = 4 for an LSTM,
+            3 for a GRU, instead of the [V, e]
             embedding and the input kernels): a read step then streams only
             the recurrent weights (faster, most at small d) but the file
-            grows about (4d + 4d' + 1) / e times the embedding. None folds
+            grows about (G d + G d' + 1) / e times the embedding. None folds
             only when that does not grow the model.
         quantize: None (float32) or "int8": int8 embedding (or folded rows;
             a scale per row) and big-cell kernel (a scale per column); the
@@ -301,8 +315,9 @@ def custom_op_flatbuffer(model, threshold=None, length=None, fold=None, quantize
 # --------------------------------------------------------------------- backend
 class CustomOpBackend:
     """The `custom` export backend: one custom op per model kind,
-    `contracts.CUSTOM_OPS` (Skim-LSTM classifiers: `KerasSkimLSTM`, see the
-    module docstring; Structural-Jump-LSTM models: `KerasSjLSTM`, see
+    `contracts.CUSTOM_OPS` (Skim-LSTM and Skim-GRU classifiers:
+    `KerasSkimLSTM`, `KerasSkimGRU`, see the module docstring;
+    Structural-Jump-LSTM models: `KerasSjLSTM`, see
     `keras_skim.export.structural_jump_op`)."""
 
     name = "custom"
@@ -376,16 +391,18 @@ def _float32_cut(threshold):
 
 
 def op_reference(info, ops, ids, threshold):
-    """NumPy (float64) run of `KerasSkimLSTM` on its own weight inputs `ops`
+    """NumPy (float64) run of the cell's op on its own weight inputs `ops`
     (`quantized_weights`; int8 ones dequantized): (outputs after the Dense
     activation, read decisions [T])."""
     d, ds = info["d"], info["ds"]
-    w = info["weights"]
+    w, step = info["weights"], info["spec"].step
     rows, kernel = dequantized(ops)
     skim = ops["skim_kernel"].astype(np.float64)
     bias = ops["bias"].astype(np.float64)
+    bhh = ops.get("recurrent_bias", np.zeros(d + ds)).astype(np.float64)
+    blocks = info["spec"].blocks
     folded = kernel.shape[0] == d
-    sigmoid = lambda z: 1.0 / (1.0 + np.exp(-z))  # noqa: E731
+    e = 0 if folded else rows.shape[1]
     cut = _float32_cut(threshold)
     h, c = np.zeros(d), np.zeros(d)
     reads = np.zeros(len(ids), np.int32)
@@ -399,17 +416,15 @@ def op_reference(info, ops, ids, threshold):
         gate = terms[-1] + u @ skim[:, -1]
         read = np.float32(gate) >= cut
         if read:
-            z, n = terms[: 4 * d] + u @ kernel, d
+            start, n, weights, b = 0, d, kernel, bhh[:d]
         elif ds:
-            z, n = terms[4 * d : 4 * d + 4 * ds] + u @ skim[:, :-1], ds
+            start, n, weights, b = blocks * d, ds, skim[:, :-1], bhh[d:]
         else:
             continue
-        i, f, g, o = (z[k * n : (k + 1) * n] for k in range(4))
-        c, h = c.copy(), h.copy()
-        c[:n] = sigmoid(f) * c[:n] + sigmoid(i) * np.tanh(g)
-        h[:n] = sigmoid(o) * np.tanh(c[:n])
+        z_x = terms[start : start + blocks * n] + u[:e] @ weights[:e]
+        h, c = step(h, c, z_x, h @ weights[e:], n, b)
         reads[t] = int(read)
-    logits = h @ w["Wd"].astype(np.float64) + w["bd"]
+    logits = h @ w["Wd"] + w["bd"]
     return apply_activation(logits[None], info["output_activation"]), reads
 
 

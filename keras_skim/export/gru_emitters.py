@@ -15,7 +15,10 @@ from keras_skim.export.errors import ExportError
 from keras_skim.export.weights import check_activations, f32, to_numpy
 
 
-def _gru_weights(cell, prefix, size):
+def gru_weights(cell, prefix, size):
+    """(kernel, recurrent kernel, input bias, recurrent bias) of a GRU
+    (reset_after=True) whose weights are named `{prefix}kernel`, ... as
+    float64; zero biases without use_bias."""
     kernel = to_numpy(getattr(cell, f"{prefix}kernel"))
     recurrent = to_numpy(getattr(cell, f"{prefix}recurrent_kernel"))
     if cell.use_bias:
@@ -42,7 +45,7 @@ class GRUEmitter(CellEmitter):
         check_activations(cell)
         if not getattr(cell, "reset_after", True):
             raise ExportError(f"cell {cell.name!r}: only GRUs with reset_after=True are exported")
-        self.kernel, self.recurrent, self.input_bias, self.recurrent_bias = _gru_weights(cell, "", self.units)
+        self.kernel, self.recurrent, self.input_bias, self.recurrent_bias = gru_weights(cell, "", self.units)
         self.input_dim = self.kernel.shape[0]
 
     def input_projections(self):
@@ -76,7 +79,7 @@ class SkimGRUEmitter(SkimInputProjections, GRUEmitter):
                 self.small_recurrent,
                 self.small_input_bias,
                 self.small_recurrent_bias,
-            ) = _gru_weights(cell, "small_", self.small_units)
+            ) = gru_weights(cell, "small_", self.small_units)
 
     def initial_state(self):
         d, ds = self.units, self.small_units

@@ -1,14 +1,14 @@
-// keras-skim: what the skim cells' kernels share: the token ids' rows,
-// the small cell and the gate packed for the inner loops, and the scratch
-// of one sequence. A cell's core (skim_lstm_core.cc, skim_gru_core.cc)
-// extends it with its big cell.
+// keras-skim: what the skim cells' kernels share: the token ids' rows, the
+// big cell, the small cell and the gate packed for the inner loops, and the
+// scratch of one sequence. A cell's core (skim_lstm_core.cc,
+// skim_gru_core.cc) extends it with its own state and biases.
 #pragma once
 #include <stdint.h>
 #include <string.h>
 
 #include "gate_panels.h"
 #include "simd_isa.h"
-#include "skim_lstm_core.h"
+#include "skim_rnn_core.h"
 
 namespace keras_skim {
 
@@ -16,61 +16,102 @@ struct SkimRnnPacked {
   explicit SkimRnnPacked(const char* want) : isa(PickSimd(want)) {}
   const SimdIsa& isa;
   int d = 0, ds = 0, V = 0, e = 0;
-  int K = 0;  // rows of every product: [x (e); h (d)]
-  int N = 0;  // width of a folded row: [big cell | small cell | gate]
-  int big_blocks = 4;  // gate blocks of the big cell in a folded row (LSTM 4, GRU 3)
+  int blocks = 4;  // gate blocks of each cell (LSTM 4, GRU 3)
+  int K = 0;       // rows of every product: [x (e); h (d)]
+  int N = 0;       // width of a folded row: [big cell | small cell | gate]
   bool folded = false;
   WeightRef rows;
-  // Small cell: rows [x; h], its 4 * ds columns packed flat (one "gate"),
-  // so that it pads to a multiple of W once, not once per block.
+  // Big cell: rows [x (e); h (d)], `blocks` gates of d units; float or int8.
+  PanelShape big;
+  Aligned<float> big_f;
+  Aligned<int8_t> big_q;
+  bool big_int8 = false;
+  Aligned<float> big_scale, big_bias;  // [blocks][d_pad]
+  // Small cell: rows [x; h], its blocks * ds columns packed flat (one
+  // "gate"), so that it pads to a multiple of W once, not once per block.
   PanelShape small;
-  Aligned<float> small_w, small_bias;  // bias [4 ds] (+ padding)
+  Aligned<float> small_w, small_bias;  // bias [blocks ds] (+ padding)
   // Gate (l_read - l_skim) over [x; h].
   Aligned<float> gate_w;
   float gate_bias = 0.0f;
   // Scratch of one sequence. u0, u1: [x; h] (the big cell writes the new h
-  // into the other one); z_s: the small product; z_gates: it by block.
+  // into the other one); init: a folded row's big-cell terms; z_s: the
+  // small product; z_gates: it by block; xs, hoisted: a chunk's embeddings
+  // and their big-cell input terms.
   static constexpr int kChunk = 32;  // tokens whose input terms are hoisted together
   Aligned<float> u0, u1, init, z_s, z_gates, h_tmp, xs, hoisted;
 
   int d_pad() const { return (d + isa.W - 1) / isa.W * isa.W; }
   int ds_pad() const { return (ds + isa.W - 1) / isa.W * isa.W; }
+  GatePanels<float> big_float() const { return {big, big_f.data(), nullptr}; }
+  GatePanels<int8_t> big_int8_panels() const { return {big, big_q.data(), big_scale.data()}; }
+  GatePanels<float> small_panels() const { return {small, small_w.data(), nullptr}; }
+  // The hoisted big-cell input terms of a chunk's token j, [blocks][d_pad].
+  const float* hoisted_terms(int j) const { return hoisted.data() + (size_t)j * blocks * d_pad(); }
 
-  // Sets the sizes, packs the small cell's flat blocks with `pack_small`
-  // (rows [x; h] of `skim_kernel` [K, S] -> small_w) and the gate column
-  // (the last column of `skim_kernel`), and sizes the scratch;
-  // `hoisted_width`: floats of one token's hoisted input terms.
-  template <typename PackSmall>
-  void PrepareShared(int d_, int ds_, int V_, int e_, int big_blocks_, const WeightRef& rows_,
-                     const float* skim_kernel, int S, int hoisted_width, PackSmall pack_small) {
-    d = d_;
-    ds = ds_;
-    V = V_;
-    e = e_;
-    big_blocks = big_blocks_;
+  // Sets the sizes, packs the big cell, the small cell's flat blocks and
+  // the gate column (the last column of `skim_kernel`), and sizes the
+  // scratch.
+  void PrepareShared(const SkimRnnWeights& w, int blocks_) {
+    d = w.d;
+    ds = w.ds;
+    V = w.vocab;
+    e = w.e;
+    blocks = blocks_;
     folded = e == 0;
     K = e + d;
-    N = big_blocks * d + S;
-    rows = rows_;
+    const int S = blocks * ds + 1;
+    N = blocks * d + S;
+    rows = w.rows;
+    PackBig(w);
     small = PanelShape();
     small.W = isa.W;
     small.GP = isa.small_GP;
     small.gates = 1;
-    small.units = 4 * ds;
+    small.units = blocks * ds;
     small.rows = K;
     small_w.resize(small.size());
     small_bias.resize(small.units_pad() + 1);
-    if (ds) pack_small(small, small_w.data());
+    if (ds) pack_rows(small, w.skim_kernel, K, S, 0, 0, small_w.data());
+    if (ds && e) memcpy(small_bias.data(), w.bias + blocks * d, sizeof(float) * blocks * ds);
     gate_w.resize(K);
-    for (int k = 0; k < K; ++k) gate_w.data()[k] = skim_kernel[(size_t)k * S + S - 1];
+    for (int k = 0; k < K; ++k) gate_w.data()[k] = w.skim_kernel[(size_t)k * S + S - 1];
+    gate_bias = e ? w.bias[N - 1] : 0.0f;
     u0.resize(e + d_pad());
     u1.resize(e + d_pad());
-    init.resize(4 * d_pad());
+    init.resize(blocks * d_pad());
     z_s.resize(small.units_pad() + 1);
-    z_gates.resize(4 * ds_pad() + 1);
+    z_gates.resize(blocks * ds_pad() + 1);
     h_tmp.resize(ds_pad() + 1);
-    hoisted.resize(e ? (size_t)kChunk * hoisted_width : 0);
+    hoisted.resize(e ? (size_t)kChunk * blocks * d_pad() : 0);
     xs.resize((size_t)kChunk * e);
+  }
+
+ private:
+  // The big cell's kernel [K, blocks d] (int8: and its column scales) and,
+  // projected, its bias [blocks d].
+  void PackBig(const SkimRnnWeights& w) {
+    big = PanelShape();
+    big.W = isa.W;
+    big.GP = isa.GP;
+    big.gates = blocks;
+    big.units = d;
+    big.rows = K;
+    const int dp = big.units_pad();
+    big_int8 = w.kernel.int8;
+    big_bias.resize(blocks * dp);
+    if (e) pack_gate_vector(big, w.bias, big_bias.data());
+    if (big_int8) {
+      big_f.resize(0);
+      big_q.resize(big.size());
+      pack_rows(big, static_cast<const int8_t*>(w.kernel.data), K, blocks * d, 0, 0, big_q.data());
+      big_scale.resize(blocks * dp);
+      pack_gate_vector(big, w.kernel.scale, big_scale.data());
+    } else {
+      big_q.resize(0);
+      big_f.resize(big.size());
+      pack_rows(big, static_cast<const float*>(w.kernel.data), K, blocks * d, 0, 0, big_f.data());
+    }
   }
 };
 

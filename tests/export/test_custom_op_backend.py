@@ -44,7 +44,7 @@ def test_library_is_the_packaged_one(op_cache):
     assert path == op_cache == os.path.join(os.path.dirname(litert_ops.__file__), "libkeras_skim_ops.so")
     assert os.path.getsize(path) > 0
     # every op of contracts.CUSTOM_OPS, registered with every model
-    assert litert_ops.op_names() == ["KerasSkimLSTM", "KerasSjLSTM"] == list(litert_ops.OP_NAMES)
+    assert litert_ops.op_names() == ["KerasSkimLSTM", "KerasSjLSTM", "KerasSkimGRU"] == list(litert_ops.OP_NAMES)
 
 
 def test_op_inventory_has_custom_op(written):

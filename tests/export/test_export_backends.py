@@ -104,9 +104,9 @@ def test_no_op_library_gives_one_line_and_writes_nothing(skim_model, tmp_path, m
 
 
 def test_unsupported_model_form_givesone_line(tmp_path, op_cache):
-    path, _ = train_tiny(str(tmp_path / "gru"), "skim_gru", fit=False)
+    path, _ = train_tiny(str(tmp_path / "gru"), "gru", fit=False)
     line = one_line(_custom_export_refused(path, tmp_path / "export"))
-    assert "SkimLSTMCell" in line and "--backend builtin" in line
+    assert "SkimLSTMCell | SkimGRUCell" in line and "--backend builtin" in line
 
 
 def test_failed_custom_parity_refuses_and_writes_nothing(skim_model, op_cache, tmp_path, monkeypatch):
