@@ -88,7 +88,7 @@ def run(args):
 
 def _evaluate_structural_jump(args, model, model_file, tokenizer, source, config):
     from keras_skim.datasets import DatasetUnavailableError
-    from keras_skim.training.structural_jump_training import evaluate_structural_jump
+    from keras_skim.training.structural_jump_evaluation import evaluate_structural_jump
     from keras_skim.training.text_training import load_encoded
 
     if args.threshold is not None:

@@ -13,7 +13,7 @@ that runs on it only: the big cell on read tokens, the small cell on skimmed
 ones (or takes per-word folded rows, `fold=True`). `quantize="int8"` stores
 the embedding and the big cell's kernel as int8 with float scales.
 The model needs the op's kernel at run time:
-`keras_skim.litert_ops.make_interpreter(path)` registers every op of the
+`keras_skim.runtime.interpreter_loader.make_interpreter(path)` registers every op of the
 library. Token id 0 is padding when the Embedding has `mask_zero=True` (the
 step is skipped, its read_mask is 0). `custom_op_parity` checks decisions
 and outputs against Keras.

@@ -1,17 +1,18 @@
 """Reads a Keras text classifier into what the exporter needs: the
 embedding matrix, the one recurrent cell (with its emitter) and the dense
 head. Layers that are identities at inference (Dropout, ...) are skipped.
-A Structural-Jump-LSTM model is recognised by its layers and planned by
-`structural_jump_emitter.plan_structural_jump`.
+A model family that is more than one cell in a text classifier plans
+itself: it registers a planner in `model_planners`, and this module asks
+that registry first, without naming any family.
 """
-
-import dataclasses
 
 import numpy as np
 
 from keras_skim.contracts import PADDING_ID
 from keras_skim.export.emitter_registry import emitter_for, known_cells
 from keras_skim.export.errors import ExportError
+from keras_skim.export.model_planners import planner_for, refusal_for
+from keras_skim.export.plan import ModelPlan
 from keras_skim.export.weights import activation_name, to_numpy
 
 _INFERENCE_IDENTITY = (
@@ -26,57 +27,13 @@ HIDDEN_ACTIVATIONS = ("linear", "relu", "tanh", "sigmoid")
 OUTPUT_ACTIVATIONS = ("linear", "sigmoid", "softmax")
 
 
-@dataclasses.dataclass
-class ModelPlan:
-    embedding: np.ndarray  # [V, e], float64
-    emitter: object  # a CellEmitter
-    rnn_layer_name: str
-    head: list  # [(kernel, bias, activation)], the last activation not applied in the graph
-    output_activation: str
-    # contracts.PADDING_ID when the Embedding masks it (mask_zero), else None:
-    # then id 0 is an ordinary token, as it is in Keras.
-    padding_id: int = None
-    embedding_layer: object = None
-    rnn_layer: object = None
-    # A jump model's punctuation ids (separator_ids, sentence_end_ids,
-    # other_punctuation_ids); None for the per-token models.
-    structure: dict = None
-
-    @property
-    def vocabulary_size(self):
-        return int(self.embedding.shape[0])
-
-    @property
-    def embedding_dim(self):
-        return int(self.embedding.shape[1])
-
-    @property
-    def num_classes(self):
-        return int(self.head[-1][0].shape[1])
-
-    @property
-    def model_kind(self):
-        return self.emitter.model_kind
-
-    @property
-    def jumps(self):
-        """Whether the model jumps (Structural-Jump-LSTM): its mask has four codes."""
-        return bool(getattr(self.emitter, "jumps", False))
-
-
 def plan_model(model):
     """Returns the `ModelPlan` of `model`, or raises a one-line ExportError."""
     import keras
 
-    from keras_skim.export.structural_jump_emitter import (
-        CELL_CLASS,
-        MODEL_CLASS,
-        is_structural_jump,
-        plan_structural_jump,
-    )
-
-    if is_structural_jump(model):
-        return plan_structural_jump(model)
+    planner = planner_for(model)
+    if planner is not None:
+        return planner(model)
     layers = [layer for layer in model.layers if not isinstance(layer, keras.layers.InputLayer)]
     if len(model.inputs) != 1:
         raise ExportError(f"the model has {len(model.inputs)} inputs; the exporter takes one input of token ids")
@@ -106,11 +63,9 @@ def plan_model(model):
                     f"unsupported layer {layer.name!r} (a second recurrent layer): stacked RNNs are not exported yet"
                 )
             _check_rnn(layer)
-            if type(layer.cell).__name__ == CELL_CLASS:
-                raise ExportError(
-                    f"layer {layer.name!r}: a {CELL_CLASS} is exported only inside a keras_skim.{MODEL_CLASS} "
-                    "model (which computes the word stream and the jump offsets from the token ids)"
-                )
+            refusal = refusal_for(layer.cell)
+            if refusal is not None:
+                raise ExportError(f"layer {layer.name!r}: {refusal}")
             rnn = layer
             continue
         if isinstance(layer, keras.layers.Dense):

@@ -49,9 +49,10 @@ checks the file against the manifest before dlopen (so a truncated or
 foreign file is one line, not a crash), then the C symbols and the C API
 version. Where no library was built (macOS, Windows, a build without a C++
 compiler), loading it says so in one line. This module imports neither
-TensorFlow nor Keras.
+TensorFlow nor Keras, and never the runtime above it (the runtime's
+`interpreter_loader.make_interpreter` loads models and registers these ops).
 
-    from keras_skim.litert_ops import make_interpreter
+    from keras_skim.runtime.interpreter_loader import make_interpreter
     model = make_interpreter("model.tflite")      # custom ops registered, compiled
     outputs = model.get_signature_runner()(token_ids=ids, threshold=t)
 
@@ -239,32 +240,6 @@ def op_names():
     return [lib.KerasSkim_OpName(i).decode() for i in range(lib.KerasSkim_NumOps())]
 
 
-def model_custom_ops(model_path_or_bytes):
-    """Names of the custom ops in a .tflite file (or its bytes)."""
-    from ai_edge_litert import schema_py_generated as schema
-
-    data = model_path_or_bytes
-    if not isinstance(data, (bytes, bytearray)):
-        with open(data, "rb") as f:
-            data = f.read()
-    model = schema.Model.GetRootAsModel(data, 0)
-    names = set()
-    for i in range(model.OperatorCodesLength()):
-        code = model.OperatorCodes(i)
-        if max(code.BuiltinCode(), code.DeprecatedBuiltinCode()) == schema.BuiltinOperator.CUSTOM:
-            names.add((code.CustomCode() or b"").decode())
-    return sorted(names)
-
-
-def make_interpreter(model_path=None, num_threads=1, model_content=None):
-    """`keras_skim.runtime.interpreter_loader.make_interpreter`: a model with
-    custom ops compiled through the LiteRT C API with our ops registered (a
-    builtin-only model on ai-edge-litert's Python `Interpreter`)."""
-    from keras_skim.runtime.interpreter_loader import make_interpreter as make
-
-    return make(model_path=model_path, model_content=model_content, num_threads=num_threads)
-
-
 __all__ = [
     "C_API_VERSION",
     "LIBRARY_NAME",
@@ -272,8 +247,6 @@ __all__ = [
     "OP_NAMES",
     "library_path",
     "load_library",
-    "make_interpreter",
-    "model_custom_ops",
     "op_names",
     "verify_library",
 ]

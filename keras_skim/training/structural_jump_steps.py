@@ -102,7 +102,7 @@ def fit_structural_jump_steps(
         TrainingInterrupted: SIGINT / SIGTERM or `max_steps` stopped the run
             (after writing the checkpoint).
     """
-    from keras_skim.training.structural_jump_training import LengthBucketedBatches
+    from keras_skim.training.length_bucketed_batches import LengthBucketedBatches
 
     train_ids, train_labels = np.asarray(train[0], np.int32), np.asarray(train[1]).reshape(-1).astype(np.int32)
     settings = {
@@ -251,7 +251,7 @@ class _Run:
         self._leave(phase, budget, stopped)
 
     def _enter(self, phase):
-        from keras_skim.training.structural_jump_training import make_optimizer
+        from keras_skim.training.structural_jump_optimizers import make_optimizer
 
         model, state = self.model, self.state
         speed = phase == "speed_read"
@@ -282,7 +282,7 @@ class _Run:
             self.model.set_weights(self.best_weights)
             summary["selected_step"] = state["best_step"]
         if self.phase_end_data:
-            from keras_skim.training.structural_jump_training import evaluate_structural_jump
+            from keras_skim.training.structural_jump_evaluation import evaluate_structural_jump
 
             summary["evaluation"] = {
                 name: evaluate_structural_jump(self.model, *pair) for name, pair in self.phase_end_data.items()
@@ -350,7 +350,7 @@ class _Run:
 
     def _validate(self, phase):
         """Appends a validation record; True when the phase's patience ran out."""
-        from keras_skim.training.structural_jump_training import evaluate_structural_jump
+        from keras_skim.training.structural_jump_evaluation import evaluate_structural_jump
 
         model, state = self.model, self.state
         scores = evaluate_structural_jump(model, *self.validation)

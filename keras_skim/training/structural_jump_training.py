@@ -29,74 +29,14 @@ import time
 import keras
 import numpy as np
 
+# Re-exported: the pieces the step loop (`structural_jump_steps`) shares with the epoch loop.
+from keras_skim.training.length_bucketed_batches import LengthBucketedBatches
+from keras_skim.training.structural_jump_evaluation import evaluate_structural_jump
+from keras_skim.training.structural_jump_optimizers import make_optimizer
+
 DEFAULT_MAX_LENGTH = {"imdb": 400, "rotten_tomatoes": 50}
 # The paper: batch 32 for AG news, Rotten Tomatoes and SST, 100 for the rest.
 DEFAULT_BATCH_SIZE = {"rotten_tomatoes": 32, "imdb": 100}
-
-
-class LengthBucketedBatches(keras.utils.PyDataset):
-    """Batches of documents of similar length, in a new order every epoch.
-
-    The model runs its RNN only over the longest word stream of a batch,
-    so grouping documents by length saves most of the padding steps on
-    corpora of mixed lengths (IMDB). Each epoch: shuffle, cut into pools of
-    `pool_batches` batches, sort each pool by length, cut into batches,
-    shuffle the batches. With `shuffle=False` the batches are in length
-    order (for evaluation).
-    """
-
-    def __init__(self, token_ids, labels, batch_size, shuffle=True, seed=0, pool_batches=50):
-        super().__init__()
-        self.token_ids = np.asarray(token_ids, np.int32)
-        self.labels = np.asarray(labels).reshape(-1).astype(np.int32)
-        if len(self.token_ids) != len(self.labels):
-            raise ValueError(f"{len(self.token_ids)} documents but {len(self.labels)} labels")
-        self.batch_size = int(batch_size)
-        self.shuffle = shuffle
-        self.pool_batches = pool_batches
-        self.lengths = (self.token_ids != 0).sum(axis=1)
-        self.rng = np.random.default_rng(seed)
-        self._batches = self._make_batches()
-
-    def _make_batches(self):
-        n = len(self.labels)
-        if not self.shuffle:
-            order = np.argsort(self.lengths, kind="stable")
-            return [order[i : i + self.batch_size] for i in range(0, n, self.batch_size)]
-        order = self.rng.permutation(n)
-        pool = self.batch_size * self.pool_batches
-        batches = []
-        for start in range(0, n, pool):
-            chunk = order[start : start + pool]
-            chunk = chunk[np.argsort(self.lengths[chunk], kind="stable")]
-            batches += [chunk[i : i + self.batch_size] for i in range(0, len(chunk), self.batch_size)]
-        self.rng.shuffle(batches)
-        return batches
-
-    def __len__(self):
-        return len(self._batches)
-
-    def __getitem__(self, index):
-        rows = self._batches[index]
-        return self.token_ids[rows], self.labels[rows]
-
-    def on_epoch_end(self):
-        if self.shuffle:
-            self._batches = self._make_batches()
-
-
-def make_optimizer(kind, learning_rate):
-    """ "rmsprop_tf1": the authors' RMSprop (per-tensor clipping, accumulators
-    at 1; `PerTensorClipRMSprop`); "rmsprop": Keras' RMSprop; "adam"."""
-    from keras_skim.training.per_tensor_clip_rmsprop import PerTensorClipRMSprop
-
-    if kind == "rmsprop_tf1":
-        return PerTensorClipRMSprop(learning_rate)
-    if kind == "rmsprop":
-        return keras.optimizers.RMSprop(learning_rate, rho=0.9, epsilon=1e-10)
-    if kind == "adam":
-        return keras.optimizers.Adam(learning_rate)
-    raise ValueError(f"optimizer must be one of rmsprop_tf1, rmsprop, adam; got {kind!r}")
 
 
 def _history(history):
@@ -262,71 +202,6 @@ def fit_structural_jump(
             "selection": selection,
         }
     return results
-
-
-def greedy_rewards(logits, labels, word_count, visited, read, skip_cost=0.5, rolling_weight=0.1):
-    """Per-document reward of the greedy policy, as the loss defines it:
-    `final + w * sum_t r_t` with `final = max(1[correct], p(true class))`
-    and `r_t` = -1/n per read word, -skip_cost/n per skipped one
-    (`keras_skim.training.actor_critic_loss`), in NumPy."""
-    logits = np.asarray(logits, np.float64)
-    labels = np.asarray(labels).reshape(-1).astype(np.int64)
-    if len(labels) == 0:
-        return np.zeros((0,), np.float64)
-    shifted = np.exp(logits - logits.max(axis=1, keepdims=True))
-    p_true = (shifted / shifted.sum(axis=1, keepdims=True))[np.arange(len(labels)), labels]
-    final = np.maximum((logits.argmax(axis=1) == labels).astype(np.float64), p_true)
-    read = np.asarray(read, np.float64)
-    skipped = np.asarray(visited, np.float64) - read
-    n = np.maximum(np.asarray(word_count, np.float64), 1.0)
-    return final - rolling_weight * (read + skip_cost * skipped) / n
-
-
-def evaluate_structural_jump(model, token_ids, labels, batch_size=128):
-    """Accuracy, reading fractions, Flop-r and mean reward of the greedy policy.
-
-    Returns:
-        dict: `accuracy`, the corpus totals and fractions of
-        `structural_jump_statistics` (`read_fraction`, `skip_fraction`,
-        `jump_fraction`, `per_document`, `jump_actions`, ...), `flop_r`
-        (corpus level), `flop_r_per_document_mean`, `reward` (mean over the
-        documents of the episode reward the training maximises) and
-        `examples`.
-    """
-    from keras_skim.analysis.structural_jump_flops import structural_jump_flop_report
-    from keras_skim.layers.structural_jump_statistics import structural_jump_statistics
-
-    labels = np.asarray(labels).reshape(-1).astype(np.int64)
-    order = np.argsort((np.asarray(token_ids) != 0).sum(axis=1), kind="stable")
-    stats = structural_jump_statistics(model, np.asarray(token_ids)[order], batch_size=batch_size)
-    counts = stats.pop("counts")
-    predictions = stats.pop("predictions")
-    logits = stats.pop("logits")
-    flops = structural_jump_flop_report(
-        counts["word_count"],
-        counts["visited"],
-        counts["read"],
-        model.units,
-        model.embedding_dim,
-        model.agent_units,
-    )
-    rewards = greedy_rewards(
-        logits,
-        labels[order],
-        counts["word_count"],
-        counts["visited"],
-        counts["read"],
-        model.skip_cost,
-        model.rolling_weight,
-    )
-    return {
-        "accuracy": float(np.mean(predictions == labels[order])) if len(labels) else 0.0,
-        **stats,
-        "flop_r": flops["flop_r"],
-        "flop_r_per_document_mean": flops["flop_r_per_document_mean"],
-        "reward": float(rewards.mean()) if len(rewards) else 0.0,
-        "examples": int(len(labels)),
-    }
 
 
 def load_dataset_splits(

@@ -58,7 +58,7 @@ def test_op_inventory_has_custom_op(written):
 
 
 def test_signature(written):
-    from keras_skim.litert_ops import make_interpreter
+    from keras_skim.runtime.interpreter_loader import make_interpreter
 
     _, path = written
     interpreter = make_interpreter(path)
@@ -81,7 +81,7 @@ def test_parity_with_keras(written):
 
 
 def test_threshold_extremes(written):
-    from keras_skim.litert_ops import make_interpreter
+    from keras_skim.runtime.interpreter_loader import make_interpreter
 
     _, path = written
     runner = make_interpreter(path).get_signature_runner()

@@ -85,7 +85,7 @@ def test_runtime_matches_keras_at_0_half_and_1(exported):
 
 
 def test_threshold_extremes_read_all_or_none(exported):
-    from keras_skim.litert_ops import make_interpreter
+    from keras_skim.runtime.interpreter_loader import make_interpreter
 
     _, out, _ = exported
     runner = make_interpreter(os.path.join(out, "model.tflite")).get_signature_runner()
@@ -136,7 +136,7 @@ def test_op_reference_is_keras_gru_with_reset_after():
 
 
 def test_instruction_sets_decide_alike(exported, monkeypatch):
-    from keras_skim.litert_ops import make_interpreter
+    from keras_skim.runtime.interpreter_loader import make_interpreter
 
     _, out, _ = exported
     ids = _samples()[2][None]
@@ -151,7 +151,7 @@ def test_instruction_sets_decide_alike(exported, monkeypatch):
 
 
 def test_token_outside_vocabulary_is_refused(exported):
-    from keras_skim.litert_ops import make_interpreter
+    from keras_skim.runtime.interpreter_loader import make_interpreter
 
     _, out, _ = exported
     runner = make_interpreter(os.path.join(out, "model.tflite")).get_signature_runner()

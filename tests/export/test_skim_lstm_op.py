@@ -72,7 +72,7 @@ def test_without_mask_zero_id_0_is_a_word(op_cache, tmp_path):
 
 def test_int8_is_smaller_and_close_to_float(model, op_cache, tmp_path):
     from keras_skim.export.custom_op_backend import op_reference, quantized_weights, read_model
-    from keras_skim.litert_ops import make_interpreter
+    from keras_skim.runtime.interpreter_loader import make_interpreter
 
     float_path = _write(model, tmp_path, "f.tflite")
     int8_path = _write(model, tmp_path, "q.tflite", quantize="int8")
@@ -116,7 +116,7 @@ def test_quantize_int8_scales():
 
 
 def test_instruction_sets_decide_alike(model, op_cache, tmp_path, monkeypatch):
-    from keras_skim.litert_ops import make_interpreter
+    from keras_skim.runtime.interpreter_loader import make_interpreter
 
     path = _write(model, tmp_path, "m.tflite")
     ids = _samples()[2][None]
@@ -131,7 +131,7 @@ def test_instruction_sets_decide_alike(model, op_cache, tmp_path, monkeypatch):
 
 
 def test_token_outside_vocabulary_is_refused(model, op_cache, tmp_path):
-    from keras_skim.litert_ops import make_interpreter
+    from keras_skim.runtime.interpreter_loader import make_interpreter
 
     runner = make_interpreter(_write(model, tmp_path, "m.tflite")).get_signature_runner()
     with pytest.raises(RuntimeError, match=r"token id 300 at position 1 is outside the vocabulary \[0, 300\)"):

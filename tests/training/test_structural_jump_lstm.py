@@ -286,7 +286,7 @@ def test_set_embedding_matrix_checks_the_shape():
 
 
 def test_evaluation_reward_is_the_reward_the_loss_logs_for_the_greedy_policy():
-    from keras_skim.training.structural_jump_training import evaluate_structural_jump
+    from keras_skim.training.structural_jump_evaluation import evaluate_structural_jump
 
     rs = np.random.RandomState(3)
     ids = _random_ids(rs, n=12)

@@ -1,0 +1,161 @@
+"""The import graph of `keras_skim/`: no cycles, nothing that runs back up the flow.
+
+The flow (`data -> cells -> models -> training -> model folder -> export -> export folder -> runtime ->
+commands`) is read from the source text with `ast`, lazy imports inside functions included: a lazy
+import is still a dependency, and a cycle through one is still a cycle. Each rule below names the
+edge that breaks it, so a failure says which import to move.
+"""
+
+import ast
+import pathlib
+
+import pytest
+
+PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "keras_skim"
+
+# Rooms (sub-packages or top-level modules of keras_skim) and the rooms each must never import.
+# Why each rule: the runtime and the native library run on a device without Keras or TensorFlow,
+# export reads a trained model and never trains, and the CLI is the top of the flow.
+FORBIDDEN = {
+    "runtime": {"layers", "models", "training", "export", "cli", "model_io", "metrics"},
+    "litert_ops": {"runtime", "layers", "models", "training", "export", "cli", "model_io", "metrics"},
+    "export": {"training", "cli"},
+    "layers": {"training", "export", "runtime", "litert_ops", "cli", "models"},
+    "datasets": {"layers", "models", "training", "export", "runtime", "litert_ops", "cli"},
+    "contracts": {"layers", "models", "training", "export", "runtime", "litert_ops", "cli", "datasets"},
+    "analysis": {"training", "export", "runtime", "litert_ops", "cli"},
+    "training": {"export", "runtime", "litert_ops", "cli"},
+    "models": {"training", "export", "runtime", "litert_ops", "cli"},
+}
+# Third-party packages a room must not import, even lazily.
+FORBIDDEN_THIRD_PARTY = {
+    "runtime": {"keras", "tensorflow", "tf_keras"},
+    "litert_ops": {"keras", "tensorflow", "tf_keras"},
+    "contracts": {"keras", "tensorflow", "tf_keras"},
+}
+
+
+def module_name(path):
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def resolve(module, node, is_package, modules):
+    """Absolute module names that one import statement names."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    base = node.module or ""
+    if node.level:
+        anchor = module.split(".")
+        anchor = anchor if is_package else anchor[:-1]
+        anchor = anchor[: len(anchor) - (node.level - 1)]
+        base = ".".join(anchor + ([base] if base else []))
+    # `from keras_skim.x import y` depends on module x.y when y is a module, else on x.
+    return [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base for alias in node.names]
+
+
+def import_graph():
+    """{module: {imported module or third-party top-level name}} over keras_skim/."""
+    modules = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+    graph = {}
+    for module, path in modules.items():
+        edges = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, (ast.Import, ast.ImportFrom)):
+                continue
+            for name in resolve(module, node, path.name == "__init__.py", modules):
+                if name.startswith("keras_skim"):
+                    edges.update(known for known in (name,) if known in modules)
+                else:
+                    edges.add(name.split(".")[0])
+        graph[module] = edges - {module}
+    return graph
+
+
+def room(module):
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "(package)"
+
+
+def strongly_connected(graph):
+    """Tarjan's components of more than one module (the cycles)."""
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+
+    def visit(node):
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in graph.get(node, ()):
+            if nxt not in graph:
+                continue
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+@pytest.fixture(scope="module")
+def graph():
+    return import_graph()
+
+
+def test_the_graph_is_read(graph):
+    # Guards the reader itself: known edges must be seen, or every rule below would pass vacuously.
+    assert "keras_skim.contracts" in graph["keras_skim.runtime.runner"]
+    assert "keras" in graph["keras_skim.layers.skim_lstm_cell"]
+    assert len(graph) > 50
+
+
+def test_no_import_cycle_between_modules(graph):
+    assert strongly_connected(graph) == []
+
+
+def test_no_import_cycle_between_rooms(graph):
+    rooms = {}
+    for module, edges in graph.items():
+        rooms.setdefault(room(module), set()).update(room(e) for e in edges if e.startswith("keras_skim"))
+    for name in rooms:
+        rooms[name].discard(name)
+    assert strongly_connected(rooms) == []
+
+
+def test_no_import_runs_back_up_the_flow(graph):
+    wrong = sorted(
+        f"{module} -> {target}"
+        for module, edges in graph.items()
+        for target in edges
+        if target.startswith("keras_skim") and room(target) in FORBIDDEN.get(room(module), ())
+    )
+    assert wrong == []
+
+
+def test_device_side_rooms_import_no_keras_or_tensorflow(graph):
+    wrong = sorted(
+        f"{module} -> {target}"
+        for module, edges in graph.items()
+        for target in edges
+        if target in FORBIDDEN_THIRD_PARTY.get(room(module), ())
+    )
+    assert wrong == []
+
+
+def test_a_cycle_is_found_when_there_is_one():
+    assert strongly_connected({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
