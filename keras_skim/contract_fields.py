@@ -16,6 +16,8 @@ import json
 import math
 import os
 
+from keras_skim.model_kinds import KINDS, kind_of
+
 MAX_JSON_BYTES = 64 << 20  # a 2-million-token vocabulary is about 40 MB
 MAX_JSON_DEPTH = 64  # the contracts nest 4 levels deep
 MAX_SEQUENCE_LENGTH = 1 << 16  # tokens per text; the longest paper setting is 400
@@ -169,7 +171,7 @@ def _shown(value):
 # ------------------------------------------------------------- the contracts
 _FLOPS = number(nullable=True)
 METADATA_FIELDS = {
-    "model_kind": (text(), True),
+    "model_kind": (text(choices=tuple(KINDS)), True),
     "vocabulary_size": (integer(2, MAX_VOCABULARY_SIZE), True),
     "num_classes": (integer(1, MAX_CLASSES), True),
     "units": (integer(1, MAX_UNITS, nullable=True), False),
@@ -217,10 +219,10 @@ def check_metadata(path, metadata):
     check_fields(path, metadata, METADATA_FIELDS)
     if metadata.get("flops") is not None:
         check_fields(path, metadata["flops"], FLOPS_FIELDS, prefix='"flops".')
-    if metadata.get("model_kind") == "structural_jump_lstm":
+    if kind_of(metadata).jumps:  # its Flop-r is counted from these sizes
         for key in ("units", "embedding_dim"):
             if metadata.get(key) is None:
-                raise FieldError(f"{path}: {json.dumps(key)} must be an integer for a structural_jump_lstm")
+                raise FieldError(f"{path}: {json.dumps(key)} must be an integer for a {metadata['model_kind']}")
     return metadata
 
 

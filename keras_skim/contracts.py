@@ -24,6 +24,17 @@ import os
 
 from keras_skim import contract_fields
 
+# The custom op names and the `read_mask` codes are facts of the model kinds
+# (`keras_skim.model_kinds`); the export folder's contract names them too.
+from keras_skim.model_kinds import (  # noqa: F401
+    CUSTOM_OPS,
+    TOKEN_CODES,
+    TOKEN_JUMPED,
+    TOKEN_NOT_A_WORD,
+    TOKEN_READ,
+    TOKEN_SKIMMED,
+)
+
 # ---------------------------------------------------------------- file names
 MODEL_FILES = ("model.keras", "model.h5")
 MODEL_FILE = MODEL_FILES[0]
@@ -44,19 +55,6 @@ OUTPUT_LOGITS = "logits"
 OUTPUT_READ_MASK = "read_mask"
 OUTPUT_READ_COUNT = "read_count"
 OUTPUT_VISITED_COUNT = "visited_count"  # jump models: words not jumped over
-# Custom LiteRT ops, by the model kind that uses them.
-CUSTOM_OPS = {"skim_lstm": "KerasSkimLSTM", "structural_jump_lstm": "KerasSjLSTM", "skim_gru": "KerasSkimGRU"}
-
-# Codes of the per-token mask output (`read_mask`), the same in the Python
-# runtime, `keras-skim show` and the app. Skim models use 0 and 1 only (their
-# padding is 0); a jump model (Structural-Jump-LSTM) uses all four (its
-# padding and punctuation are 3).
-TOKEN_SKIMMED = 0  # skimmed by the small cell, or skipped by a jump model's skip agent (skim models: and padding)
-TOKEN_READ = 1  # read by the big cell (the LSTM)
-TOKEN_JUMPED = 2  # jumped over: never touched
-TOKEN_NOT_A_WORD = 3  # punctuation that steers a jump model's jumps, never read, and a jump model's padding
-TOKEN_CODES = {TOKEN_SKIMMED: "skimmed", TOKEN_READ: "read", TOKEN_JUMPED: "jumped", TOKEN_NOT_A_WORD: "not a word"}
-
 # Token ids: the tokenizer never emits 0; a 0 in the input is padding, which
 # every path (Keras with mask_zero, both export backends, the runtime) skips:
 # the state is kept, the token is neither read nor skimmed (mask 0), and it is

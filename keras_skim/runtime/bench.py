@@ -17,6 +17,7 @@ import time
 import numpy as np
 
 from keras_skim import contracts
+from keras_skim.model_kinds import kind_of
 from keras_skim.runtime.interpreter_loader import runtime_versions
 from keras_skim.runtime.runner import SkimRunner, probabilities_from_logits
 
@@ -33,12 +34,9 @@ def flop_r(metadata, skim_rate):
     return base / ((1.0 - skim_rate) * read + skim_rate * skim)
 
 
-JUMP_MODEL_KINDS = ("structural_jump_lstm",)
-
-
 def jumps(metadata):
     """Whether an export is a jump model (read / skipped / jumped words)."""
-    return metadata.get("model_kind") in JUMP_MODEL_KINDS
+    return kind_of(metadata).jumps
 
 
 def jump_counts(read_mask):
@@ -227,7 +225,7 @@ def run_bench(
 
 
 def markdown_report(report):
-    jump = report["model_kind"] in JUMP_MODEL_KINDS
+    jump = kind_of(report["model_kind"]).jumps
     sizes = f"d={report['units']}" + ("" if jump else f", d'={report['small_units']}")
     lines = [
         "# keras-skim bench",

@@ -8,6 +8,7 @@ import threading
 import numpy as np
 
 from keras_skim import contracts
+from keras_skim.model_kinds import kind_of
 from keras_skim.runtime.interpreter_loader import make_interpreter
 
 # More interpreter threads than any CPU has: LiteRT creates them all, and
@@ -140,15 +141,20 @@ class SkimRunner:
         return self.metadata.get("backend", "builtin")
 
     @property
+    def kind(self):
+        """The export's `keras_skim.model_kinds.ModelKind` (what it does, by its metadata)."""
+        return kind_of(self.metadata)
+
+    @property
     def skims(self):
-        return self.metadata.get("model_kind", "").startswith("skim")
+        return self.kind.skims
 
     @property
     def jumps(self):
         """Whether the model jumps (Structural-Jump-LSTM): `read_mask` then
         holds the four codes of `keras_skim.contracts.TOKEN_CODES` and the
         outputs include `visited_count`; the threshold is ignored."""
-        return self.metadata.get("model_kind") == "structural_jump_lstm"
+        return self.kind.jumps
 
     def encode(self, text):
         """(token ids int32 [T], tokens) of one text, cut at `max_length`."""

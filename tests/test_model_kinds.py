@@ -1,0 +1,51 @@
+"""The model-kind table against the parts that must agree with it: the exporter's emitters, the op
+library's table, the metadata reader and the runtime's questions."""
+
+import json
+
+import pytest
+
+from keras_skim import contracts
+from keras_skim.model_kinds import CUSTOM_OPS, KINDS, kind_of
+
+
+def test_every_exported_kind_is_in_the_table():
+    from keras_skim.export import emitter_registry
+    from keras_skim.export.structural_jump_emitter import StructuralJumpEmitter
+
+    emitter_registry.known_cells()  # loads every emitter module
+    exported = {cls.model_kind for cls in emitter_registry._EMITTERS.values()} | {StructuralJumpEmitter.model_kind}
+    assert exported == set(KINDS)
+
+
+def test_the_op_library_registers_the_table_s_ops_in_its_order():
+    from keras_skim.litert_ops import op_names
+
+    assert op_names() == list(CUSTOM_OPS.values())
+    assert contracts.CUSTOM_OPS is CUSTOM_OPS
+
+
+def test_what_each_kind_does():
+    assert kind_of("skim_lstm").threshold_applies and not kind_of("skim_lstm").jumps
+    assert kind_of({"model_kind": "structural_jump_lstm"}).jumps
+    assert not kind_of("structural_jump_lstm").threshold_applies
+    assert kind_of("lstm").custom_op is None and kind_of("skim_gru").custom_op == "KerasSkimGRU"
+    assert set(kind_of("structural_jump_lstm").mask_codes) == set(contracts.TOKEN_CODES)
+    with pytest.raises(ValueError, match="unknown model_kind 'bert'"):
+        kind_of("bert")
+
+
+def test_metadata_of_an_unknown_kind_is_refused_in_one_line(tmp_path):
+    path = tmp_path / "metadata.json"
+    record = {
+        "format": contracts.METADATA_FORMAT,
+        "version": contracts.METADATA_VERSION,
+        "model_kind": "bert",
+        "vocabulary_size": 10,
+        "num_classes": 2,
+    }
+    path.write_text(json.dumps(record))
+    with pytest.raises(ValueError) as err:
+        contracts.read_metadata(str(path))
+    message = str(err.value)
+    assert "\n" not in message and str(path) in message and "model_kind" in message and "'skim_lstm'" in message
