@@ -186,3 +186,28 @@ def test_a_full_disk_is_one_line_and_leaves_nothing(tmp_path):
             open(os.path.join(stage, "half"), "w").close()
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
     assert "nothing was written" in str(info.value) and os.listdir(tmp_path) == []
+
+
+def test_a_terminated_writer_cleans_up_and_a_killed_ones_stage_goes_next_run(tmp_path):
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    script = (
+        "import sys, time\n"
+        "from keras_skim.output_folder import staged_output_dir\n"
+        "with staged_output_dir(sys.argv[1]) as stage:\n"
+        "    open(stage + '/half.keras', 'w').close()\n"
+        "    print('staged', flush=True)\n"
+        "    time.sleep(60)\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        writer = subprocess.Popen(
+            [sys.executable, "-c", script, str(tmp_path / "out")], stdout=subprocess.PIPE, env=env
+        )
+        assert writer.stdout.readline() == b"staged\n"
+        writer.send_signal(sig)
+        writer.communicate(timeout=60)
+        assert writer.returncode != 0
+        left = _stages(tmp_path)
+        assert left == [] if sig == signal.SIGTERM else len(left) == 1
+    _write(tmp_path / "next", {"a": "b"})  # the killed writer's stage is removed by the next run there
+    assert _stages(tmp_path) == [] and not (tmp_path / "out").exists()
