@@ -299,7 +299,9 @@ def markdown(report):
         "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     history = report["history"]
-    shown = history if len(history) <= 40 else history[:: max(len(history) // 40, 1)] + history[-1:]
+    shown = history if len(history) <= 40 else history[:: len(history) // 40]
+    if shown[-1] is not history[-1]:
+        shown = shown + history[-1:]
     for r in shown:
         lines.append(
             f"| {r['phase']} | {r['step']} | {r['accuracy']:.4f} | {pct(r['read_fraction'])} | "
