@@ -1,0 +1,203 @@
+"""Per-token latency of the `KerasSkimGRU` custom-op export against our own
+builtin export of a Keras GRU of the same size (input projections hoisted
+out of the loop, XNNPACK on): the GRU row of benchmarks/custom_op_speed.py.
+
+Models: V=1000, e=50, d'=10, d = 100 (`--quick`) or 100, 256, 512, random
+(initial) weights; one random text of T=200 tokens, batch 1,
+`num_threads=1`, LiteRT (ai-edge-litert). For each target skim rate (0:
+threshold 0, every token read; 80%, 95%; 100%: threshold 1.5) the runtime
+threshold is found by bisection on the op itself and the measured rate is
+reported. Timed in one process, interleaved: each round invokes every
+model once, in an order that alternates between rounds; medians of `--runs`
+rounds after warm-up (custom_op_speed.time_interleaved).
+
+Timed models, each against the GRU export of the same d:
+  * custom op: `write_custom_op_model` of the Skim-GRU (KerasSkimGRU);
+  * custom op, folded rows: `fold=True` (per-word input terms);
+  * builtin skim graph: `keras-skim export` of the Skim-GRU (builtin ops).
+
+Every row's read decisions (custom op, folded op, builtin skim graph) are
+checked against the op's NumPy reference (`custom_op_backend.op_reference`).
+
+    python benchmarks/skim_gru_op_speed.py [--runs 60] [--quick] [--cpu 1]
+
+Writes benchmarks/results/skim_gru_op_speed.{json,md} (or --out STEM).
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import litert_report  # noqa: E402
+import numpy as np  # noqa: E402
+from custom_op_speed import Timed, builtin_export, threshold_for, time_interleaved  # noqa: E402
+
+V, E, T, SMALL = 1000, 50, 200, 10
+RATES = [0.0, 0.80, 0.95, 1.0]
+UNITS = [100, 256, 512]
+
+
+def keras_models(d):
+    """(Skim-GRU classifier, GRU classifier) of size d, random weights."""
+    import keras
+
+    from keras_skim import SkimGRUCell
+
+    def classifier(rnn, fixed):
+        inp = keras.Input((T,) if fixed else (None,), dtype="int32", batch_size=1 if fixed else None)
+        x = keras.layers.Embedding(V, E, mask_zero=True)(inp)
+        return keras.Model(inp, keras.layers.Dense(2)(rnn(x)))
+
+    keras.utils.set_random_seed(d)
+    skim = classifier(keras.layers.RNN(SkimGRUCell(d, SMALL)), fixed=True)
+    keras.utils.set_random_seed(d + 1)
+    gru = classifier(keras.layers.GRU(d), fixed=False)
+    return skim, gru
+
+
+def measure(d, tokens, runs):
+    """The rows of one d: one per target skim rate."""
+    from keras_skim.analysis.flops import flop_report
+    from keras_skim.export.custom_op_backend import custom_op_flatbuffer, op_reference, quantized_weights, read_model
+
+    skim, gru = keras_models(d)
+    info = read_model(skim)
+    ops = quantized_weights(info)
+    contents = {
+        "gru": builtin_export(gru),
+        "op": custom_op_flatbuffer(skim, 0.5, T, fold=False),
+        "op_folded": custom_op_flatbuffer(skim, 0.5, T, fold=True),
+        "builtin_skim": builtin_export(skim),
+    }
+    base = Timed("gru", contents["gru"], tokens)
+    rows = []
+    for rate in RATES:
+        op = Timed("op", contents["op"], tokens)
+        threshold = threshold_for(op, rate)
+        models = [
+            base,
+            op,
+            Timed("op_folded", contents["op_folded"], tokens, threshold),
+            Timed("builtin_skim", contents["builtin_skim"], tokens, threshold),
+        ]
+        op.set_threshold(threshold)
+        mask = op.read_mask()
+        _, want = op_reference(info, ops, tokens, threshold)
+        mismatches = sum(int(np.sum(m.read_mask() != want)) for m in models[1:])
+        times = time_interleaved(models, runs)
+        us = {m.name: float(np.median(t)) / T * 1e6 for m, t in zip(models, times)}
+        ratios = {m.name: float(np.median(times[0] / t)) for m, t in zip(models, times)}
+        skim_rate = 1.0 - float(mask.mean())
+        flops = flop_report("gru", d, SMALL, E, skim_rate)
+        row = dict(
+            d=d,
+            small_units=SMALL,
+            target_skim=rate,
+            skim_rate=round(skim_rate, 4),
+            threshold=float(threshold),
+            flop_r=round(flops["flop_r"], 3),
+            us_per_token={k: round(v, 3) for k, v in us.items()},
+            speedup_vs_gru_export={k: round(v, 3) for k, v in ratios.items() if k != "gru"},
+            op_speedup_over_flop_r=round(ratios["op"] / flops["flop_r"], 3),
+            mask_mismatches_vs_reference=mismatches,
+        )
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    rows[0]["file_bytes"] = {k: len(v) for k, v in contents.items()}
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=60, help="timed rounds per row (default 60)")
+    ap.add_argument("--quick", action="store_true", help="d=100 only")
+    ap.add_argument("--cpu", type=int, default=None, help="pin the process to this CPU")
+    ap.add_argument(
+        "--out", default=os.path.join(litert_report.RESULTS, "skim_gru_op_speed"), help="output path without extension"
+    )
+    a = ap.parse_args()
+    if a.runs < 20:
+        ap.error("--runs must be >= 20")
+    if a.cpu is not None:
+        os.sched_setaffinity(0, {a.cpu})
+    from keras_skim.litert_ops import library_path
+
+    library_path()  # build once, outside the timings
+    tokens = np.random.default_rng(1).integers(1, V, T).astype(np.int32)
+    load_before = [round(x, 2) for x in os.getloadavg()]
+    started = time.time()
+    rows = [row for d in (UNITS[:1] if a.quick else UNITS) for row in measure(d, tokens, a.runs)]
+    report = {
+        "benchmark": "skim_gru_op_speed",
+        "command": litert_report.command(),
+        "machine": litert_report.timed_machine(load_before),
+        "versions": litert_report.versions(),
+        "setup": dict(
+            vocabulary=V,
+            embedding=E,
+            tokens=T,
+            small_units=SMALL,
+            batch=1,
+            num_threads=1,
+            runs=a.runs,
+            warmup=5,
+            timing="interleaved rounds (alternating order), medians",
+            baseline="keras.layers.GRU(d) exported by keras-skim (builtin ops, hoisted input projections, XNNPACK on)",
+        ),
+        "seconds": round(time.time() - started, 1),
+        "rows": rows,
+    }
+    litert_report.write_files(a.out, report, _markdown(report))
+
+
+def _markdown(report):
+    m, s = report["machine"], report["setup"]
+    lines = [
+        "# KerasSkimGRU custom op vs the GRU export (builtin ops, XNNPACK)",
+        "",
+        f"- command: `{report['command']}`",
+        f"- machine: {m['platform']}, {m['processor']}, {m['cpu_count']} CPUs shared with other jobs; "
+        f"load average {m['load_average_at_start']} at start, {m['load_average_at_end']} at end; "
+        f"nice {m['nice']}, CPUs {m['cpus_allowed']}",
+        f"- versions: {', '.join(f'{k} {v}' for k, v in report['versions'].items())}",
+        f"- setup: V={s['vocabulary']}, e={s['embedding']}, d'={s['small_units']}, T={s['tokens']} tokens, "
+        f"batch 1, 1 thread, random weights, {s['runs']} interleaved rounds, medians",
+        f"- baseline: {s['baseline']}; speed-up = median over rounds of baseline time / model time",
+        "",
+        "| d | skim rate | Flop-R | GRU export us/tok | custom op us/tok | speed-up | / Flop-R |"
+        " folded op speed-up | builtin skim graph speed-up | decisions vs reference |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for r in report["rows"]:
+        us, x = r["us_per_token"], r["speedup_vs_gru_export"]
+        agree = "all agree" if r["mask_mismatches_vs_reference"] == 0 else f"{r['mask_mismatches_vs_reference']} differ"
+        lines.append(
+            f"| {r['d']} | {r['skim_rate']:.1%} | {r['flop_r']:.2f} | {us['gru']:.2f} | {us['op']:.2f} | "
+            f"{x['op']:.2f}x | {r['op_speedup_over_flop_r']:.2f} | {x['op_folded']:.2f}x | "
+            f"{x['builtin_skim']:.2f}x | {agree} |"
+        )
+    lines += [
+        "",
+        'Flop-R: `keras_skim.analysis.flops.flop_report("gru", d, 10, 50, skim_rate)` at the measured rate. '
+        "Read decisions of the custom op, the folded op and the builtin skim graph are compared with the op's "
+        "NumPy reference (`custom_op_backend.op_reference`).",
+        "",
+        "File sizes (bytes): "
+        + "; ".join(
+            f"d={r['d']}: " + ", ".join(f"{k} {v}" for k, v in r["file_bytes"].items())
+            for r in report["rows"]
+            if "file_bytes" in r
+        ),
+        "",
+    ]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main()
