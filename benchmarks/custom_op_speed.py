@@ -48,15 +48,20 @@ UNITS = [100, 256, 512]
 FLOP_TARGET = {100: 0.75, 256: 0.85, 512: 0.85}
 
 
+def classifier(rnn, fixed):
+    """Input(int) -> Embedding(V, E, mask_zero) -> rnn -> Dense(2); batch 1
+    and length T when `fixed`."""
+    import keras
+
+    inp = keras.Input((T,) if fixed else (None,), dtype="int32", batch_size=1 if fixed else None)
+    x = keras.layers.Embedding(V, E, mask_zero=True)(inp)
+    return keras.Model(inp, keras.layers.Dense(2)(rnn(x)))
+
+
 def keras_models(d):
     import keras
 
     from keras_skim import SkimLSTMCell
-
-    def classifier(rnn, fixed):
-        inp = keras.Input((T,) if fixed else (None,), dtype="int32", batch_size=1 if fixed else None)
-        x = keras.layers.Embedding(V, E, mask_zero=True)(inp)
-        return keras.Model(inp, keras.layers.Dense(2)(rnn(x)))
 
     keras.utils.set_random_seed(d)
     skim = classifier(keras.layers.RNN(SkimLSTMCell(d, SMALL)), fixed=True)
@@ -154,19 +159,76 @@ def time_interleaved(models, runs, warmup=5):
     return [np.asarray(t) for t in times]
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def arguments(description, stem):
+    """The command line of a custom-op speed benchmark (this one,
+    skim_gru_op_speed.py): --runs, --quick, --cpu (pinned here), --out."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--runs", type=int, default=60, help="timed rounds per row (default 60)")
     ap.add_argument("--quick", action="store_true", help="d=100 only")
     ap.add_argument("--cpu", type=int, default=None, help="pin the process to this CPU")
-    ap.add_argument(
-        "--out", default=os.path.join(litert_report.RESULTS, "custom_op_speed"), help="output path without extension"
-    )
+    ap.add_argument("--out", default=os.path.join(litert_report.RESULTS, stem), help="output path without extension")
     a = ap.parse_args()
     if a.runs < 20:
         ap.error("--runs must be >= 20")
     if a.cpu is not None:
         os.sched_setaffinity(0, {a.cpu})
+    return a
+
+
+def report_record(name, runs, load_before, started, rows, baseline):
+    """The JSON record of a custom-op speed benchmark's run."""
+    return {
+        "benchmark": name,
+        "command": litert_report.command(),
+        "machine": litert_report.timed_machine(load_before),
+        "versions": litert_report.versions(),
+        "setup": dict(
+            vocabulary=V,
+            embedding=E,
+            tokens=T,
+            small_units=SMALL,
+            batch=1,
+            num_threads=1,
+            runs=runs,
+            warmup=5,
+            timing="interleaved rounds (alternating order), medians",
+            baseline=baseline,
+        ),
+        "seconds": round(time.time() - started, 1),
+        "rows": rows,
+    }
+
+
+def markdown_head(title, report):
+    """The title and the lines on the run (command, machine, versions,
+    setup, baseline) of a custom-op speed benchmark's Markdown."""
+    m, s = report["machine"], report["setup"]
+    return [
+        f"# {title}",
+        "",
+        f"- command: `{report['command']}`",
+        f"- machine: {m['platform']}, {m['processor']}, {m['cpu_count']} CPUs shared with other jobs; "
+        f"load average {m['load_average_at_start']} at start, {m['load_average_at_end']} at end; "
+        f"nice {m['nice']}, CPUs {m['cpus_allowed']}",
+        f"- versions: {', '.join(f'{k} {v}' for k, v in report['versions'].items())}",
+        f"- setup: V={s['vocabulary']}, e={s['embedding']}, d'={s['small_units']}, T={s['tokens']} tokens, "
+        f"batch 1, 1 thread, random weights, {s['runs']} interleaved rounds, medians",
+        f"- baseline: {s['baseline']}; speed-up = median over rounds of baseline time / model time",
+        "",
+    ]
+
+
+def file_sizes(report):
+    """The Markdown line of the models' file sizes (rows with `file_bytes`)."""
+    return "File sizes (bytes): " + "; ".join(
+        f"d={r['d']}: " + ", ".join(f"{k} {v}" for k, v in r["file_bytes"].items())
+        for r in report["rows"]
+        if "file_bytes" in r
+    )
+
+
+def main():
+    a = arguments(__doc__.splitlines()[0], "custom_op_speed")
     from keras_skim.analysis.flops import flop_report
     from keras_skim.export.custom_op_backend import custom_op_flatbuffer, op_reference, quantized_weights, read_model
     from keras_skim.litert_ops import library_path
@@ -243,43 +305,13 @@ def main():
             rows.append(row)
             print(json.dumps(row), flush=True)
         rows[-len(RATES)]["file_bytes"] = sizes
-    report = {
-        "benchmark": "custom_op_speed",
-        "command": litert_report.command(),
-        "machine": litert_report.timed_machine(load_before),
-        "versions": litert_report.versions(),
-        "setup": dict(
-            vocabulary=V,
-            embedding=E,
-            tokens=T,
-            small_units=SMALL,
-            batch=1,
-            num_threads=1,
-            runs=a.runs,
-            warmup=5,
-            timing="interleaved rounds (alternating order), medians",
-            baseline="keras.layers.LSTM(d) exported by keras-skim (builtin ops, hoisted input projections, XNNPACK on)",
-        ),
-        "seconds": round(time.time() - started, 1),
-        "rows": rows,
-    }
+    baseline = "keras.layers.LSTM(d) exported by keras-skim (builtin ops, hoisted input projections, XNNPACK on)"
+    report = report_record("custom_op_speed", a.runs, load_before, started, rows, baseline)
     litert_report.write_files(a.out, report, _markdown(report))
 
 
 def _markdown(report):
-    m, s = report["machine"], report["setup"]
-    lines = [
-        "# KerasSkimLSTM custom op vs the LSTM export (builtin ops, XNNPACK)",
-        "",
-        f"- command: `{report['command']}`",
-        f"- machine: {m['platform']}, {m['processor']}, {m['cpu_count']} CPUs shared with other jobs; "
-        f"load average {m['load_average_at_start']} at start, {m['load_average_at_end']} at end; "
-        f"nice {m['nice']}, CPUs {m['cpus_allowed']}",
-        f"- versions: {', '.join(f'{k} {v}' for k, v in report['versions'].items())}",
-        f"- setup: V={s['vocabulary']}, e={s['embedding']}, d'={s['small_units']}, T={s['tokens']} tokens, "
-        f"batch 1, 1 thread, random weights, {s['runs']} interleaved rounds, medians",
-        f"- baseline: {s['baseline']}; speed-up = median over rounds of baseline time / model time",
-        "",
+    lines = markdown_head("KerasSkimLSTM custom op vs the LSTM export (builtin ops, XNNPACK)", report) + [
         "| d | skim rate | Flop-R | LSTM export us/tok | custom op us/tok | speed-up | / Flop-R | target | met |"
         " folded op speed-up | builtin skim graph speed-up | stock LSTM speed-up |",
         "|---|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---:|",
@@ -302,12 +334,7 @@ def _markdown(report):
         "speed-up below 1 means it is slower than the baseline. Every row's read decisions (custom op, folded op, "
         "builtin skim graph) match a NumPy reference: mismatches in the JSON.",
         "",
-        "File sizes (bytes): "
-        + "; ".join(
-            f"d={r['d']}: " + ", ".join(f"{k} {v}" for k, v in r["file_bytes"].items())
-            for r in report["rows"]
-            if "file_bytes" in r
-        ),
+        file_sizes(report),
         "",
     ]
     return "\n".join(lines)

@@ -24,7 +24,6 @@ checked against the op's NumPy reference (`custom_op_backend.op_reference`).
 Writes benchmarks/results/skim_gru_op_speed.{json,md} (or --out STEM).
 """
 
-import argparse
 import json
 import os
 import sys
@@ -36,9 +35,22 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import litert_report  # noqa: E402
 import numpy as np  # noqa: E402
-from custom_op_speed import Timed, builtin_export, threshold_for, time_interleaved  # noqa: E402
+from custom_op_speed import (  # noqa: E402
+    SMALL,
+    E,
+    T,
+    Timed,
+    V,
+    arguments,
+    builtin_export,
+    classifier,
+    file_sizes,
+    markdown_head,
+    report_record,
+    threshold_for,
+    time_interleaved,
+)
 
-V, E, T, SMALL = 1000, 50, 200, 10
 RATES = [0.0, 0.80, 0.95, 1.0]
 UNITS = [100, 256, 512]
 
@@ -48,11 +60,6 @@ def keras_models(d):
     import keras
 
     from keras_skim import SkimGRUCell
-
-    def classifier(rnn, fixed):
-        inp = keras.Input((T,) if fixed else (None,), dtype="int32", batch_size=1 if fixed else None)
-        x = keras.layers.Embedding(V, E, mask_zero=True)(inp)
-        return keras.Model(inp, keras.layers.Dense(2)(rnn(x)))
 
     keras.utils.set_random_seed(d)
     skim = classifier(keras.layers.RNN(SkimGRUCell(d, SMALL)), fixed=True)
@@ -114,18 +121,7 @@ def measure(d, tokens, runs):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=60, help="timed rounds per row (default 60)")
-    ap.add_argument("--quick", action="store_true", help="d=100 only")
-    ap.add_argument("--cpu", type=int, default=None, help="pin the process to this CPU")
-    ap.add_argument(
-        "--out", default=os.path.join(litert_report.RESULTS, "skim_gru_op_speed"), help="output path without extension"
-    )
-    a = ap.parse_args()
-    if a.runs < 20:
-        ap.error("--runs must be >= 20")
-    if a.cpu is not None:
-        os.sched_setaffinity(0, {a.cpu})
+    a = arguments(__doc__.splitlines()[0], "skim_gru_op_speed")
     from keras_skim.litert_ops import library_path
 
     library_path()  # build once, outside the timings
@@ -133,43 +129,13 @@ def main():
     load_before = [round(x, 2) for x in os.getloadavg()]
     started = time.time()
     rows = [row for d in (UNITS[:1] if a.quick else UNITS) for row in measure(d, tokens, a.runs)]
-    report = {
-        "benchmark": "skim_gru_op_speed",
-        "command": litert_report.command(),
-        "machine": litert_report.timed_machine(load_before),
-        "versions": litert_report.versions(),
-        "setup": dict(
-            vocabulary=V,
-            embedding=E,
-            tokens=T,
-            small_units=SMALL,
-            batch=1,
-            num_threads=1,
-            runs=a.runs,
-            warmup=5,
-            timing="interleaved rounds (alternating order), medians",
-            baseline="keras.layers.GRU(d) exported by keras-skim (builtin ops, hoisted input projections, XNNPACK on)",
-        ),
-        "seconds": round(time.time() - started, 1),
-        "rows": rows,
-    }
+    baseline = "keras.layers.GRU(d) exported by keras-skim (builtin ops, hoisted input projections, XNNPACK on)"
+    report = report_record("skim_gru_op_speed", a.runs, load_before, started, rows, baseline)
     litert_report.write_files(a.out, report, _markdown(report))
 
 
 def _markdown(report):
-    m, s = report["machine"], report["setup"]
-    lines = [
-        "# KerasSkimGRU custom op vs the GRU export (builtin ops, XNNPACK)",
-        "",
-        f"- command: `{report['command']}`",
-        f"- machine: {m['platform']}, {m['processor']}, {m['cpu_count']} CPUs shared with other jobs; "
-        f"load average {m['load_average_at_start']} at start, {m['load_average_at_end']} at end; "
-        f"nice {m['nice']}, CPUs {m['cpus_allowed']}",
-        f"- versions: {', '.join(f'{k} {v}' for k, v in report['versions'].items())}",
-        f"- setup: V={s['vocabulary']}, e={s['embedding']}, d'={s['small_units']}, T={s['tokens']} tokens, "
-        f"batch 1, 1 thread, random weights, {s['runs']} interleaved rounds, medians",
-        f"- baseline: {s['baseline']}; speed-up = median over rounds of baseline time / model time",
-        "",
+    lines = markdown_head("KerasSkimGRU custom op vs the GRU export (builtin ops, XNNPACK)", report) + [
         "| d | skim rate | Flop-R | GRU export us/tok | custom op us/tok | speed-up | / Flop-R |"
         " folded op speed-up | builtin skim graph speed-up | decisions vs reference |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
@@ -188,12 +154,7 @@ def _markdown(report):
         "Read decisions of the custom op, the folded op and the builtin skim graph are compared with the op's "
         "NumPy reference (`custom_op_backend.op_reference`).",
         "",
-        "File sizes (bytes): "
-        + "; ".join(
-            f"d={r['d']}: " + ", ".join(f"{k} {v}" for k, v in r["file_bytes"].items())
-            for r in report["rows"]
-            if "file_bytes" in r
-        ),
+        file_sizes(report),
         "",
     ]
     return "\n".join(lines)
