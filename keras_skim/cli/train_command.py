@@ -294,6 +294,9 @@ def _check_jump_schedule(args):
             f"{', '.join(_flag(n) for n in epochs)} (a schedule in epochs) cannot be combined with "
             f"{', '.join(_flag(n) for n in steps)} (a schedule in steps)"
         )
+    name = args.run_name
+    if name is not None and (not name or name in (".", "..") or "/" in name or "\\" in name):
+        raise CliError(f"--run-name must be a folder name without / or \\ (got {name!r})")
     if epochs:
         args.full_read_epochs = 3 if args.full_read_epochs is None else args.full_read_epochs
         args.speed_read_epochs = 10 if args.speed_read_epochs is None else args.speed_read_epochs

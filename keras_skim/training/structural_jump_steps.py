@@ -424,8 +424,10 @@ def _compile_fresh(model, optimizer):
         and type(current) is type(optimizer)
         and current.get_config() == optimizer.get_config()
         and current.built
-        and [id(v) for v in current._trainable_variables] == [id(v) for v in model.trainable_variables]
-        and [tuple(v.shape) for v in current.variables] == [tuple(v.shape) for v in optimizer.variables]
+        # Slot variables are named after the variables they serve: equal
+        # names and shapes mean the same trainable variables.
+        and [(v.path, tuple(v.shape)) for v in current.variables]
+        == [(v.path, tuple(v.shape)) for v in optimizer.variables]
     ):
         for old, new in zip(current.variables, optimizer.variables):
             old.assign(new)

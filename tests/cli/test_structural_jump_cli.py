@@ -164,6 +164,7 @@ def test_what_does_not_apply_to_a_jump_model_is_one_line(sj_folder, argv, messag
         (["--cell", "sj-lstm", "--validate-every", "0"], "--validate-every must be at least 1"),
         (["--cell", "sj-lstm", "--full-read-steps", "0", "--speed-read-steps", "0"], "nothing to train"),
         (["--cell", "lstm", "--schedule", "authors"], "--schedule does not apply to --cell lstm"),
+        (["--cell", "sj-lstm", "--run-name", "../up"], "--run-name must be a folder name"),
         (["--cell", "skim-lstm", "--resume"], "--resume does not apply to --cell skim-lstm"),
     ],
 )
