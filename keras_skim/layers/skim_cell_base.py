@@ -32,10 +32,11 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
     """
 
     rnn_state_count = 1
-    # False on an instance runs the per-step loop in training too: the
-    # reference the projected loop is tested against, and the "before" of
-    # benchmarks/training_speed.py.
-    projected_loop = True
+    # True on an instance makes training read the projected rows of
+    # `project_sequences` (see `run_skim_loop`). Off by default: on a 2-core
+    # CPU with TensorFlow 2.21 it measured slower than the per-step loop
+    # (benchmarks/results/training_speed_d100.md and README).
+    projected_loop = False
 
     def __init__(
         self,

@@ -13,10 +13,9 @@ class SkimGRU(SkimRNNLayer):
     `SkimGRU(units, small_units)` computes what
     `keras.layers.RNN(SkimGRUCell(units, small_units))` computes (same
     weights, skim loss, metrics, threshold and masking; see `SkimGRUCell`)
-    and trains faster: in training the input products of the big GRU, the
-    small GRU and the read/skim gate, and the Gumbel noise, are computed for
-    all time steps in one batched matmul before the loop, as `SkimLSTM`
-    does. Its `cell` is a `SkimGRUCell`, so the exporter and the keras-skim
+    and owns its loop, as `SkimLSTM` does (`layer.cell.projected_loop =
+    True`: input products of all steps in one matmul before the loop; off
+    by default). Its `cell` is a `SkimGRUCell`, so the exporter and the keras-skim
     tools treat it as the `RNN` of that cell.
 
     Args:

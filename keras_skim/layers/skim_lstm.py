@@ -14,12 +14,12 @@ class SkimLSTM(SkimRNNLayer):
     `keras.layers.RNN(SkimLSTMCell(units, small_units))` computes, with the
     same weights, the same skim loss (`gamma`), `skim_rate` and `skim_loss`
     metrics, threshold and masking (see `SkimLSTMCell` for the model), and
-    trains faster: the layer owns its loop, as `keras.layers.LSTM` does. In
-    training the input products of the big LSTM, the small LSTM and the
-    read/skim gate, and the Gumbel noise, are computed for all time steps in
-    one batched matmul before the loop; only the recurrent products stay
-    inside (a plain `keras.layers.RNN` of a skim cell gets the same loop
-    through the cell's pre-loop hook). Its `cell` is a `SkimLSTMCell`, so
+    owns its loop, as `keras.layers.LSTM` does: it adds the skim loss after
+    its loop itself, without the Keras internals that a plain
+    `keras.layers.RNN` of a skim cell needs. `layer.cell.projected_loop =
+    True` computes the input products of all steps in one matmul before the
+    loop (off by default: slower on a 2-core CPU, see the README). Its
+    `cell` is a `SkimLSTMCell`, so
     the exporter, `keras_skim.skim_cells`, `set_threshold` and
     `skim_statistics` treat it as the `RNN` of that cell.
 

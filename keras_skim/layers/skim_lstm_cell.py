@@ -51,11 +51,20 @@ class SkimLSTMCell(SkimCellBase):
     sublayer of the layer being called; training with gamma > 0 otherwise
     raises a `ValueError`, as does calling the cell directly in training. A
     custom training loop must add `model.losses` to its loss, as for any
-    `add_loss`. The hook uses Keras 3 internals (the pre-loop
-    `get_dropout_mask` call, `RNN.inner_loop`, the layer call context;
-    checked with Keras 3.15). With several skim cells in one model the logs
-    show one cell's `skim_rate` and `skim_loss` (Keras keys them by name);
-    `loss` includes every cell's term.
+    `add_loss`. The hook uses Keras 3 internals, all in
+    `keras_skim/layers/keras_internals.py` (the pre-loop `get_dropout_mask`
+    call, `RNN.inner_loop`, the layer call context; checked with Keras
+    3.15); `keras_skim.SkimLSTM`, the layer that owns its loop, needs none
+    but the `DropoutRNNCell` base. With several skim cells in one model the
+    logs show one cell's `skim_rate` and `skim_loss` (Keras keys them by
+    name); `loss` includes every cell's term.
+
+    Training loop: with `cell.projected_loop = True` (off by default), when
+    the cell is the RNN layer's only cell, training reads the input products
+    of the big LSTM, the small LSTM and the gate, and the Gumbel noise,
+    computed for all steps in one matmul before the loop
+    (`project_sequences`; same gradients, tested). On a 2-core CPU it
+    measured slower than the per-step loop, hence the default.
 
     Args:
         units: int, size d of the shared state and of the big LSTM.

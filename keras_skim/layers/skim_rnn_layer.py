@@ -14,10 +14,10 @@ class SkimRNNLayer(keras.layers.RNN):
     """Base class of `SkimLSTM` and `SkimGRU`; not used directly.
 
     Subclasses build their cell from their arguments and pass it here. The
-    layer's `inner_loop` computes the input products of every time step (big
-    cell, small cell, gate) and the Gumbel noise in one batched matmul
-    before the loop in training, and adds the skim loss after it, without
-    the pre-loop hook that a plain `keras.layers.RNN` needs.
+    layer's `inner_loop` adds the skim loss after the loop, without the
+    pre-loop hook that a plain `keras.layers.RNN` needs (and, with
+    `cell.projected_loop`, computes the input products of every step
+    before the loop).
     """
 
     def __init__(

@@ -68,6 +68,7 @@ def _gradients(run, cell, probe):
 def test_projected_loop_has_the_per_step_cells_gradients(cell_class, small_units, dropout, monkeypatch):
     x, mask, noise = _batch()
     cell = cell_class(6, small_units, gamma=0.5, dropout=dropout, recurrent_dropout=dropout, seed=3)
+    cell.projected_loop = True
     layer = keras.layers.RNN(cell)
     layer(x[:1])
     _randomise(cell)
@@ -113,6 +114,7 @@ def test_layer_equals_rnn_of_its_cell_in_training_and_inference(layer_class, cel
     plain.cell.seed_generator.state.assign(layer.cell.seed_generator.state)
     for cell in (layer.cell, plain.cell):
         cell.skim_rate.reset_state()
+        cell.projected_loop = True
     for training in (True, False):
         a = layer(x, mask=tf.constant(mask), training=training)
         b = plain(x, mask=tf.constant(mask), training=training)
