@@ -11,9 +11,10 @@ ai-edge-litert's `schema_py_generated`, the runtime's own dependency) and
 `keras.optimizers.MultiOptimizer` / `OptimizerMap` (absent from Keras 3.12;
 `ScoRNNOptimizer` now dispatches by variable path itself).
 
-The layers (keras_skim/layers/) still import `keras.src` privates of their
-own (`global_state`, `DropoutRNNCell`, the `RNN.inner_loop` hook); they are
-listed in `LAYER_PRIVATE_APIS` so that the same test covers them.
+The layers import their `keras.src` privates (`global_state`,
+`DropoutRNNCell`, the `RNN.inner_loop` hook) through one module of their own,
+`keras_skim/layers/keras_internals.py`; they are listed in
+`LAYER_PRIVATE_APIS` so that the same test covers them.
 """
 
 import importlib
@@ -39,19 +40,19 @@ PRIVATE_APIS = {
 # Owned by keras_skim/layers/ (listed here so that one test covers every private API).
 LAYER_PRIVATE_APIS = {
     "keras.src.backend.common.global_state.get_global_attribute": (
-        "keras_skim/layers/skim_cell_base.py",
+        "keras_skim/layers/keras_internals.py (skim cells)",
         "the current call context, to find the RNN that runs a skim cell (skim loss)",
     ),
     "keras.src.layers.rnn.dropout_rnn_cell.DropoutRNNCell": (
-        "keras_skim/layers/skim_cell_base.py, keras_skim/layers/scornn_cell.py",
+        "keras_skim/layers/keras_internals.py (skim and scoRNN cells)",
         "the dropout-mask base class of Keras' own cells",
     ),
     "keras.layers.RNN.inner_loop": (
-        "keras_skim/layers/skim_cell_base.py",
+        "keras_skim/layers/keras_internals.py (skim cells)",
         "patched on the instance to add the skim cells' accounting to the RNN loop",
     ),
     "keras.layers.Layer._flatten_layers": (
-        "keras_skim/layers/skim_cell_base.py",
+        "keras_skim/layers/keras_internals.py (skim cells)",
         "walks the layers of the calling model to find its RNNs",
     ),
 }
