@@ -7,12 +7,16 @@ import zipfile
 # zip member never yields more than its declared size: Python's zipfile
 # stops there and checks the CRC). Keras reads config.json and
 # metadata.json whole; real ones are a few kB.
+# Members past this size must not inflate more than MAX_COMPRESSION_RATIO
+# times their compressed size: float weights and a config holding an
+# embedding matrix (GloVe as a Constant initializer: about 20 MB of JSON for
+# 20,000 x 50) barely compress, a zip bomb of spaces inflates 1000x.
 MAX_CONFIG_BYTES = 16 << 20
+MAX_COMPRESSION_RATIO = 100
+# Keras parses a JSON member whole: this bounds the memory that takes.
+MAX_JSON_MEMBER_BYTES = 512 << 20
 MAX_ARCHIVE_BYTES = 8 << 30
 MAX_ARCHIVE_MEMBERS = 10_000
-# Float weights barely compress; a member inflating more than this (and
-# past MAX_CONFIG_BYTES) is a zip bomb, not a model.
-MAX_COMPRESSION_RATIO = 100
 
 
 class ModelLoadError(ValueError):
@@ -33,13 +37,14 @@ def check_archive(path):
     for member in members:
         total += member.file_size
         name = member.filename
-        if name.endswith(".json") and member.file_size > MAX_CONFIG_BYTES:
+        if name.endswith(".json") and member.file_size > MAX_JSON_MEMBER_BYTES:
             raise ModelLoadError(
-                f"{path}: {name} inflates to {member.file_size} bytes (at most {MAX_CONFIG_BYTES}); refused"
+                f"{path}: {name} inflates to {member.file_size} bytes (at most {MAX_JSON_MEMBER_BYTES}); refused"
             )
         if member.file_size > MAX_CONFIG_BYTES and member.file_size > MAX_COMPRESSION_RATIO * member.compress_size:
             raise ModelLoadError(
-                f"{path}: {name} inflates {member.compress_size} bytes to {member.file_size} (a zip bomb?); refused"
+                f"{path}: {name} inflates to {member.file_size} bytes from {member.compress_size} "
+                f"(more than {MAX_COMPRESSION_RATIO}x: a zip bomb?); refused"
             )
     if total > MAX_ARCHIVE_BYTES:
         raise ModelLoadError(f"{path}: the archive inflates to {total} bytes (at most {MAX_ARCHIVE_BYTES}); refused")

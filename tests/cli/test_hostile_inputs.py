@@ -76,6 +76,19 @@ def test_keras_archive_that_inflates_hugely_is_refused(tmp_path):
         load_model(bomb)
 
 
+def test_a_large_config_that_barely_compresses_is_a_model_not_a_bomb(tmp_path):
+    # `keras-skim demo` saves GloVe as the Embedding's Constant initializer: about 20 MB of JSON digits.
+    import numpy as np
+
+    from keras_skim.model_io import MAX_CONFIG_BYTES, check_archive
+
+    digits = np.random.default_rng(0).integers(0, 10, MAX_CONFIG_BYTES + (1 << 20), dtype=np.uint8) + ord("0")
+    archive_path = tmp_path / "model.keras"
+    with zipfile.ZipFile(archive_path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("config.json", digits.tobytes())
+    check_archive(str(archive_path))  # no error: a 17 MiB config that compresses about 2x
+
+
 def test_show_file_on_an_endless_stream(trained_folder):
     one_line_error(["show", trained_folder("skim"), "--file", "/dev/zero"], "larger than")
 
