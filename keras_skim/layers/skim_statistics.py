@@ -97,7 +97,13 @@ def in_batches(values, batch_size, progress=None, description=None):
 
     starts = range(0, len(values), batch_size)
     show = sys.stderr.isatty() if progress is None else bool(progress)
-    bar = tqdm.tqdm(total=len(values), desc=description, unit="text", disable=not show, file=sys.stderr, leave=False)
+    # One redraw per batch (cheap at batch granularity; tqdm would otherwise skip
+    # redraws by time and count), so the finished count is always drawn before
+    # the bar is cleared.
+    redraw_every_batch = {"mininterval": 0, "miniters": 1}
+    bar = tqdm.tqdm(
+        total=len(values), desc=description, unit="text", disable=not show, file=sys.stderr, leave=False, **redraw_every_batch
+    )
     with bar:
         for start in starts:
             batch = values[start : start + batch_size]
