@@ -100,9 +100,15 @@ def in_batches(values, batch_size, progress=None, description=None):
     # One redraw per batch (cheap at batch granularity; tqdm would otherwise skip
     # redraws by time and count), so the finished count is always drawn before
     # the bar is cleared.
-    redraw_every_batch = {"mininterval": 0, "miniters": 1}
     bar = tqdm.tqdm(
-        total=len(values), desc=description, unit="text", disable=not show, file=sys.stderr, leave=False, **redraw_every_batch
+        total=len(values),
+        desc=description,
+        unit="text",
+        disable=not show,
+        file=sys.stderr,
+        leave=False,
+        mininterval=0,
+        miniters=1,
     )
     with bar:
         for start in starts:
