@@ -2,12 +2,10 @@
 first build of the custom-op library."""
 
 import io
-import sys
 
 import keras
 import numpy as np
 
-from keras_skim import litert_ops
 from keras_skim.training.text_training import evaluate_model
 
 
@@ -26,15 +24,3 @@ def test_evaluate_shows_a_bar_for_a_baseline_and_agrees_with_predict(capsys):
     result = evaluate_model(model, texts, labels, batch_size=32, progress=True)
     assert result["accuracy"] == 63 / 70 and result["skim_rate"] == 0.0
     assert "evaluating" in capsys.readouterr().err
-
-
-def test_the_first_build_of_the_op_library_says_so(tmp_path, monkeypatch):
-    monkeypatch.setenv("KERAS_SKIM_CACHE", str(tmp_path))
-    monkeypatch.setattr(litert_ops, "_compiler", lambda: "true")
-    monkeypatch.setattr(litert_ops, "build_command", lambda out, cxx=None: ["true"])
-    terminal = _Terminal()
-    monkeypatch.setattr(sys, "stderr", terminal)
-    litert_ops.library_path()
-    assert terminal.getvalue() == "keras-skim: building the custom op library (once, ~20 s)...\n"
-    litert_ops.library_path()  # built: silent
-    assert terminal.getvalue().count("\n") == 1
