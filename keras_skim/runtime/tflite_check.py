@@ -20,6 +20,9 @@ bounds-checked `flatbuffer_reader`, and checks what refers to what:
 - data flow, in the order LiteRT runs the operators: each reads tensors
   that exist by then and writes tensors nothing else writes; every
   subgraph output is written;
+- the subgraphs a WHILE / IF / CALL_ONCE runs take and give tensors of the
+  element type and shape the op passes (a loop body that gives back a
+  scalar where it took a vector sent LiteRT's loop into an endless run);
 - the signatures name distinct tensors of their subgraph's inputs and
   outputs, each with a name.
 
@@ -136,6 +139,25 @@ def _text(table, field, what):
         _bad(f"{what} is not UTF-8")
 
 
+def _fit(kinds, wanted):
+    """Whether tensors of `kinds` can stand for tensors of `wanted`, one by
+    one: the same element type and rank, and dimensions equal where both
+    are known before the run."""
+    if len(kinds) != len(wanted):
+        return False
+    for kind, want in zip(kinds, wanted):
+        if kind is None or want is None:
+            if kind != want:
+                return False
+            continue
+        (type_a, shape_a), (type_b, shape_b) = kind, want
+        if type_a != type_b or len(shape_a) != len(shape_b):
+            return False
+        if any(a != b and a != -1 and b != -1 for a, b in zip(shape_a, shape_b)):
+            return False
+    return True
+
+
 def _bad(message):
     raise ModelCheckError(f"malformed TFLite model: {message}")
 
@@ -164,7 +186,7 @@ class _Checker:
         if not subgraphs:
             _bad("no subgraph")
         self.subgraph_count = len(subgraphs)
-        self.calls, self.types, self.sites = {}, {}, []
+        self.calls, self.types, self.shapes, self.sites = {}, {}, {}, []
         self.io = [self._subgraph(g, table) for g, table in enumerate(subgraphs)]
         self._check_no_recursion()
         for site in self.sites:
@@ -206,7 +228,7 @@ class _Checker:
 
     def _subgraph(self, g, table):
         name = f"subgraph {g}"
-        self.types[g] = []
+        self.types[g], self.shapes[g] = [], []
         tensors = [self._tensor(g, t) for t in table.tables(0, f"{name} tensor")]
         count = len(tensors)
         inputs = [self._index(i, count, f"{name} input tensor") for i in table.scalars(1, "i32", f"{name} inputs")]
@@ -253,6 +275,7 @@ class _Checker:
         signature = table.scalars(7, "i32", f"{what} shape signature")
         if signature and (len(signature) != len(shape) or any(d < -1 for d in signature)):
             _bad(f"{what} has a shape signature {list(signature)} that does not fit its shape {list(shape)}")
+        self.shapes[g].append(tuple(signature or shape))
         if table.has(6) or table.has(9) or table.scalar(10, "u32"):
             _bad(f"{what} is sparse, variant or external, which keras-skim exports never use")
         _text(table, 3, f"{what} name")
@@ -369,11 +392,12 @@ class _Checker:
 
     def _check_call(self, g, what, code, targets, inputs, outputs):
         """The subgraphs a WHILE, IF or CALL_ONCE runs take and give what the
-        op passes, in number and element type (LiteRT copies the tensors
-        across)."""
-        types = self.types[g]
-        passed = [types[i] if i >= 0 else None for i in inputs]
-        given = [types[i] for i in outputs]
+        op passes, in number, element type and shape (LiteRT copies the
+        tensors across; a WHILE body giving back a scalar where it took a
+        vector made LiteRT's static loop copy the wrong sizes, and it never
+        ended: found by fuzzing)."""
+        passed = [self._kind(g, i) for i in inputs]
+        given = [self._kind(g, i) for i in outputs]
         if code == WHILE:
             cond, body = targets
             wanted = [(cond, passed, None), (body, passed, passed)]
@@ -383,13 +407,17 @@ class _Checker:
             wanted = [(targets[0], [], [])]
         for callee, callee_in, callee_out in wanted:
             ins, outs, _ = self.io[callee]
-            types = self.types[callee]
-            if [types[i] for i in ins] != callee_in or (
-                callee_out is not None and [types[i] for i in outs] != callee_out
-            ):
+            takes = [self._kind(callee, i) for i in ins]
+            gives = [self._kind(callee, i) for i in outs]
+            if not _fit(takes, callee_in) or (callee_out is not None and not _fit(gives, callee_out)):
                 _bad(f"{what} passes tensors that subgraph {callee} does not take or give")
             if code == WHILE and callee == targets[0] and len(outs) != 1:
                 _bad(f"{what}: its condition, subgraph {callee}, has {len(outs)} outputs (expected 1)")
+
+    def _kind(self, g, i):
+        """(element type, shape with -1 for a dimension known only at run
+        time) of tensor `i` of subgraph `g`; None for an omitted input."""
+        return None if i < 0 else (self.types[g][i], self.shapes[g][i])
 
     def _check_no_recursion(self):
         """Refuses a subgraph that calls itself, directly or not (LiteRT

@@ -117,6 +117,7 @@ def targeted_damage(folders):
     outputs = sj.SignatureDefs(0)
     twice, last = outputs.Outputs(1), outputs.Outputs(outputs.OutputsLength() - 1)
     assert twice.TensorIndex() and twice.TensorIndex() != last.TensorIndex()
+    scan, position, scalar = _loop_output_to_scalar(schema, lstm)
     return [
         [folders["skim_custom"], "custom-op input -1", [[_element(custom_op, 1, 0), -1]]],
         [folders["lstm_builtin"], "WHILE body is its own subgraph", [[_field(body, 1), 0]]],
@@ -140,7 +141,28 @@ def targeted_damage(folders):
         [folders["lstm_builtin"], "STRIDED_SLICE end -1", [[_element(slicing, 1, 2), -1]]],
         [folders["sj_custom"], "custom-op output -1", [[_element(sj_op, 2, 0), -1]]],
         [folders["sj_custom"], "signature tensor named twice", [[_field(twice, 1), last.TensorIndex()]]],
+        [folders["lstm_builtin"], "WHILE body gives a scalar for a vector", [[_element(scan, 2, position), scalar]]],
     ]
+
+
+def _loop_output_to_scalar(schema, model):
+    """(body subgraph, output position, tensor) that turn a vector output of
+    the first WHILE's body into one of the body's scalar constants: one
+    flipped bit in a Skim-LSTM export did this, and LiteRT's loop then ran
+    forever on a 24-token input (tests/runtime/fuzz_exports.py, seed 100)."""
+    loop = _first_op(schema, model, schema.BuiltinOperator.WHILE)
+    options = schema.WhileOptions()
+    options.Init(loop.BuiltinOptions().Bytes, loop.BuiltinOptions().Pos)
+    body = model.Subgraphs(options.BodySubgraphIndex())
+    tensors = [body.Tensors(t) for t in range(body.TensorsLength())]
+    scalar = next(
+        t
+        for t, tensor in enumerate(tensors)
+        if tensor.ShapeLength() == 0 and model.Buffers(tensor.Buffer()).DataLength()
+    )
+    outputs = body.OutputsAsNumpy().tolist()
+    position = max(p for p, t in enumerate(outputs) if tensors[t].ShapeLength() == 1)
+    return body, position, scalar
 
 
 def test_damaged_exports_of_every_kind_never_crash(every_export, tmp_path):
@@ -200,6 +222,7 @@ def test_the_check_accepts_every_export_and_names_what_is_wrong(every_export):
         "signature tensor out of range": "tensor index 99999 out of range",
         "custom-op output -1": "output tensor index -1 out of range",
         "signature tensor named twice": "repeats a name or a tensor",
+        "WHILE body gives a scalar for a vector": "passes tensors that subgraph 2 does not take or give",
     }
     for folder, what, edits in targeted_damage(every_export):
         data = bytearray(open(os.path.join(folder, "model.tflite"), "rb").read())
