@@ -145,7 +145,11 @@ def parser():
         help="which split of --bench-data to take the texts from (default test, as keras-skim bench)",
     )
     a.add_argument("--labels", default=None, help="class names, comma-separated (default: negative,positive)")
-    a.add_argument("--force", action="store_true", help="replace the assets and golden folders")
+    a.add_argument(
+        "--force",
+        action="store_true",
+        help="replace the assets and golden folders while they hold only the files this pipeline wrote there",
+    )
     a.set_defaults(run=assets_command)
     b = sub.add_parser("benchmarks", help="regenerate the committed benchmark reports")
     b.add_argument("--only", nargs="+", metavar="NAME", help="these reports (see --list)")

@@ -16,14 +16,16 @@ The golden values come from `keras_skim.runtime.SkimRunner` (LiteRT, no TensorFl
 runner that `keras-skim bench` uses.
 """
 
+import contextlib
 import json
 import os
 import shutil
 import subprocess
 import sys
-import tempfile
 
 from export.fixtures import FIXTURES, GOLDEN_THRESHOLDS
+from keras_skim.contracts import OutputRefused
+from keras_skim.output_folder import check_output_folder, staged_output_dir
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 APP_ASSETS = os.path.join(ROOT, "android_demo", "app", "src", "main", "assets")
@@ -277,24 +279,25 @@ def _write_json(path, value):
         f.write("\n")
 
 
-class _Staged:
-    """Writes a folder next to its destination and moves it into place only when complete."""
+@contextlib.contextmanager
+def _staged(target, force, inputs):
+    """A staging folder that replaces `target` only when the block succeeds,
+    with keras-skim's output rules (`keras_skim.output_folder`): `--force`
+    replaces a folder only while it holds exactly the files this tool wrote
+    there (its marker lists them), never one a user added to or edited."""
+    try:
+        with staged_output_dir(target, force=force, inputs=inputs) as stage:
+            yield stage
+    except OutputRefused as err:
+        raise ReleaseError(str(err)) from None
 
-    def __init__(self, target, force):
-        self.target = os.path.abspath(target)
-        if os.path.exists(self.target) and not force:
-            raise ReleaseError(f"{self.target} already exists (use --force to replace it)")
-        parent = os.path.dirname(self.target)
-        os.makedirs(parent, exist_ok=True)
-        self.stage = tempfile.mkdtemp(prefix="." + os.path.basename(self.target) + ".", dir=parent)
 
-    def commit(self):
-        if os.path.exists(self.target):
-            shutil.rmtree(self.target)
-        os.replace(self.stage, self.target)
-
-    def discard(self):
-        shutil.rmtree(self.stage, ignore_errors=True)
+def _inputs(export_folders, bench_data, sample_reviews):
+    """What the pipeline reads: never inside a folder that --force may replace."""
+    paths = list(export_folders) + [sample_reviews]
+    if bench_data and os.path.exists(bench_data):
+        paths.append(bench_data)
+    return [p for p in paths if p]
 
 
 def build_assets(
@@ -311,10 +314,16 @@ def build_assets(
     log=print,
 ):
     """Writes the app's assets and the golden files; nothing is left half-written on failure.
-    Returns the catalog dict."""
-    for target in (output, golden_dir):
-        if os.path.exists(target) and not force:  # before the slow part
-            raise ReleaseError(f"{os.path.abspath(target)} already exists (use --force to replace it)")
+    Each folder gets keras-skim's output marker (`.keras-skim-output.json`, the files written
+    and their sha256; the APK build skips dot files), so that `force` replaces it only while it
+    holds just those files, unchanged: a folder with a file the tool did not write is refused
+    in one line, before any work. Returns the catalog dict."""
+    inputs = _inputs(export_folders, bench_data, sample_reviews)
+    for target in (output, golden_dir):  # before the slow part
+        try:
+            check_output_folder(target, force=force, inputs=inputs)
+        except OutputRefused as err:
+            raise ReleaseError(str(err)) from None
     exports = [read_export(folder) for folder in export_folders]
     cat = catalog(exports, labels)
     if cat["baseline"] is None:
@@ -325,24 +334,12 @@ def build_assets(
     for (folder, _), entry in zip(exports, cat["models"]):
         log(f"golden values of {entry['id']} ({len(cases)} texts x {len(GOLDEN_THRESHOLDS)} thresholds)")
         goldens[entry["id"]] = golden(folder, entry["id"], cases)
-    assets = _Staged(output, force)
-    try:
-        gold = _Staged(golden_dir, force)
-    except ReleaseError:
-        assets.discard()
-        raise
-    try:
+    with _staged(output, force, inputs) as assets, _staged(golden_dir, force, inputs) as gold:
         for (folder, _), entry in zip(exports, cat["models"]):
-            os.makedirs(os.path.join(assets.stage, entry["id"]))
+            os.makedirs(os.path.join(assets, entry["id"]))
             for name in EXPORT_FILES:
-                shutil.copyfile(os.path.join(folder, name), os.path.join(assets.stage, entry["id"], name))
-            _write_json(os.path.join(gold.stage, entry["id"] + ".json"), goldens[entry["id"]])
-        _write_json(os.path.join(assets.stage, "catalog.json"), cat)
-        _write_json(os.path.join(assets.stage, "bench_texts.json"), texts)
-    except BaseException:
-        assets.discard()
-        gold.discard()
-        raise
-    assets.commit()
-    gold.commit()
+                shutil.copyfile(os.path.join(folder, name), os.path.join(assets, entry["id"], name))
+            _write_json(os.path.join(gold, entry["id"] + ".json"), goldens[entry["id"]])
+        _write_json(os.path.join(assets, "catalog.json"), cat)
+        _write_json(os.path.join(assets, "bench_texts.json"), texts)
     return cat

@@ -12,6 +12,8 @@ import pytest
 
 from export import release_assets
 from export.fixtures import FIXTURES, GOLDEN_THRESHOLDS
+from keras_skim.contracts import MARKER_FILE
+from keras_skim.output_folder import foreign_entries, written_files
 from tests.android.conftest import APP_MAIN
 
 ASSETS = os.path.join(APP_MAIN, "assets")
@@ -36,7 +38,7 @@ def catalog():
 def test_catalog_names_the_demo_models(catalog):
     assert [m["id"] for m in catalog["models"]] == MODEL_IDS
     assert catalog["default_model"] == "skim_lstm_custom" and catalog["baseline"] == "lstm_builtin"
-    assert sorted(os.listdir(OUTPUT)) == sorted(MODEL_IDS + ["catalog.json", "bench_texts.json"])
+    assert sorted(os.listdir(OUTPUT)) == sorted(MODEL_IDS + ["catalog.json", "bench_texts.json", MARKER_FILE])
     for entry in catalog["models"]:
         assert sorted(os.listdir(os.path.join(OUTPUT, entry["id"]))) == sorted(release_assets.EXPORT_FILES)
         meta = _json(os.path.join(OUTPUT, entry["metadata"]))
@@ -47,6 +49,20 @@ def test_catalog_names_the_demo_models(catalog):
         assert meta["quantize"] == (None if entry["model_kind"] == release_assets.JUMP_KIND else "int8")
     texts = _json(os.path.join(OUTPUT, "bench_texts.json"))
     assert len(texts["texts"]) == len(texts["labels"]) == 100 and set(texts["labels"]) == {0, 1}
+
+
+@pytest.mark.parametrize("folder", [OUTPUT, GOLDEN])
+def test_committed_folders_are_what_the_pipeline_wrote(folder):
+    """Their markers list exactly the committed files (size, sha256), so that the documented
+    `build_release.py assets --jump-model --force` may replace them, and only them."""
+    files = written_files(folder)
+    assert files is not None and foreign_entries(folder, files) == []
+    assert sorted(files) == sorted(
+        os.path.relpath(os.path.join(d, f), folder).replace(os.sep, "/")
+        for d, _, names in os.walk(folder)
+        for f in names
+        if f != MARKER_FILE
+    )
 
 
 def test_assets_are_small():

@@ -4,12 +4,14 @@ against the Python LiteRT runner and the app's Java core; the benchmark-report r
 import filecmp
 import json
 import os
+import shutil
 
 import numpy as np
 import pytest
 
 from export import benchmark_reports
 from export.fixtures import FIXTURES, GOLDEN_THRESHOLDS
+from keras_skim.contracts import MARKER_FILE
 from tests.android.conftest import ROOT, run_pipeline
 from tests.assertions import one_line
 
@@ -22,7 +24,7 @@ def test_assets_layout(release):
     assert ids == list(release["exports"])  # the order given, ids = <model_kind>_<backend>
     assert catalog["baseline"] == "lstm_builtin"
     assert catalog["default_model"] == ("skim_lstm_custom" if "skim_lstm_custom" in ids else "skim_lstm_builtin")
-    assert sorted(os.listdir(out)) == sorted(ids + ["catalog.json", "bench_texts.json"])
+    assert sorted(os.listdir(out)) == sorted(ids + ["catalog.json", "bench_texts.json", MARKER_FILE])
     for entry in catalog["models"]:
         for name in ("model.tflite", "tokenizer.json", "metadata.json"):
             assert filecmp.cmp(
@@ -34,7 +36,7 @@ def test_assets_layout(release):
     with open(os.path.join(out, "bench_texts.json"), encoding="utf-8") as f:
         texts = json.load(f)
     assert texts["labels"] == [1, 0, 1, 0] and len(texts["texts"]) == 4
-    assert sorted(os.listdir(release["golden"])) == sorted(i + ".json" for i in ids)
+    assert sorted(os.listdir(release["golden"])) == sorted([i + ".json" for i in ids] + [MARKER_FILE])
 
 
 @pytest.mark.parametrize("model_id", ["skim_lstm_custom", "skim_lstm_builtin", "lstm_builtin"])
@@ -122,8 +124,11 @@ def test_refuses_to_overwrite_without_force(release):
     assert not os.path.exists(release["golden"] + "-other")
 
 
-def test_force_replaces_the_assets(release, tmp_path):
-    out = tmp_path / "assets"
+def test_force_replaces_only_what_the_pipeline_wrote(release, tmp_path):
+    """--force replaces the assets and golden folders while they hold only the files the
+    pipeline wrote (their marker lists them); a file added or edited since is never deleted:
+    refused in one line, exit 2, before any work, and both folders are left as they were."""
+    out, gold = tmp_path / "assets", tmp_path / "golden"
     args = [
         "assets",
         "--from-exports",
@@ -131,7 +136,7 @@ def test_force_replaces_the_assets(release, tmp_path):
         "-o",
         str(out),
         "--golden",
-        str(tmp_path / "golden"),
+        str(gold),
         "--bench-data",
         os.path.join(os.path.dirname(release["assets"]), "bench.tsv"),
         "--bench-split",
@@ -140,15 +145,46 @@ def test_force_replaces_the_assets(release, tmp_path):
         "2",
     ]
     assert run_pipeline(*args)[0] == 0
-    (out / "stale.txt").write_text("old")
+    (out / "notes.txt").write_text("mine")
+    (gold / "mydata").mkdir()
+    (gold / "mydata" / "keep.csv").write_text("a,b\n")
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    code, _, err = run_pipeline(*args, "--force")
+    assert code == 2
+    assert one_line(err) == (
+        f"build_release.py assets: error: {out} holds files keras-skim did not write or that changed since "
+        "(notes.txt); --force replaces only keras-skim's own files: move them out or choose another folder"
+    )
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
+    (out / "notes.txt").unlink()
+    code, _, err = run_pipeline(*args, "--force")
+    assert code == 2 and "(mydata/)" in one_line(err)
+    shutil.rmtree(gold / "mydata")
+    with open(out / "catalog.json", "a", encoding="utf-8") as f:
+        f.write(" ")  # an edited file is the user's too
+    code, _, err = run_pipeline(*args, "--force")
+    assert code == 2 and "(catalog.json)" in one_line(err)
+    (out / "catalog.json").write_bytes(before[out / "catalog.json"])
     code, _, err = run_pipeline(*args, "--force")
     assert code == 0, err
-    assert sorted(os.listdir(out)) == ["bench_texts.json", "catalog.json", "lstm_builtin"]
+    assert sorted(os.listdir(out)) == sorted(["bench_texts.json", "catalog.json", "lstm_builtin", MARKER_FILE])
     with open(out / "catalog.json", encoding="utf-8") as f:
         catalog = json.load(f)
     assert catalog["default_model"] == "lstm_builtin" and catalog["baseline"] == "lstm_builtin"
     assert len(json.load(open(out / "bench_texts.json", encoding="utf-8"))["texts"]) == 2
     assert sorted(p for p in os.listdir(tmp_path) if p.startswith(".")) == []  # no stage left behind
+
+
+def test_force_never_replaces_an_input(release, tmp_path):
+    """An export folder given to bundle is never inside what --force may replace."""
+    out = tmp_path / "assets"
+    export = out / "lstm_builtin"
+    shutil.copytree(release["exports"]["lstm_builtin"], export)
+    code, _, err = run_pipeline(
+        "assets", "--from-exports", str(export), "-o", str(out), "--golden", str(tmp_path / "golden"), "--force"
+    )
+    assert code == 2 and "would replace the input" in one_line(err)
+    assert sorted(os.listdir(export)) == sorted(os.listdir(release["exports"]["lstm_builtin"]))
 
 
 @pytest.mark.parametrize(
@@ -162,8 +198,6 @@ def test_force_replaces_the_assets(release, tmp_path):
     ],
 )
 def test_bad_export_folder(release, tmp_path, make_bad, message):
-    import shutil
-
     folder = tmp_path / "export"
     shutil.copytree(release["exports"]["lstm_builtin"], folder)
     make_bad(str(folder))
