@@ -2,13 +2,21 @@
 process: `python -m tests.runtime.fuzz_exports PLAN.json`.
 
 PLAN.json: {"exports": [folder, ...], "cases": N, "seed": S, "work": DIR,
-"targeted": [[folder, name, [[byte, value], ...]], ...]}. Each case copies
-an export folder into DIR with its model.tflite damaged (bits flipped,
-bytes overwritten, or cut short; seeded), opens it with `SkimRunner` and
-runs it on a few inputs. Every outcome must be a clean run or one
-`RuntimeModelError` line; anything else is printed as a FAIL line. A
-crash (a signal) ends the process, and the last "CASE" line printed says
-which case did it. The last line is "SUMMARY {json}".
+"targeted": [[folder, name, [[byte, value], ...]], ...], "first_case": K,
+"case_seconds": T}. Each case copies an export folder into DIR with its
+model.tflite damaged (bits flipped, bytes overwritten, or cut short;
+seeded), opens it with `SkimRunner` and runs it on a few inputs. Every
+outcome must be a clean run or one `RuntimeModelError` line; anything else
+is printed as a FAIL line. A crash (a signal) ends the process, and the
+last "CASE" line printed says which case did it. A case still running
+after `case_seconds` (optional) is a hang: its model is saved as
+DIR/hang.tflite, a "HANG" line names it, and the process exits with code 3
+(LiteRT's run cannot be interrupted from Python). `first_case` (optional)
+skips the seeded cases before it, to go on after a hang with the same
+seed. The last line is "SUMMARY {json}".
+
+To hunt for rare failures, run it with many seeds and a few thousand cases
+each (about 100 cases a second on an idle core).
 """
 
 import json
@@ -16,6 +24,8 @@ import os
 import random
 import shutil
 import sys
+import threading
+import time
 
 import numpy as np
 
@@ -92,11 +102,38 @@ def check_outcome(outcome):
     return None
 
 
+class Watchdog:
+    """Ends the process (exit 3) when one case runs longer than `seconds`,
+    after saving its model and printing a HANG line."""
+
+    def __init__(self, seconds, work):
+        self.seconds, self.work, self.case = seconds, work, None
+        if seconds:
+            threading.Thread(target=self._watch, daemon=True).start()
+
+    def start(self, name, data):
+        self.case = (time.monotonic(), name, data)
+
+    def stop(self):
+        self.case = None
+
+    def _watch(self):
+        while True:
+            time.sleep(min(1.0, self.seconds / 4))
+            case = self.case
+            if case is not None and time.monotonic() - case[0] > self.seconds:
+                with open(os.path.join(self.work, "hang.tflite"), "wb") as f:
+                    f.write(case[2])
+                print("HANG", case[1], f"(still running after {self.seconds} s)", flush=True)
+                os._exit(3)
+
+
 def main(plan_path):
     with open(plan_path) as f:
         plan = json.load(f)
     rng = random.Random(plan["seed"])
     work = plan["work"]
+    watchdog = Watchdog(plan.get("case_seconds"), work)
     counts = {}
     failures = []
 
@@ -107,11 +144,13 @@ def main(plan_path):
         with open(os.path.join(folder, "model.tflite"), "wb") as f:
             f.write(data)
         print("CASE", name, flush=True)
+        watchdog.start(name, data)
         try:
             outcome = run_case(folder)
             problem = check_outcome(outcome)
         except Exception as err:  # noqa: BLE001 (the promise is: nothing else escapes)
             outcome, problem = "escaped", f"{type(err).__name__}: {err}"
+        watchdog.stop()
         print("OUTCOME", name, "=>", " ".join(outcome.split("\n")), flush=True)
         key = outcome.split(":")[0]
         counts[key] = counts.get(key, 0) + 1
@@ -127,10 +166,12 @@ def main(plan_path):
     exports = plan["exports"]
     originals = {e: open(os.path.join(e, "model.tflite"), "rb").read() for e in exports}
     weights = {e: weight_ranges(d) for e, d in originals.items()}
-    for k in range(plan["cases"]):
+    first = plan.get("first_case", 0)
+    for k in range(first + plan["cases"]):
         source = exports[k % len(exports)]
         data, what = damage(originals[source], rng, weights[source])
-        one(f"{os.path.basename(source)} {what}", source, data)
+        if k >= first:
+            one(f"{os.path.basename(source)} {what}", source, data)
     loaded = sorted(m for m in sys.modules if m.split(".")[0] in ("tensorflow", "keras", "tf_keras"))
     print("SUMMARY", json.dumps({"counts": counts, "failures": failures, "heavy_modules": loaded}), flush=True)
 

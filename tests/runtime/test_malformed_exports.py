@@ -176,6 +176,7 @@ def test_damaged_exports_of_every_kind_never_crash(every_export, tmp_path):
         "seed": FUZZ_SEED,
         "work": str(tmp_path),
         "targeted": targeted,
+        "case_seconds": 60,
     }
     (tmp_path / "plan.json").write_text(json.dumps(plan))
     env = dict(os.environ, PYTHONPATH=ROOT)
@@ -189,6 +190,7 @@ def test_damaged_exports_of_every_kind_never_crash(every_export, tmp_path):
     )
     lines = proc.stdout.splitlines()
     last_case = [line for line in lines if line.startswith("CASE")][-1:]
+    assert not [line for line in lines if line.startswith("HANG")], [line for line in lines if line.startswith("HANG")]
     assert proc.returncode == 0, (proc.returncode, last_case, proc.stderr[-2000:])
     summary = json.loads([line for line in lines if line.startswith("SUMMARY")][0][len("SUMMARY ") :])
     assert summary["failures"] == [], summary["failures"][:10]
