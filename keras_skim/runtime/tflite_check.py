@@ -40,7 +40,7 @@ import math
 from keras_skim.runtime.flatbuffer_reader import Flatbuffer, FlatbufferError
 
 SCHEMA_VERSION = 3  # the TFLite schema version every LiteRT reads
-MAX_RANK = 8  # the runtime's tensors (keras_skim_c.h) hold at most 8 dimensions
+MAX_RANK = 8  # the runtime's tensors (litert_ops/runner/keras_skim_c.h) hold at most 8 dimensions
 MAX_TENSOR_BYTES = 1 << 31
 # Builtin operator codes (schema.fbs `BuiltinOperator`) the check needs.
 CUSTOM, CALL, IF, WHILE, CALL_ONCE = 32, 31, 118, 119, 129
