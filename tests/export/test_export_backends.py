@@ -38,7 +38,7 @@ def custom_export(op_cache, skim_model, tmp_path_factory):
 
 def test_custom_backend_export_writes_the_same_files_and_metadata(custom_export):
     from keras_skim import contracts
-    from keras_skim.export.op_inventory import op_inventory
+    from keras_skim.runtime.tflite_check import op_inventory
 
     out, stdout = custom_export
     assert sorted(os.listdir(out)) == sorted([contracts.MARKER_FILE, "metadata.json", "model.tflite", "tokenizer.json"])
