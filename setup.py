@@ -1,6 +1,6 @@
 """The native build of keras-skim; the metadata is in pyproject.toml.
 
-`build_ext` compiles keras_skim/litert_ops/*.cc into
+`build_ext` compiles keras_skim/litert_ops/{kernels,litert,runner}/*.cc into
 `keras_skim/litert_ops/libkeras_skim_ops.so` (with its manifest,
 `libkeras_skim_ops.json`) through keras_skim/litert_ops/native_build.py:
 into the build tree for `pip install .` / `pip wheel .` (the wheel is then

@@ -57,7 +57,7 @@ class ModelKind:
 _SKIM_CODES = (TOKEN_SKIMMED, TOKEN_READ)
 _JUMP_CODES = (TOKEN_SKIMMED, TOKEN_READ, TOKEN_JUMPED, TOKEN_NOT_A_WORD)
 
-# The kinds with a custom op come first, in the order of the op library's table (library_ops.cc).
+# The kinds with a custom op come first, in the order of the op library's table (litert_ops/kernels/library_ops.cc).
 KINDS = {
     kind.name: kind
     for kind in (

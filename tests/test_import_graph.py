@@ -159,3 +159,48 @@ def test_device_side_rooms_import_no_keras_or_tensorflow(graph):
 
 def test_a_cycle_is_found_when_there_is_one():
     assert strongly_connected({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+# The op library's C++ layers (keras_skim/litert_ops/), lowest first: a layer includes only itself and the
+# layers before it, so the kernels stay free of LiteRT types and the LiteRT binding never reaches the runner.
+NATIVE = PACKAGE / "litert_ops"
+NATIVE_LAYERS = ("kernels", "litert", "runner")
+
+
+def native_includes():
+    """{(layer, file): [layer of each quoted #include]} over the op library's sources."""
+    found = {}
+    for layer in NATIVE_LAYERS:
+        for path in sorted((NATIVE / layer).iterdir()):
+            if path.suffix not in (".cc", ".h", ".inc"):
+                continue
+            targets = []
+            for line in path.read_text(encoding="utf-8").splitlines():
+                if line.startswith('#include "'):
+                    target = (path.parent / line.split('"')[1]).resolve()
+                    targets.append(target.parent.name if target.parent.parent == NATIVE else None)
+            found[(layer, path.name)] = targets
+    return found
+
+
+def test_native_layers_include_only_themselves_and_the_layers_below():
+    includes = native_includes()
+    assert ("runner", "model_runner.h") in includes and "kernels" in includes[("runner", "model_runner.h")]
+    wrong = sorted(
+        f"{layer}/{name} -> {target}"
+        for (layer, name), targets in includes.items()
+        for target in targets
+        if target not in NATIVE_LAYERS[: NATIVE_LAYERS.index(layer) + 1]
+    )
+    assert wrong == []
+
+
+def test_one_instruction_set_dispatch():
+    switches = [
+        f"{path.parent.name}/{path.name}"
+        for path in sorted(NATIVE.rglob("*"))
+        if path.suffix in (".cc", ".h", ".inc")
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip().startswith("switch (") and "isa" in line.lower()
+    ]
+    assert switches == ["kernels/simd_regions.inc"]

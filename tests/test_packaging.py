@@ -130,6 +130,7 @@ def _copy_build(tmp_path, with_sources):
         shutil.copy(os.path.join(here, name), folder / name)
     if with_sources:
         for name in native_build.source_files(here):
+            (folder / name).parent.mkdir(exist_ok=True)
             shutil.copy(os.path.join(here, name), folder / name)
     return folder
 
@@ -149,7 +150,7 @@ def test_library_is_checked_before_it_is_loaded(op_cache, tmp_path):
         litert_ops.verify_library(str(folder))
     library.write_bytes(data)
     # sources edited since the build (a checkout): stale
-    with open(folder / "keras_skim_c.cc", "a", encoding="utf-8") as f:
+    with open(folder / native_build.C_INTERFACE, "a", encoding="utf-8") as f:
         f.write("// edited\n")
     with pytest.raises(RuntimeError, match="built from other C\\+\\+ sources than those next to it; rebuild it"):
         litert_ops.verify_library(str(folder))

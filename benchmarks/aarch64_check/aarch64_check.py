@@ -131,9 +131,9 @@ def aarch64_litert(wheel=None):
 
 def build_runner(work):
     """run_model cross-compiled for aarch64 from the library's own sources."""
-    sources = [os.path.join(HERE, "run_model.cc")] + sorted(
-        os.path.join(OPS, f) for f in os.listdir(OPS) if f.endswith(".cc") and f != "keras_skim_c.cc"
-    )
+    from keras_skim.litert_ops.native_build import compiled_sources
+
+    sources = [os.path.join(HERE, "run_model.cc")] + compiled_sources(OPS, c_interface=False)
     out = os.path.join(work, "run_model")
     done = subprocess.run(
         ["aarch64-linux-gnu-g++", "-O2", "-std=c++17", "-Wall", "-I", OPS, *sources, "-o", out, "-ldl", "-pthread"],

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "model_runner.h"
+#include "runner/model_runner.h"
 
 using keras_skim::DType;
 using keras_skim::TensorShape;

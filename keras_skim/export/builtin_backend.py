@@ -28,7 +28,7 @@ class BuiltinBackend:
 
     def flatbuffer(self, model, plan, *, threshold, length, fold=None, quantize=None):
         from keras_skim.export.graph_builder import build_module, convert
-        from keras_skim.export.op_inventory import non_builtin_ops
+        from keras_skim.runtime.tflite_check import non_builtin_ops
 
         if plan.jumps:  # the loop that advances by the jump
             from keras_skim.export.structural_jump_graph import build_module

@@ -162,7 +162,6 @@ def export_model(
 
     from keras_skim.export.metadata import build_metadata, weights_bytes
     from keras_skim.export.model_plan import plan_model
-    from keras_skim.export.op_inventory import op_inventory
     from keras_skim.export.parity import (
         EXACT,
         INT8_AGREEMENT,
@@ -170,6 +169,7 @@ def export_model(
         parity_thresholds,
         sample_sequences,
     )
+    from keras_skim.runtime.tflite_check import op_inventory
 
     plan = plan_model(model)
     if plan.jumps and quantize:

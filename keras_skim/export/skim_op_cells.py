@@ -2,7 +2,7 @@
 (`contracts.CUSTOM_OPS`): `SkimLSTMCell` as `KerasSkimLSTM`, `SkimGRUCell`
 as `KerasSkimGRU`.
 
-Both ops take the same weight inputs (keras_skim/litert_ops/skim_rnn_op.h)
+Both ops take the same weight inputs (keras_skim/litert_ops/kernels/skim_rnn_op.h)
 with G gate blocks per cell (LSTM 4: i, f, c, o; GRU 3: z, r, h). Here a
 cell's Keras weights become those inputs' float64 parts (`read_weights`:
 W, U, b and the small cell's Ws, Us, bs; the GRU's candidate recurrent

@@ -1,4 +1,7 @@
-"""Builds `libkeras_skim_ops.so` from the C++ sources of this folder, at
+"""Builds `libkeras_skim_ops.so` from the C++ sources of this folder's three
+layers (`kernels/`: the cores and ops, free of LiteRT types, behind
+`kernels/op_kernel.h`; `litert/`: the LiteRT C API binding and op adapter;
+`runner/`: the model runner and its C interface), at
 package build time: `setup.py` runs it for `pip install`, `pip wheel .` and
 `pip install -e .` (in place), and the test suite's fixtures run it in a
 checkout whose library is missing or older than its sources. The runtime
@@ -24,6 +27,13 @@ MANIFEST_NAME = "libkeras_skim_ops.json"
 # attributes (function multiversioning on x86-64); macOS and Windows are untested.
 BUILD_SYSTEMS = ("Linux",)
 HERE = os.path.dirname(os.path.abspath(__file__))
+# The source folders, lowest layer first; a layer includes the ones before it
+# by relative path ("../kernels/op_kernel.h"), so no -I is needed.
+LAYERS = ("kernels", "litert", "runner")
+# The C interface for ctypes: the Python library's only, the JNI shim and the
+# arm64 check drive the runner directly.
+C_INTERFACE = "runner/keras_skim_c.cc"
+C_HEADER = "runner/keras_skim_c.h"
 
 
 class BuildError(RuntimeError):
@@ -31,9 +41,25 @@ class BuildError(RuntimeError):
 
 
 def source_files(folder=HERE):
-    """Every .cc, .h and .inc of `folder`, sorted: what the library is built from."""
-    names = [n for n in os.listdir(folder) if n.endswith((".cc", ".h", ".inc"))]
+    """Every .cc, .h and .inc of the layers of `folder`, as sorted paths
+    relative to it ("kernels/op_kernel.h"): what the library is built from."""
+    names = []
+    for layer in LAYERS:
+        directory = os.path.join(folder, layer)
+        if os.path.isdir(directory):
+            names += [f"{layer}/{n}" for n in os.listdir(directory) if n.endswith((".cc", ".h", ".inc"))]
     return sorted(names)
+
+
+def compiled_sources(folder=HERE, c_interface=True):
+    """Paths of the .cc files of `folder` that a build compiles; without the
+    ctypes interface (`C_INTERFACE`) for builds that drive the runner
+    directly (the JNI shim, the arm64 check)."""
+    return [
+        os.path.join(folder, name)
+        for name in source_files(folder)
+        if name.endswith(".cc") and (c_interface or name != C_INTERFACE)
+    ]
 
 
 def sources_sha256(folder=HERE):
@@ -61,13 +87,13 @@ def compiler():
 
 
 def c_api_version(folder=HERE):
-    """KERAS_SKIM_C_API_VERSION of keras_skim_c.h."""
-    with open(os.path.join(folder, "keras_skim_c.h"), encoding="utf-8") as f:
+    """KERAS_SKIM_C_API_VERSION of runner/keras_skim_c.h."""
+    with open(os.path.join(folder, C_HEADER), encoding="utf-8") as f:
         for line in f:
             parts = line.split()
             if parts[:2] == ["#define", "KERAS_SKIM_C_API_VERSION"]:
                 return int(parts[2])
-    raise BuildError(f"{folder}/keras_skim_c.h defines no KERAS_SKIM_C_API_VERSION")
+    raise BuildError(f"{folder}/{C_HEADER} defines no KERAS_SKIM_C_API_VERSION")
 
 
 def file_sha256(path):
@@ -95,7 +121,7 @@ def build_library(out_dir, folder=HERE, cxx=None):
     if cxx is None:
         raise BuildError(f"no C++17 compiler: {os.environ.get('CXX', 'g++')} not found (set CXX)")
     os.makedirs(out_dir, exist_ok=True)
-    sources = [os.path.join(folder, n) for n in source_files(folder) if n.endswith(".cc")]
+    sources = compiled_sources(folder)
     flags = compile_flags()
     fd, tmp = tempfile.mkstemp(prefix=".build-", suffix=".so", dir=out_dir)
     os.close(fd)

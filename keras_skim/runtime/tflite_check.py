@@ -33,17 +33,24 @@ What keras-skim exports never use (sparse tensors, external buffers,
 StableHLO options, variant tensors) is refused rather than verified. A
 failure raises `ModelCheckError` with one line.
 
+This is keras-skim's one reader of the TFLite schema, TensorFlow-free:
+the runtime checks every model with it before LiteRT opens it, and export
+lists the operators it wrote with `op_inventory` (its metadata's `ops`).
+
     summary = check_model(open("model.tflite", "rb").read())
     summary.custom_ops      # ("KerasSkimLSTM",) or ()
+    op_inventory(data)      # {"main": ["CUSTOM:KerasSkimLSTM", "FULLY_CONNECTED"]}
 """
 
+import collections
 import dataclasses
+import functools
 import math
 
 from keras_skim.runtime.flatbuffer_reader import Flatbuffer, FlatbufferError
 
 SCHEMA_VERSION = 3  # the TFLite schema version every LiteRT reads
-MAX_RANK = 8  # the runtime's tensors (keras_skim_c.h) hold at most 8 dimensions
+MAX_RANK = 8  # the runtime's tensors (litert_ops/runner/keras_skim_c.h) hold at most 8 dimensions
 MAX_TENSOR_BYTES = 1 << 31
 # Builtin operator codes (schema.fbs `BuiltinOperator`) the check needs.
 CUSTOM, CALL, IF, WHILE, CALL_ONCE = 32, 31, 118, 119, 129
@@ -109,10 +116,13 @@ class ModelCheckError(ValueError):
 
 @dataclasses.dataclass(frozen=True)
 class ModelSummary:
-    """What the check learnt on the way: custom op names, subgraph count."""
+    """What the check learnt on the way: custom op names, subgraph count, and
+    per subgraph its name (None when absent) and its operators in order, each
+    (builtin code, custom op name or None)."""
 
     custom_ops: tuple
     subgraphs: int
+    operators: tuple = ()
 
 
 def check_model(data):
@@ -186,7 +196,7 @@ class _Checker:
         if not subgraphs:
             _bad("no subgraph")
         self.subgraph_count = len(subgraphs)
-        self.calls, self.types, self.shapes, self.sites = {}, {}, {}, []
+        self.calls, self.types, self.shapes, self.sites, self.operators = {}, {}, {}, [], []
         self.io = [self._subgraph(g, table) for g, table in enumerate(subgraphs)]
         self._check_no_recursion()
         for site in self.sites:
@@ -194,7 +204,7 @@ class _Checker:
         for signature in model.tables(7, "signature"):
             self._signature(signature)
         custom = sorted({name for code, name in self.codes if code == CUSTOM})
-        return ModelSummary(tuple(custom), len(subgraphs))
+        return ModelSummary(tuple(custom), len(subgraphs), tuple(self.operators))
 
     @staticmethod
     def _index(value, count, what, optional=False):
@@ -233,7 +243,8 @@ class _Checker:
         count = len(tensors)
         inputs = [self._index(i, count, f"{name} input tensor") for i in table.scalars(1, "i32", f"{name} inputs")]
         outputs = [self._index(i, count, f"{name} output tensor") for i in table.scalars(2, "i32", f"{name} outputs")]
-        _text(table, 4, f"{name} name")
+        ops = []
+        self.operators.append((_text(table, 4, f"{name} name"), ops))
         for i in inputs:
             if tensors[i] == _CONSTANT:
                 _bad(f"{name} input tensor {i} is a constant")
@@ -245,7 +256,7 @@ class _Checker:
         ready = set(inputs) | {i for i, kind in enumerate(tensors) if kind}
         written = set()
         for k, op in enumerate(table.tables(3, f"{name} operator")):
-            reads, writes = self._operator(g, k, op, tensors)
+            reads, writes = self._operator(g, k, op, tensors, ops)
             for i in reads:
                 if i != -1 and i not in ready:
                     _bad(f"{name} operator {k} reads tensor {i} before anything writes it")
@@ -313,10 +324,11 @@ class _Checker:
             if details is not None:
                 details.byte_count(0, f"{what} custom details")
 
-    def _operator(self, g, k, op, tensors):
+    def _operator(self, g, k, op, tensors, ops):
         what = f"subgraph {g} operator {k}"
         code, name = self.codes[self._index(op.scalar(0, "u32"), len(self.codes), f"{what} operator code")]
         custom = code == CUSTOM
+        ops.append((code, name if custom else None))
         label = f"{what} ({name})" if custom else what
         count = len(tensors)
         inputs = op.scalars(1, "i32", f"{what} inputs")
@@ -459,3 +471,34 @@ class _Checker:
                     _bad(f"{entry.what} repeats a name or a tensor, or has no name")
                 names.add(name)
                 tensors.add(index)
+
+
+@functools.cache
+def _builtin_names():
+    """{builtin operator code: its schema name} (`BuiltinOperator` as the
+    ai-edge-litert wheel ships the schema: the names only, not a reader)."""
+    from ai_edge_litert import schema_py_generated
+
+    operators = schema_py_generated.BuiltinOperator
+    return {v: k for k, v in vars(operators).items() if not k.startswith("_")}
+
+
+def op_inventory(model_bytes):
+    """{subgraph name: [op name, ...]} of a well-formed model (`check_model`);
+    custom ops read as "CUSTOM:<name>", builtin ops by their schema name.
+
+    Raises:
+        ModelCheckError: one line, as `check_model`.
+    """
+    names = _builtin_names()
+    result = collections.OrderedDict()
+    for g, (name, ops) in enumerate(check_model(model_bytes).operators):
+        result[name or f"subgraph_{g}"] = [
+            f"CUSTOM:{custom}" if code == CUSTOM else names.get(code, f"BUILTIN_{code}") for code, custom in ops
+        ]
+    return result
+
+
+def non_builtin_ops(model_bytes):
+    """Sorted names of the custom ops in the model ("CUSTOM:<name>")."""
+    return sorted({op for ops in op_inventory(model_bytes).values() for op in ops if op.startswith("CUSTOM:")})

@@ -132,13 +132,14 @@ def test_cmake_builds_the_library_sources_in_place():
     ops_dirs = [os.path.normpath(os.path.join(cpp_dir, d)) for d in dirs]
     library = os.path.join(os.path.dirname(ANDROID), "keras_skim", "litert_ops")
     assert library in ops_dirs, f"{path} does not point at {library}"
-    sources = [f for f in os.listdir(library) if f.endswith(".cc")]
+    files = [f for _, _, names in os.walk(library) for f in names]
+    sources = [f for f in files if f.endswith(".cc")]
     assert "skim_lstm_core.cc" in sources
     named = re.findall(r"[\w/.${}-]+\.cc\b", cmake)
     for name in named:  # every source named literally exists, in cpp/ or in the library
         base = name.split("/")[-1]
         assert os.path.isfile(os.path.join(cpp_dir, base)) or base in sources, name
-    copies = [f for f in os.listdir(cpp_dir) if f in sources or f in os.listdir(library)]
+    copies = [f for f in os.listdir(cpp_dir) if f in files]
     assert copies == [], f"copied library sources in {cpp_dir}: {copies}"
 
 

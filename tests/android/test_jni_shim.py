@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from keras_skim import contracts
+from keras_skim.litert_ops import native_build
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OPS = os.path.join(ROOT, "keras_skim", "litert_ops")
@@ -37,8 +38,7 @@ def _jni_include():
 def shim_sources():
     """The shim and every C++ source of the op library but its ctypes
     interface: what CMakeLists.txt builds."""
-    ops = sorted(os.path.join(OPS, f) for f in os.listdir(OPS) if f.endswith(".cc") and f != "keras_skim_c.cc")
-    return [os.path.join(CPP, "keras_skim_jni.cc")] + ops
+    return [os.path.join(CPP, "keras_skim_jni.cc")] + native_build.compiled_sources(OPS, c_interface=False)
 
 
 @pytest.fixture(scope="session")

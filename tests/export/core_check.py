@@ -11,7 +11,8 @@ import subprocess
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OPS = os.path.join(os.path.dirname(os.path.dirname(HERE)), "keras_skim", "litert_ops")
+# The kernels layer of the op library: the cores, free of LiteRT types.
+OPS = os.path.join(os.path.dirname(os.path.dirname(HERE)), "keras_skim", "litert_ops", "kernels")
 INSTRUCTION_SETS = ("avx512", "avx2", "sse", "neon", "generic")
 
 
@@ -20,7 +21,7 @@ class CoreCheck:
 
     Args:
         check_source: the check program, in tests/export/.
-        core_source: the core, in keras_skim/litert_ops/.
+        core_source: the core, in keras_skim/litert_ops/kernels/.
         parse: one output line -> (case name, case tuple whose first item is the instruction set used).
         case_count: how many cases the program prints.
         matches_reference: asserts a run's cases agree with the float64 reference.
@@ -114,7 +115,7 @@ def _skim_same(a, b, atol=1e-6):
 
 def skim_core_check(cell):
     """The CoreCheck of a skim cell's core ("lstm", "gru"): tests/export/skim_<cell>_core_check.cc
-    with keras_skim/litert_ops/skim_<cell>_core.cc."""
+    with keras_skim/litert_ops/kernels/skim_<cell>_core.cc."""
     return CoreCheck(
         f"skim_{cell}_core_check.cc",
         f"skim_{cell}_core.cc",

@@ -48,13 +48,24 @@ def test_library_is_the_packaged_one(op_cache):
 
 
 def test_op_inventory_has_custom_op(written):
-    from keras_skim.export.op_inventory import non_builtin_ops, op_inventory
+    from keras_skim.runtime.tflite_check import non_builtin_ops, op_inventory
 
     _, path = written
     data = open(path, "rb").read()
     ops = op_inventory(data)["main"]
     assert ops == ["CUSTOM:KerasSkimLSTM", "FULLY_CONNECTED"]
     assert non_builtin_ops(data) == ["CUSTOM:KerasSkimLSTM"]
+
+
+def test_op_inventory_reads_through_the_runtime_check(written):
+    """One TFLite schema reader: export's op inventory is the runtime's
+    bounds-checked reader, so a damaged file is one line, not a bad list."""
+    from keras_skim.runtime.tflite_check import ModelCheckError, op_inventory
+
+    data = open(written[1], "rb").read()
+    with pytest.raises(ModelCheckError, match="not a TFLite model") as info:
+        op_inventory(data[: len(data) // 2])
+    assert "\n" not in str(info.value)
 
 
 def test_signature(written):

@@ -38,7 +38,7 @@ def custom_export(op_cache, skim_model, tmp_path_factory):
 
 def test_custom_backend_export_writes_the_same_files_and_metadata(custom_export):
     from keras_skim import contracts
-    from keras_skim.export.op_inventory import op_inventory
+    from keras_skim.runtime.tflite_check import op_inventory
 
     out, stdout = custom_export
     assert sorted(os.listdir(out)) == sorted([contracts.MARKER_FILE, "metadata.json", "model.tflite", "tokenizer.json"])
@@ -94,10 +94,10 @@ def test_runner_on_a_custom_export_imports_no_tensorflow(custom_export):
 def test_no_op_library_gives_one_line_and_writes_nothing(skim_model, tmp_path, monkeypatch):
     """An install without the op library (no compiler when it was built, or
     not Linux): the custom export says so in one line; nothing compiles."""
-    from keras_skim import litert_ops
+    from keras_skim.litert_ops import library_file
 
-    monkeypatch.setattr(litert_ops, "_HERE", str(tmp_path))
-    monkeypatch.setattr(litert_ops, "_VERIFIED", None)
+    monkeypatch.setattr(library_file, "_HERE", str(tmp_path))
+    monkeypatch.setattr(library_file, "_VERIFIED", None)
     monkeypatch.setenv("CXX", "no-such-cxx-compiler")
     line = one_line(_custom_export_refused(skim_model, tmp_path / "export"))
     assert "custom-op library is not part of this install" in line and "--backend builtin" in line

@@ -8,7 +8,7 @@ from tests.export.helpers import train_tiny
 
 
 def _ops(export_dir):
-    from keras_skim.export.op_inventory import op_inventory
+    from keras_skim.runtime.tflite_check import op_inventory
 
     with open(os.path.join(export_dir, "model.tflite"), "rb") as f:
         return op_inventory(f.read())

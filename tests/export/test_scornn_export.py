@@ -61,8 +61,8 @@ def test_emitter_forms_orthogonal_w_matching_the_cell():
 
 @pytest.mark.parametrize("use_bias", [True, False])
 def test_parity_with_keras_and_builtin_ops(use_bias):
-    from keras_skim.export.op_inventory import non_builtin_ops, op_inventory
     from keras_skim.export.parity import check_parity, sample_sequences
+    from keras_skim.runtime.tflite_check import non_builtin_ops, op_inventory
 
     model, _ = _model(use_bias=use_bias)
     plan, flatbuffer = _export_graph(model)

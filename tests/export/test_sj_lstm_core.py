@@ -1,4 +1,4 @@
-"""The Structural-Jump-LSTM core (keras_skim/litert_ops/sj_lstm_core.cc) on
+"""The Structural-Jump-LSTM core (keras_skim/litert_ops/kernels/sj_lstm_core.cc) on
 its own: every instruction set of this machine, aarch64 (NEON) under qemu
 and a Clang build give the float64 reference's visited and read words (a
 reference that walks the word stream by offsets, the other way round from

@@ -1,4 +1,4 @@
-"""The skim cells' cores on their own (keras_skim/litert_ops/skim_lstm_core.cc,
+"""The skim cells' cores on their own (keras_skim/litert_ops/kernels/skim_lstm_core.cc,
 skim_gru_core.cc): every instruction set of this machine, aarch64 (NEON)
 under qemu and a Clang build give the decisions of a float64 reference of
 the cell (Keras' LSTM; Keras' GRU with reset_after=True) on the op's

@@ -58,7 +58,7 @@ def exported(request, tmp_path_factory):
 
 
 def test_exporter_writes_the_op_and_checks_parity(exported):
-    from keras_skim.export.op_inventory import op_inventory
+    from keras_skim.runtime.tflite_check import op_inventory
 
     model, out, result = exported
     meta = json.load(open(os.path.join(out, "metadata.json")))

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "model_runner.h"
+#include "runner/model_runner.h"
 
 namespace {
 

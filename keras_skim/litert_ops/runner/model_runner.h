@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "litert_library.h"
-#include "litert_op_adapter.h"
-#include "op_kernel.h"
+#include "../kernels/op_kernel.h"
+#include "../litert/litert_library.h"
+#include "../litert/litert_op_adapter.h"
 
 namespace keras_skim {
 

@@ -54,7 +54,9 @@ struct SjLstmCore::Impl {
 namespace {
 
 #define KS_KERNEL_INC "sj_lstm_kernel.inc"
+#define KS_KERNEL_ENTRY run_text
 #include "simd_regions.inc"
+#undef KS_KERNEL_ENTRY
 #undef KS_KERNEL_INC
 
 PanelShape Shape(const SimdIsa& isa, int GP, int gates, int units, int rows) {
@@ -130,22 +132,7 @@ SjLstmCounts SjLstmCore::Run(const int32_t* tokens, int T, const int8_t* kinds, 
                              int32_t* mask) {
   Impl& s = *impl_;
   if (s.targets.size() < (size_t)3 * T) s.targets.resize((size_t)3 * T);
-  switch (s.isa.id) {
-#ifdef KS_X86
-    case SimdId::kAvx512:
-      return isa_avx512::run_text(s, tokens, T, kinds, speed_reading, h, mask);
-    case SimdId::kAvx2:
-      return isa_avx2::run_text(s, tokens, T, kinds, speed_reading, h, mask);
-    case SimdId::kSse:
-      return isa_sse::run_text(s, tokens, T, kinds, speed_reading, h, mask);
-#endif
-#ifdef KS_ARM64
-    case SimdId::kNeon:
-      return isa_neon::run_text(s, tokens, T, kinds, speed_reading, h, mask);
-#endif
-    default:
-      return isa_generic::run_text(s, tokens, T, kinds, speed_reading, h, mask);
-  }
+  return run_on_isa(s.isa.id, s, tokens, T, kinds, speed_reading, h, mask);
 }
 
 }  // namespace keras_skim

@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "../kernels/op_kernel.h"
 #include "litert_library.h"
-#include "op_kernel.h"
 
 namespace keras_skim {
 

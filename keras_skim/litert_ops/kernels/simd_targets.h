@@ -10,6 +10,8 @@
 // with the baseline compiler flags (no -mavx2 needed).
 #pragma once
 
+#include <utility>  // std::forward in simd_regions.inc's run_on_isa
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define KS_X86 1
 #include <immintrin.h>
