@@ -74,12 +74,16 @@ CUSTOM_OPS = {name: kind.custom_op for name, kind in KINDS.items() if kind.custo
 
 
 def kind_of(metadata_or_name):
-    """The `ModelKind` of an export's metadata (a dict) or of a kind name.
+    """The `ModelKind` of an export's metadata (an `ExportMetadata` record
+    or its JSON dict) or of a kind name.
 
     Raises:
         ValueError: an unknown kind (one line naming the known ones).
     """
-    name = metadata_or_name.get("model_kind") if isinstance(metadata_or_name, dict) else metadata_or_name
+    if isinstance(metadata_or_name, dict):
+        name = metadata_or_name.get("model_kind")
+    else:
+        name = getattr(metadata_or_name, "model_kind", metadata_or_name)
     if name not in KINDS:
         raise ValueError(f"unknown model_kind {name!r}; expected one of {', '.join(KINDS)}")
     return KINDS[name]
