@@ -177,6 +177,12 @@ class ExportMetadata:
         return out
 
     @classmethod
+    def of(cls, record):
+        """A record of the known keys of a metadata dict, unchecked (a dict a
+        caller made by hand; files go through `from_json`)."""
+        return cls(**{k: v for k, v in _known(cls, record).items() if k not in ("inputs", "outputs", "flops")})
+
+    @classmethod
     def from_json(cls, record, path="metadata.json"):
         """The record of a parsed `metadata.json`; `contract_fields.FieldError`
         (one line naming `path` and the key) for a field of the wrong type or
