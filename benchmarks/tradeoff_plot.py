@@ -31,7 +31,7 @@ def predictions(runner, texts, threshold):
     for text in texts:
         ids, tokens = runner.encode(text)
         out = runner.run_ids(ids, threshold)
-        probabilities = probabilities_from_logits(out["logits"], runner.metadata.get("output_activation"))
+        probabilities = probabilities_from_logits(out["logits"], runner.metadata.output_activation)
         probabilities = np.asarray(probabilities).reshape(-1)
         predicted.append(int(probabilities[0] >= 0.5) if probabilities.size == 1 else int(np.argmax(probabilities)))
         read += int(np.sum(np.asarray(out["read_mask"]).reshape(-1)[: len(tokens)] == 1))
@@ -104,7 +104,7 @@ def main(argv=None):
     from keras_skim.runtime.runner import SkimRunner
 
     model, baseline = SkimRunner(args.model), SkimRunner(args.baseline)
-    texts, labels, description = load_bench_texts(args.data, args.samples, num_classes=model.metadata["num_classes"])
+    texts, labels, description = load_bench_texts(args.data, args.samples, num_classes=model.metadata.num_classes)
     rows, baseline_accuracy = sweep(model, baseline, texts, labels, THRESHOLDS)
     command = "python " + " ".join(shlex.quote(a) for a in [os.path.relpath(__file__), *(argv or sys.argv[1:])])
     record = {

@@ -8,9 +8,11 @@ Two folders travel between the rooms of the library and the Android app:
   `tokenizer.json`, `metadata.json`.
 
 Every reader and writer of these files goes through this module: the file
-names, the keys of `train_config.json` and `metadata.json`, the format
-version, the TFLite signature and tensor names, the custom op names and the
-token-id semantics are defined here and nowhere else.
+names, the keys of `train_config.json`, the format version, the custom op
+names and the token-id semantics are defined here and nowhere else;
+`metadata.json` is one typed record, `ExportMetadata`, whose fields are its
+keys, and whose module (`keras_skim.metadata_record`, re-exported here)
+names the one TFLite signature's inputs and outputs.
 
 How an output folder is written and replaced (staging, the marker's list
 of files, `--force`) is `keras_skim.output_folder`; this module only names
