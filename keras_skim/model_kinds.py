@@ -15,8 +15,9 @@ ask it.
 
 import dataclasses
 
-# Codes of the per-token mask output (`read_mask`), the same in the Python
-# runtime, `keras-skim show` and the app. Skim models use 0 and 1 only (their
+# The one per-token code table: the codes of every export's int32 `read_mask`
+# output and of `reading_positions(...)["status"]` on the Keras side, the
+# same in the Python runtime, `keras-skim show` and the app. Skim models use 0 and 1 only (their
 # padding is 0); a jump model (Structural-Jump-LSTM) uses all four (its
 # padding and punctuation are 3).
 TOKEN_SKIMMED = 0  # skimmed by the small cell, or skipped by a jump model's skip agent (skim models: and padding)
@@ -50,7 +51,8 @@ class ModelKind:
 
     @property
     def threshold_applies(self):
-        """Whether the `threshold` input changes anything (the skim gate's cut)."""
+        """Whether a threshold changes anything (the skim gate's cut): only
+        then does the kind's export signature have a `threshold` input."""
         return self.skims
 
 
