@@ -180,7 +180,10 @@ class ExportMetadata:
     def of(cls, record):
         """A record of the known keys of a metadata dict, unchecked (a dict a
         caller made by hand; files go through `from_json`)."""
-        return cls(**{k: v for k, v in _known(cls, record).items() if k not in ("inputs", "outputs", "flops")})
+        known = {k: v for k, v in _known(cls, record).items() if k not in ("inputs", "outputs")}
+        if isinstance(known.get("flops"), dict):
+            known["flops"] = FlopCounts(**_known(FlopCounts, known["flops"]))
+        return cls(**known)
 
     @classmethod
     def from_json(cls, record, path="metadata.json"):
