@@ -117,10 +117,10 @@ def main():
                 "recurrent_params": recurrent_layer_params(model),
                 "total_params": int(model.count_params()),
                 "export_seconds": round(time.time() - t0, 2),
-                "tflite_bytes": meta["tflite_bytes"],
+                "tflite_bytes": meta.tflite_bytes,
                 "parity_max_abs_diff": result.parity.as_dict().get("max_abs_diff"),
-                "flops_per_token": (meta.get("flops") or {}).get("baseline_flops_per_token"),
-                "ops": meta.get("ops"),
+                "flops_per_token": meta.flops.baseline_flops_per_token if meta.flops else None,
+                "ops": meta.tflite_ops,
             }
             runners[kind] = SkimRunner(os.path.join(tmp, f"{kind}-export"), num_threads=1)
             print(json.dumps({kind: {k: v for k, v in info[kind].items() if k != "ops"}}), flush=True)

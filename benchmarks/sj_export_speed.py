@@ -162,9 +162,9 @@ def bench(folder, dataset, samples, rounds, accuracy_texts, long_repeats):
         for backend in ("custom", "builtin"):
             contents[f"sj_{backend}"], results[backend] = export(folder, backend, out)
     meta = results["custom"].metadata
-    m, e, a, V = meta["units"], meta["embedding_dim"], meta["agent_units"], meta["vocabulary_size"]
-    punctuation = sorted(i for ids in meta["punctuation"].values() for i in ids)
-    contents["lstm_words"] = contents["lstm_tokens"] = lstm_export(V, e, m, meta["num_classes"])
+    m, e, a, V = meta.units, meta.embedding_dim, meta.agent_units, meta.vocabulary_size
+    punctuation = sorted(i for ids in meta.punctuation.values() for i in ids)
+    contents["lstm_words"] = contents["lstm_tokens"] = lstm_export(V, e, m, meta.num_classes)
     runners = {n: Runner(c) for n, c in contents.items()}  # one interpreter per name
 
     texts, labels = load_text_dataset(dataset, "test")
@@ -239,7 +239,7 @@ def bench(folder, dataset, samples, rounds, accuracy_texts, long_repeats):
         "embedding": e,
         "vocabulary": V,
         "max_length": max_length,
-        "speed_reading": meta["speed_reading"],
+        "speed_reading": meta.speed_reading,
         "keras_test_accuracy_at_training": config.get("test", {}).get("accuracy"),
         "parity": {backend: results[backend].parity.message for backend in results},
         "accuracy_texts": int(len(evaluated)),

@@ -50,7 +50,7 @@ def predictions(runner, texts, threshold):
     for text in texts:
         ids, tokens = runner.encode(text)
         out = runner.run_ids(ids, threshold)
-        probabilities = probabilities_from_logits(out["logits"], runner.metadata.get("output_activation"))
+        probabilities = probabilities_from_logits(out["logits"], runner.metadata.output_activation)
         probabilities = np.asarray(probabilities).reshape(-1)
         predicted.append(int(probabilities[0] >= 0.5) if probabilities.size == 1 else int(np.argmax(probabilities)))
         masks.append(np.asarray(out["read_mask"]).reshape(-1)[: len(tokens)])
@@ -98,7 +98,7 @@ def measure_exports(args):
     from keras_skim.runtime.runner import SkimRunner
 
     baseline = SkimRunner(args.baseline)
-    texts, labels, description = load_bench_texts(args.data, args.samples, num_classes=baseline.metadata["num_classes"])
+    texts, labels, description = load_bench_texts(args.data, args.samples, num_classes=baseline.metadata.num_classes)
     labels = np.asarray(labels)
     predicted, _ = predictions(baseline, texts, None)
     reference = float(np.mean(predicted == labels))

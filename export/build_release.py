@@ -144,7 +144,12 @@ def parser():
         choices=["train", "validation", "test", "all"],
         help="which split of --bench-data to take the texts from (default test, as keras-skim bench)",
     )
-    a.add_argument("--labels", default=None, help="class names, comma-separated (default: negative,positive)")
+    a.add_argument(
+        "--labels",
+        default=None,
+        help="class names, comma-separated (default: the class names each export records from its training "
+        "data; negative,positive for an export written before they travelled)",
+    )
     a.add_argument(
         "--force",
         action="store_true",

@@ -144,29 +144,48 @@ def train_demo_exports(work, *, limit=None, reuse=False, jump_model=False, log=p
 
 
 def read_export(folder):
-    """(folder, metadata) of an export folder that has all three files the app needs."""
+    """(folder, `ExportMetadata`) of an export folder that has all three files the app needs."""
+    from keras_skim import contracts
+
     folder = os.path.abspath(folder)
     for name in EXPORT_FILES:
         if not os.path.isfile(os.path.join(folder, name)):
             raise ReleaseError(
                 f"{folder}: no {name} (expected a folder written by `keras-skim export`, with the model's tokenizer)"
             )
+    path = os.path.join(folder, contracts.METADATA_FILE)
     try:
-        with open(os.path.join(folder, "metadata.json"), encoding="utf-8") as f:
-            metadata = json.load(f)
+        with open(path, encoding="utf-8") as f:
+            record = json.load(f)
     except (OSError, ValueError) as err:
-        raise ReleaseError(f"{folder}/metadata.json: cannot read ({err})") from None
-    if not isinstance(metadata, dict) or metadata.get("format") != "keras_skim.export":
-        raise ReleaseError(f"{folder}/metadata.json: not a keras_skim.export metadata file")
-    return folder, metadata
+        raise ReleaseError(f"{path}: cannot read ({err})") from None
+    if not isinstance(record, dict) or record.get("format") != contracts.METADATA_FORMAT:
+        raise ReleaseError(f"{path}: not a {contracts.METADATA_FORMAT} metadata file")
+    try:
+        return folder, contracts.read_metadata(path)
+    except contracts.ContractError as err:
+        raise ReleaseError(str(err)) from None
+
+
+def _record(metadata):
+    """An `ExportMetadata`, or a metadata dict made one (unchecked: catalogs of hand-made dicts)."""
+    from keras_skim.contracts import ExportMetadata
+
+    return metadata if isinstance(metadata, ExportMetadata) else ExportMetadata.of(metadata)
 
 
 def model_id(metadata):
-    return f"{metadata['model_kind']}_{metadata.get('backend', 'builtin')}"
+    record = _record(metadata)
+    return f"{record.model_kind}_{record.backend}"
 
 
 def default_labels(metadata):
-    classes = metadata.get("num_classes", 1)
+    """The class names an export records (the training data's, issue 19), else the names the
+    app gave before they travelled: negative/positive for two classes, "class i" for more."""
+    record = _record(metadata)
+    if record.class_names and record.num_classes and len(record.class_names) == record.classes:
+        return list(record.class_names)
+    classes = record.num_classes or 1
     return ["negative", "positive"] if classes <= 2 else [f"class {i}" for i in range(classes)]
 
 
@@ -178,7 +197,7 @@ def catalog(exports, labels=None):
         if mid in seen:
             raise ReleaseError(f"{seen[mid]} and {folder} are both {mid}: give one export per model kind and backend")
         seen[mid] = folder
-        kind, backend = metadata["model_kind"], metadata.get("backend", "builtin")
+        kind, backend = _record(metadata).model_kind, _record(metadata).backend
         title = KIND_TITLES.get(kind, kind)
         title += " (baseline)" if kind == BASELINE_KIND else f" ({BACKEND_TITLES.get(backend, backend)})"
         models.append(
@@ -237,6 +256,41 @@ def fixture_cases(sample_reviews=SAMPLE_REVIEWS):
     return cases
 
 
+# The fields of `keras_skim.contracts.ExportMetadata` that the app reads (ModelMetadata.java).
+APP_FIELDS = (
+    "model_kind",
+    "units",
+    "small_units",
+    "embedding_dim",
+    "vocabulary_size",
+    "num_classes",
+    "output_activation",
+    "max_length",
+    "default_threshold",
+    "backend",
+    "custom_ops",
+    "agent_units",
+)
+
+
+def app_metadata(record):
+    """What the app must read of an export's metadata.json, as the Python record reads it: the
+    golden file keeps it, and the JVM tests check that ModelMetadata.java reads the same (the Java
+    side of the typed record, issue 17)."""
+    flops = record.flops
+    out = {name: getattr(record, name) for name in APP_FIELDS}
+    out.update(
+        class_names=[record.class_name(i) for i in range(record.classes)],
+        takes_threshold=record.takes_threshold,
+        skims=record.kind.skims,
+        jumps=record.kind.jumps,
+        baseline_flops_per_token=flops.baseline_flops_per_token if flops else None,
+        read_flops_per_token=flops.read_flops_per_token if flops else None,
+        skim_flops_per_token=flops.skim_flops_per_token if flops else None,
+    )
+    return out
+
+
 def golden(folder, mid, cases, thresholds=GOLDEN_THRESHOLDS):
     """The golden file dict of one export folder, from the Python LiteRT runner."""
     import numpy as np
@@ -269,6 +323,7 @@ def golden(folder, mid, cases, thresholds=GOLDEN_THRESHOLDS):
         "version": 1,
         "model": mid,
         "thresholds": [float(t) for t in thresholds],
+        "metadata": app_metadata(runner.metadata),
         "cases": out,
     }
 

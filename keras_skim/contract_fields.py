@@ -16,8 +16,6 @@ import json
 import math
 import os
 
-from keras_skim.model_kinds import KINDS, kind_of
-
 MAX_JSON_BYTES = 64 << 20  # a 2-million-token vocabulary is about 40 MB
 MAX_JSON_DEPTH = 64  # the contracts nest 4 levels deep
 MAX_SEQUENCE_LENGTH = 1 << 16  # tokens per text; the longest paper setting is 400
@@ -169,63 +167,8 @@ def _shown(value):
 
 
 # ------------------------------------------------------------- the contracts
-_FLOPS = number(nullable=True)
-METADATA_FIELDS = {
-    "model_kind": (text(choices=tuple(KINDS)), True),
-    "vocabulary_size": (integer(2, MAX_VOCABULARY_SIZE), True),
-    "num_classes": (integer(1, MAX_CLASSES), True),
-    "units": (integer(1, MAX_UNITS, nullable=True), False),
-    "small_units": (integer(0, MAX_UNITS, nullable=True), False),
-    "embedding_dim": (integer(1, MAX_UNITS, nullable=True), False),
-    "agent_units": (integer(1, MAX_UNITS, nullable=True), False),
-    "output_activation": (text(nullable=True), False),
-    "max_length": (integer(1, MAX_SEQUENCE_LENGTH, nullable=True), False),
-    "default_threshold": (number(nullable=True), False),
-    "padding_id": (integer(0, 0, nullable=True), False),
-    "threshold_rule": (text(nullable=True), False),
-    "signature": (text(), False),
-    "inputs": (mapping(), False),
-    "outputs": (mapping(), False),
-    "flops": (mapping(nullable=True), False),
-    "keras_weights_bytes": (integer(0, 1 << 62, nullable=True), False),
-    "tflite_bytes": (integer(0, 1 << 62, nullable=True), False),
-    "source_model": (text(nullable=True), False),
-    "tokenizer": (text(nullable=True), False),
-    "parity": (mapping(nullable=True), False),
-    "tflite_ops": (list_of(text(), nullable=True), False),
-    "backend": (text(choices=("builtin", "custom")), False),
-    "custom_ops": (list_of(text()), False),
-    "quantize": (text(nullable=True), False),
-    "speed_reading": (boolean, False),
-    "punctuation": (mapping(), False),
-    "token_codes": (mapping(), False),
-}
-FLOPS_FIELDS = {
-    key: (_FLOPS, False)
-    for key in (
-        "baseline_flops_per_token",
-        "read_flops_per_token",
-        "skim_flops_per_token",
-        "skip_agent_flops",
-        "lstm_flops",
-        "jump_agent_flops",
-        "read_step_flops",
-    )
-}
-
-
-def check_metadata(path, metadata):
-    """Every field of an export's `metadata.json` the runtime and the app read."""
-    check_fields(path, metadata, METADATA_FIELDS)
-    if metadata.get("flops") is not None:
-        check_fields(path, metadata["flops"], FLOPS_FIELDS, prefix='"flops".')
-    if kind_of(metadata).jumps:  # its Flop-r is counted from these sizes
-        for key in ("units", "embedding_dim"):
-            if metadata.get(key) is None:
-                raise FieldError(f"{path}: {json.dumps(key)} must be an integer for a {metadata['model_kind']}")
-    return metadata
-
-
+# `metadata.json`: the fields of `keras_skim.metadata_record.ExportMetadata`
+# carry their checkers.
 TRAIN_ARGUMENT_FIELDS = {
     "dataset": (text(nullable=True), False),
     "max_length": (integer(1, MAX_SEQUENCE_LENGTH, nullable=True), False),

@@ -8,9 +8,11 @@ Two folders travel between the rooms of the library and the Android app:
   `tokenizer.json`, `metadata.json`.
 
 Every reader and writer of these files goes through this module: the file
-names, the keys of `train_config.json` and `metadata.json`, the format
-version, the TFLite signature and tensor names, the custom op names and the
-token-id semantics are defined here and nowhere else.
+names, the keys of `train_config.json`, the format version, the custom op
+names and the token-id semantics are defined here and nowhere else;
+`metadata.json` is one typed record, `ExportMetadata`, whose fields are its
+keys, and whose module (`keras_skim.metadata_record`, re-exported here)
+names the one TFLite signature's inputs and outputs.
 
 How an output folder is written and replaced (staging, the marker's list
 of files, `--force`) is `keras_skim.output_folder`; this module only names
@@ -45,16 +47,24 @@ METADATA_FILE = "metadata.json"
 MARKER_FILE = ".keras-skim-output.json"
 
 # ------------------------------------------------------- the exported model
-METADATA_FORMAT = "keras_skim.export"
-# 2: `padding_id` and `threshold_rule` recorded; id 0 skipped by every backend.
-METADATA_VERSION = 2
-SIGNATURE_KEY = "serving_default"
-INPUT_TOKEN_IDS = "token_ids"
-INPUT_THRESHOLD = "threshold"
-OUTPUT_LOGITS = "logits"
-OUTPUT_READ_MASK = "read_mask"
-OUTPUT_READ_COUNT = "read_count"
-OUTPUT_VISITED_COUNT = "visited_count"  # jump models: words not jumped over
+# `metadata.json` is one typed record (`keras_skim.metadata_record`), whose
+# module also names the one signature's inputs and outputs.
+from keras_skim.metadata_record import FORMAT as METADATA_FORMAT  # noqa: E402
+from keras_skim.metadata_record import (  # noqa: E402, F401
+    INPUT_THRESHOLD,
+    INPUT_TOKEN_IDS,
+    OUTPUT_LOGITS,
+    OUTPUT_READ_COUNT,
+    OUTPUT_READ_MASK,
+    OUTPUT_VISITED_COUNT,
+    SIGNATURE_KEY,
+    ExportMetadata,
+    FlopCounts,
+    TensorInfo,
+)
+from keras_skim.metadata_record import READABLE_VERSIONS as METADATA_READABLE_VERSIONS  # noqa: E402
+from keras_skim.metadata_record import VERSION as METADATA_VERSION  # noqa: E402
+
 # Token ids: the tokenizer never emits 0; a 0 in the input is padding, which
 # every path (Keras with mask_zero, both export backends, the runtime) skips:
 # the state is kept, the token is neither read nor skimmed (mask 0), and it is
@@ -273,18 +283,28 @@ def resolve_export(path):
 
 
 def read_metadata(path):
-    """Reads and checks an export's `metadata.json` (a dict)."""
+    """Reads and checks an export's `metadata.json` -> `ExportMetadata`."""
     what = f"{METADATA_FORMAT} metadata written by keras-skim export"
     metadata = read_json(path, what)
     if metadata.get("format") != METADATA_FORMAT:
         raise ContractError(f"{path}: not {what} (format {metadata.get('format')!r})")
     version = metadata.get("version")
-    if version not in (1, METADATA_VERSION):
+    if isinstance(version, bool) or version not in METADATA_READABLE_VERSIONS:
         raise ContractError(
             f"{path}: metadata version {version!r} is not supported (expected {METADATA_VERSION}); "
             "export the model again"
         )
-    return _checked(contract_fields.check_metadata, path, metadata)
+    return _checked(lambda where, record: ExportMetadata.from_json(record, where), path, metadata)
+
+
+def signature_inputs(takes, token_ids, threshold):
+    """The keyword inputs of one run of an export's signature: `token_ids`,
+    and `threshold` only if the signature takes one (`takes`: its input
+    names). A model kind the threshold does not apply to has no such input."""
+    inputs = {INPUT_TOKEN_IDS: token_ids}
+    if INPUT_THRESHOLD in takes:
+        inputs[INPUT_THRESHOLD] = threshold
+    return inputs
 
 
 # ---------------------------------------------------------- single-file outputs

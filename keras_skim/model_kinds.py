@@ -15,8 +15,9 @@ ask it.
 
 import dataclasses
 
-# Codes of the per-token mask output (`read_mask`), the same in the Python
-# runtime, `keras-skim show` and the app. Skim models use 0 and 1 only (their
+# The one per-token code table: the codes of every export's int32 `read_mask`
+# output and of `reading_positions(...)["status"]` on the Keras side, the
+# same in the Python runtime, `keras-skim show` and the app. Skim models use 0 and 1 only (their
 # padding is 0); a jump model (Structural-Jump-LSTM) uses all four (its
 # padding and punctuation are 3).
 TOKEN_SKIMMED = 0  # skimmed by the small cell, or skipped by a jump model's skip agent (skim models: and padding)
@@ -50,7 +51,8 @@ class ModelKind:
 
     @property
     def threshold_applies(self):
-        """Whether the `threshold` input changes anything (the skim gate's cut)."""
+        """Whether a threshold changes anything (the skim gate's cut): only
+        then does the kind's export signature have a `threshold` input."""
         return self.skims
 
 
@@ -74,12 +76,16 @@ CUSTOM_OPS = {name: kind.custom_op for name, kind in KINDS.items() if kind.custo
 
 
 def kind_of(metadata_or_name):
-    """The `ModelKind` of an export's metadata (a dict) or of a kind name.
+    """The `ModelKind` of an export's metadata (an `ExportMetadata` record
+    or its JSON dict) or of a kind name.
 
     Raises:
         ValueError: an unknown kind (one line naming the known ones).
     """
-    name = metadata_or_name.get("model_kind") if isinstance(metadata_or_name, dict) else metadata_or_name
+    if isinstance(metadata_or_name, dict):
+        name = metadata_or_name.get("model_kind")
+    else:
+        name = getattr(metadata_or_name, "model_kind", metadata_or_name)
     if name not in KINDS:
         raise ValueError(f"unknown model_kind {name!r}; expected one of {', '.join(KINDS)}")
     return KINDS[name]

@@ -247,7 +247,7 @@ def check(exports, work, wheel=None):
     rows, ok = [], True
     for name, folder in exports.items():
         reference = SkimRunner(folder)
-        vocabulary = reference.metadata.get("vocabulary_size") or 50
+        vocabulary = reference.metadata.vocabulary_size or 50
         requests = [(t, ids) for t in THRESHOLDS for ids in id_sequences(vocabulary)]
         answers = run_aarch64(runner, litert, os.path.join(folder, "model.tflite"), requests, cpuinfo)
         worst, masks, counts, errors, reads, tokens = 0.0, 0, 0, [], 0, 0

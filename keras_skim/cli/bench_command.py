@@ -81,7 +81,7 @@ def run(args):
                 args.samples,
                 split=args.split,
                 split_seed=args.split_seed or 0,
-                num_classes=probe.metadata.get("num_classes"),
+                num_classes=probe.metadata.num_classes,
             )
             if probe.tokenizer is None:
                 raise CliError(f"{args.model}: the export has no tokenizer.json, so it cannot read texts")

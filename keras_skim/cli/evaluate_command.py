@@ -20,6 +20,12 @@ from keras_skim.cli.model_args import (
 )
 
 
+def _classes(source):
+    """'2 classes: negative, positive': the data's class names, as the model's export records them."""
+    names = [str(name) for name in source.classes[:8]] + (["..."] if len(source.classes) > 8 else [])
+    return f"{len(source.classes)} classes: {', '.join(names)}"
+
+
 def add_arguments(parser):
     parser.add_argument("model", metavar="MODEL", help="model folder or .keras/.h5 file")
     add_data_argument(parser, default_help="the data it was trained on")
@@ -78,7 +84,7 @@ def run(args):
         threshold = result.get("threshold")
         print(
             f"{model_file} on {source.describe(args.split)} ({len(labels)} texts, "
-            f"{len(source.classes)} classes)" + (f", threshold {threshold:g}" if threshold is not None else "")
+            f"{_classes(source)})" + (f", threshold {threshold:g}" if threshold is not None else "")
         )
         print(f"  accuracy  {result['accuracy']:.4f}")
         print(f"  skim rate {result['skim_rate']:.4f}")
@@ -117,7 +123,7 @@ def _evaluate_structural_jump(args, model, model_file, tokenizer, source, config
         return 0
     per_doc = result["per_document"]
     print(
-        f"{model_file} on {source.describe(args.split)} ({len(labels)} texts, {len(source.classes)} classes), "
+        f"{model_file} on {source.describe(args.split)} ({len(labels)} texts, {_classes(source)}), "
         f"Structural-Jump-LSTM ({result['words']} words; punctuation is not read)"
     )
     print(f"  accuracy     {result['accuracy']:.4f}")

@@ -74,12 +74,12 @@ def run(args):
     for note in result.notes:
         print(f"note: {note}")
     print(
-        f"exported {meta['model_kind']} (d={meta['units']}, d'={meta['small_units']}) "
-        f"to {result.output_dir} (backend: {meta['backend']})"
+        f"exported {meta.model_kind} (d={meta.units}, d'={meta.small_units}) "
+        f"to {result.output_dir} (backend: {meta.backend})"
     )
     for name in result.files:
         size = os.path.getsize(os.path.join(result.output_dir, name))
         print(f"  {name}  {size} bytes")
-    print(f"  Keras weights {meta['keras_weights_bytes']} bytes, TFLite {meta['tflite_bytes']} bytes")
+    print(f"  Keras weights {meta.keras_weights_bytes} bytes, TFLite {meta.tflite_bytes} bytes")
     print(result.parity.message)
     return 0

@@ -36,13 +36,6 @@ _LOOKS = {
     contracts.TOKEN_JUMPED: (_STRUCK, "{{{}}}", "jump"),
     contracts.TOKEN_NOT_A_WORD: ("", "{}", "punct"),
 }
-# `reading_positions` (keras_skim.layers.structural_jump_statistics) status -> mask code.
-_JUMP_STATUS_CODES = {
-    0: contracts.TOKEN_NOT_A_WORD,
-    1: contracts.TOKEN_READ,
-    2: contracts.TOKEN_SKIMMED,
-    3: contracts.TOKEN_JUMPED,
-}
 SKIM_LEGEND = "<p><b>bold</b>: read by the big cell; <span class='skim'>grey</span>: skimmed.</p>"
 JUMP_LEGEND = (
     "<p><span class='read'>bold</span>: read (updated the LSTM); <span class='skim'>grey</span>: "
@@ -237,7 +230,7 @@ def _show_structural_jump(args, model, model_file, tokenizer, text, ids, label, 
             f"({model.vocabulary_size}); pass the tokenizer it was trained with"
         )
     positions = reading_positions(model, ids)
-    codes = [_JUMP_STATUS_CODES[int(s)] for s in positions["status"]]
+    codes = [int(code) for code in positions["status"]]  # the exports' read_mask codes
     words = sum(c != contracts.TOKEN_NOT_A_WORD for c in codes)
     if words == 0:
         raise CliError("the text has no words, only punctuation, which a Structural-Jump-LSTM does not read")

@@ -5,7 +5,8 @@ LiteRT op (`KerasSkimLSTM`, `KerasSkimGRU`: `skim_op_cells`).
 object API, no converter):
 
     token_ids i32 [1,T], threshold, and the weights (skim_rnn_op.h)
-      --CUSTOM KerasSkimLSTM | KerasSkimGRU--> h [1,d], read_mask f32 [1,T], read_count i32 [1]
+      --CUSTOM KerasSkimLSTM | KerasSkimGRU--> h [1,d], mask f32 [1,T], read_count i32 [1]
+    mask --CAST--> read_mask i32 [1,T]   (the one signature: keras_skim.contracts)
     h --FULLY_CONNECTED(dense)--> logits [1,k]   (before the Dense activation)
 
 The op looks a token's embedding up and projects it itself, for the cell
@@ -21,6 +22,7 @@ and outputs against Keras.
 
 import numpy as np
 
+from keras_skim import contracts
 from keras_skim.contracts import CUSTOM_OPS, SIGNATURE_KEY
 from keras_skim.export.flatbuffer_writer import BUFFER_ALIGNMENT  # noqa: F401  (the file's alignment)
 from keras_skim.export.parity import apply_activation, sample_sequences
@@ -223,8 +225,8 @@ def _build_flatbuffer(info, threshold, length, fold=False, quantize=None):
     ops = quantized_weights(info, fold=fold, quantize=quantize)
     fb = FlatbufferWriter()
     F32, I32 = np.float32, np.int32
-    t_tok = fb.tensor("token_ids", [1, length], I32, signature=[1, -1])
-    t_thr = fb.tensor("threshold", [], F32)
+    t_tok = fb.tensor(contracts.INPUT_TOKEN_IDS, [1, length], I32, signature=[1, -1])
+    t_thr = fb.tensor(contracts.INPUT_THRESHOLD, [], F32)
     t_opt = fb.constant("options", np.array([int(info["mask_zero"])], np.int32))
     t_rows = fb.constant("rows", ops["rows"])
     t_rows_scale = fb.constant("rows_scale", ops["rows_scale"])
@@ -238,17 +240,22 @@ def _build_flatbuffer(info, threshold, length, fold=False, quantize=None):
     t_Wd = fb.constant("dense_kernel", w["Wd"].T.astype(np.float32))
     t_bd = fb.constant("dense_bias", w["bd"].astype(np.float32))
     t_h = fb.tensor("h", [1, d], F32)
-    t_m = fb.tensor("read_mask", [1, length], F32, signature=[1, -1])
-    t_n = fb.tensor("read_count", [1], I32)
-    t_y = fb.tensor("logits", [1, C], F32)
+    # The op writes its mask as float32 (1.0 read, 0.0 skimmed); a CAST
+    # gives the signature's int32 `read_mask`, the dtype of every export.
+    t_op_mask = fb.tensor("read_mask_float", [1, length], F32, signature=[1, -1])
+    t_m = fb.tensor(contracts.OUTPUT_READ_MASK, [1, length], I32, signature=[1, -1])
+    t_n = fb.tensor(contracts.OUTPUT_READ_COUNT, [1], I32)
+    t_y = fb.tensor(contracts.OUTPUT_LOGITS, [1, C], F32)
     op_name = info["spec"].op_name
     custom = fb.opcode(fb.S.BuiltinOperator.CUSTOM, op_name)
     dense = fb.opcode(fb.S.BuiltinOperator.FULLY_CONNECTED)
-    fb.custom_operator(custom, op_inputs, [t_h, t_m, t_n])
+    cast = fb.opcode(fb.S.BuiltinOperator.CAST)
+    fb.custom_operator(custom, op_inputs, [t_h, t_op_mask, t_n])
+    fb.cast(cast, t_op_mask, t_m)
     fb.fully_connected(dense, [t_h, t_Wd, t_bd], [t_y])
     return fb.finish(
-        [("token_ids", t_tok), ("threshold", t_thr)],
-        [("logits", t_y), ("read_mask", t_m), ("read_count", t_n)],
+        [(contracts.INPUT_TOKEN_IDS, t_tok), (contracts.INPUT_THRESHOLD, t_thr)],
+        [(contracts.OUTPUT_LOGITS, t_y), (contracts.OUTPUT_READ_MASK, t_m), (contracts.OUTPUT_READ_COUNT, t_n)],
         {
             "producer": "keras_skim.export.custom_op_backend",
             "custom_op": op_name,

@@ -39,7 +39,7 @@ BACKENDS = ("builtin", "custom")
 class ExportResult:
     output_dir: str
     files: list
-    metadata: dict
+    metadata: contracts.ExportMetadata
     parity: object
     notes: list
 
@@ -67,6 +67,26 @@ def _parity_texts(tokenizer, train_config, count):
     return [tokenizer.encode_one(t, max_length=train_config.max_length) for t in list(texts)[:count]]
 
 
+def _class_names(train_config, plan, notes):
+    """The class names of the training data (`train_config.json`'s data
+    section, or a registry data set's), when they fit the model's logits;
+    None (the runtime and the app then say "class i") otherwise."""
+    if train_config is None:
+        return None
+    from keras_skim.datasets.registry import recorded_data
+
+    names = recorded_data(train_config.as_dict()).get("classes")
+    if not names:
+        return None
+    if len(names) != max(plan.num_classes, 2):
+        notes.append(
+            f"class names not recorded: {train_config.path} names {len(names)} classes, the model has "
+            f"{max(plan.num_classes, 2)}"
+        )
+        return None
+    return [str(name) for name in names]
+
+
 def _runner(flatbuffer):
     """callable(token_ids, threshold) -> outputs, through the runtime's
     interpreter (the one `keras-skim bench` and the app use)."""
@@ -79,8 +99,10 @@ def _runner(flatbuffer):
     except (RuntimeError, ValueError, OSError) as err:
         raise ExportError(f"the exported model does not run here ({str(err).strip().splitlines()[0][:200]})") from None
 
+    takes = set(signature.get_input_details())
+
     def run(token_ids, threshold):
-        return signature(token_ids=np.asarray(token_ids, np.int32), threshold=np.float32(threshold))
+        return signature(**contracts.signature_inputs(takes, np.asarray(token_ids, np.int32), np.float32(threshold)))
 
     return run
 
@@ -254,10 +276,11 @@ def export_model(
         backend=chosen.name,
         custom_ops=list(chosen.ops_for(plan)),
         quantize=quantize,
+        class_names=_class_names(train_config, plan, notes),
     )
     for op in chosen.ops_for(plan):
-        metadata["runtime_note"] = CUSTOM_OP_NOTE.format(op=op)
-        notes.append(f"custom-op model: {metadata['runtime_note']}")
+        metadata.runtime_note = CUSTOM_OP_NOTE.format(op=op)
+        notes.append(f"custom-op model: {metadata.runtime_note}")
     files = [contracts.TFLITE_FILE, contracts.METADATA_FILE] + ([contracts.TOKENIZER_FILE] if tokenizer_file else [])
     try:
         with output_folder.staged_output_dir(output_dir, force=force, inputs=[folder.model, tokenizer_file]) as stage:
@@ -265,7 +288,7 @@ def export_model(
                 f.write(flatbuffer)
             if tokenizer_file:
                 shutil.copyfile(tokenizer_file, os.path.join(stage, contracts.TOKENIZER_FILE))
-            contracts.write_json(os.path.join(stage, contracts.METADATA_FILE), metadata)
+            contracts.write_json(os.path.join(stage, contracts.METADATA_FILE), metadata.to_json())
     except contracts.ContractError as err:
         raise ExportError(str(err)) from None
     except OSError as err:

@@ -125,6 +125,16 @@ class FlatbufferWriter:
             raise ValueError(f"unsupported fused activation {activation!r}")
         return self.operator(opcode, inputs, outputs, S.BuiltinOptions.FullyConnectedOptions, options)
 
+    def cast(self, opcode, source, target):
+        """A CAST operator from tensor `source` to tensor `target` (their
+        dtypes say which cast): a custom op's float mask becomes the int32
+        `read_mask` of the one signature (`keras_skim.contracts`)."""
+        S = self.S
+        options = S.CastOptionsT()
+        options.inDataType = self.tensors[source].type
+        options.outDataType = self.tensors[target].type
+        return self.operator(opcode, [source], [target], S.BuiltinOptions.CastOptions, options)
+
     def finish(self, inputs, outputs, description):
         """The flatbuffer bytes: `inputs` / `outputs` are [(signature name,
         tensor index)] in order; `description` a JSON-able dict."""

@@ -1,7 +1,8 @@
 """Builds the inference graph of a `ModelPlan` as a `tf.function` and
 converts it to a TFLite flatbuffer with builtin ops only.
 
-Graph, for one sequence `token_ids [1, T]` and a scalar `threshold`:
+Graph, for one sequence `token_ids [1, T]` and, for a skim cell only, a
+scalar `threshold` (the one signature of `keras_skim.contracts`):
 
 * before the loop: one GATHER of precomputed rows per sequence. When the
   projection is not wider than the embedding, the embedding and every input
@@ -31,6 +32,7 @@ Graph, for one sequence `token_ids [1, T]` and a scalar `threshold`:
 
 import numpy as np
 
+from keras_skim import contracts
 from keras_skim.export.weights import f32
 
 CHUNK = 128
@@ -99,13 +101,14 @@ def build_module(plan, fold=None):
     n_state = len(init)
     chunk_zeros = tf.zeros([CHUNK], tf.int32)
 
-    @tf.function(
-        input_signature=[
-            tf.TensorSpec([1, None], tf.int32, name="token_ids"),
-            tf.TensorSpec([], tf.float32, name="threshold"),
-        ]
-    )
-    def serve(token_ids, threshold):
+    # The one signature (`keras_skim.contracts`): `threshold` only where it
+    # applies (a skim cell's read gate); other kinds take `token_ids` alone.
+    inputs = [tf.TensorSpec([1, None], tf.int32, name=contracts.INPUT_TOKEN_IDS)]
+    if emitter.skims:
+        inputs.append(tf.TensorSpec([], tf.float32, name=contracts.INPUT_THRESHOLD))
+
+    @tf.function(input_signature=inputs)
+    def serve(token_ids, threshold=None):
         ids = tf.reshape(token_ids, [-1])
         length = tf.shape(ids)[0]
         read_rows = rows(ids, read_proj)
@@ -176,9 +179,9 @@ def build_module(plan, fold=None):
         logits = head(emitter.output(state))
         read_mask = tf.reshape(mask, [1, -1])
         return {
-            "logits": logits,
-            "read_mask": read_mask,
-            "read_count": tf.reduce_sum(read_mask, axis=1),
+            contracts.OUTPUT_LOGITS: logits,
+            contracts.OUTPUT_READ_MASK: read_mask,
+            contracts.OUTPUT_READ_COUNT: tf.reduce_sum(read_mask, axis=1),
         }
 
     module = tf.Module()

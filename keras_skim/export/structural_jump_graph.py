@@ -3,8 +3,8 @@ that advances by the jump, so that a jumped word costs nothing and a
 skipped word only the skip agent.
 
 Graph, for one text `token_ids [1, T]` (raw tokenizer ids, punctuation
-included, 0 = padding) and a `threshold` that this model ignores (its
-agents decide; the input is there so that every export has one signature):
+included, 0 = padding); no `threshold` input (the agents decide what is
+read, so the one signature of `keras_skim.contracts` leaves it out):
 
 * before the loop, O(T log T) vector work and nothing per word of the
   model: the kind of each token (word, separator `, ;`, sentence end
@@ -37,6 +37,7 @@ runs the WHILE without re-planning its memory at every iteration.
 
 import numpy as np
 
+from keras_skim import contracts
 from keras_skim.contracts import TOKEN_JUMPED, TOKEN_NOT_A_WORD, TOKEN_READ, TOKEN_SKIMMED
 from keras_skim.export.graph_builder import CHUNK
 from keras_skim.export.structural_jump_emitter import FIRST_PREVIOUS
@@ -101,7 +102,7 @@ def jump_targets(tf, ids, positions, length, structure):
 
 
 def build_module(plan, fold=None):
-    """A tf.Module whose `serve(token_ids, threshold)` is the inference graph."""
+    """A tf.Module whose `serve(token_ids)` is the inference graph."""
     import tensorflow as tf
 
     from keras_skim.export.lstm_emitters import lstm_update
@@ -151,14 +152,9 @@ def build_module(plan, fold=None):
     zeros = tf.constant(np.zeros((1, m), np.float32))
     chunk_zeros = tf.zeros([CHUNK], tf.int32)
 
-    @tf.function(
-        input_signature=[
-            tf.TensorSpec([1, None], tf.int32, name="token_ids"),
-            tf.TensorSpec([], tf.float32, name="threshold"),
-        ]
-    )
-    def serve(token_ids, threshold):
-        del threshold  # the agents decide what is read
+    # No `threshold` input: the agents decide what is read (`keras_skim.model_kinds`).
+    @tf.function(input_signature=[tf.TensorSpec([1, None], tf.int32, name=contracts.INPUT_TOKEN_IDS)])
+    def serve(token_ids):
         ids = tf.reshape(token_ids, [-1])
         length = tf.shape(ids)[0]
         # Static-shape positions (not RANGE with a runtime size): see graph_builder.
@@ -211,10 +207,12 @@ def build_module(plan, fold=None):
         )
         read_mask = tf.reshape(codes, [1, -1])
         return {
-            "logits": head(h),
-            "read_mask": read_mask,
-            "read_count": tf.reshape(tf.reduce_sum(tf.cast(tf.equal(record, RECORD_READ), tf.int32)), [1]),
-            "visited_count": tf.reshape(tf.reduce_sum(tf.cast(record > 0, tf.int32)), [1]),
+            contracts.OUTPUT_LOGITS: head(h),
+            contracts.OUTPUT_READ_MASK: read_mask,
+            contracts.OUTPUT_READ_COUNT: tf.reshape(
+                tf.reduce_sum(tf.cast(tf.equal(record, RECORD_READ), tf.int32)), [1]
+            ),
+            contracts.OUTPUT_VISITED_COUNT: tf.reshape(tf.reduce_sum(tf.cast(record > 0, tf.int32)), [1]),
         }
 
     module = tf.Module()

@@ -8,16 +8,22 @@ backend's writer for jump models).
 The op walks the raw ids itself: it finds the word stream and the jump
 targets from a per-id kind table, visits only the words it does not jump
 over, and runs the skip agent on each of them and the LSTM step and the
-jump agent on the read ones. The `threshold` input of the signature is not
-used (the agents decide). Interpreters must register `keras_skim.litert_ops`
+jump agent on the read ones. The signature has no `threshold` input (the
+agents decide what is read; `keras_skim.model_kinds`). Interpreters must register `keras_skim.litert_ops`
 (the runtime's `make_interpreter` does).
 """
 
 import numpy as np
 
+from keras_skim import contracts
 from keras_skim.export.structural_jump_emitter import OP_NAME
 
-SIGNATURE_OUTPUTS = ("logits", "read_mask", "read_count", "visited_count")
+SIGNATURE_OUTPUTS = (
+    contracts.OUTPUT_LOGITS,
+    contracts.OUTPUT_READ_MASK,
+    contracts.OUTPUT_READ_COUNT,
+    contracts.OUTPUT_VISITED_COUNT,
+)
 
 
 def should_fold(emitter):
@@ -65,8 +71,7 @@ def structural_jump_flatbuffer(plan, length=None, fold=None):
     inputs = op_inputs(e, fold=fold)
     fb = FlatbufferWriter()
     F32, I32 = np.float32, np.int32
-    t_tok = fb.tensor("token_ids", [1, length], I32, signature=[1, -1])
-    t_thr = fb.tensor("threshold", [], F32)
+    t_tok = fb.tensor(contracts.INPUT_TOKEN_IDS, [1, length], I32, signature=[1, -1])
     constants = [
         fb.constant(name, inputs[name])
         for name in (
@@ -87,9 +92,9 @@ def structural_jump_flatbuffer(plan, length=None, fold=None):
     t_logits_kernel = fb.constant("logits_kernel", kernel.T.astype(np.float32))
     t_logits_bias = fb.constant("logits_bias", bias.astype(np.float32))
     t_h = fb.tensor("h", [1, e.units], F32)
-    t_mask = fb.tensor("read_mask", [1, length], I32, signature=[1, -1])
-    t_read = fb.tensor("read_count", [1], I32)
-    t_visited = fb.tensor("visited_count", [1], I32)
+    t_mask = fb.tensor(contracts.OUTPUT_READ_MASK, [1, length], I32, signature=[1, -1])
+    t_read = fb.tensor(contracts.OUTPUT_READ_COUNT, [1], I32)
+    t_visited = fb.tensor(contracts.OUTPUT_VISITED_COUNT, [1], I32)
     t_hidden = fb.tensor("hidden", [1, hidden_kernel.shape[1]], F32)
     t_logits = fb.tensor("logits", [1, kernel.shape[1]], F32)
     custom = fb.opcode(fb.S.BuiltinOperator.CUSTOM, OP_NAME)
@@ -103,7 +108,7 @@ def structural_jump_flatbuffer(plan, length=None, fold=None):
     )
     fb.fully_connected(dense, [t_hidden, t_logits_kernel, t_logits_bias], [t_logits])
     return fb.finish(
-        [("token_ids", t_tok), ("threshold", t_thr)],
+        [(contracts.INPUT_TOKEN_IDS, t_tok)],
         list(zip(SIGNATURE_OUTPUTS, (t_logits, t_mask, t_read, t_visited))),
         {
             "producer": "keras_skim.export.structural_jump_op",

@@ -18,10 +18,12 @@ from keras_skim.layers.structural_jump_lstm_cell import (
     TRACE_READ,
     StructuralJumpLSTMCell,
 )
+from keras_skim.model_kinds import TOKEN_JUMPED, TOKEN_NOT_A_WORD, TOKEN_READ, TOKEN_SKIMMED
 
 JUMP_ACTION_NAMES = ("next_word", "next_separator", "next_sentence", "end_of_text")
-# Fate of each raw token in `reading_positions`.
-NOT_A_WORD, READ_WORD, SKIPPED_WORD, JUMPED_WORD = 0, 1, 2, 3
+# Fate of each raw token in `reading_positions`: the one per-token code table
+# (`keras_skim.model_kinds.TOKEN_*`), the codes of the exports' `read_mask`.
+NOT_A_WORD, READ_WORD, SKIPPED_WORD, JUMPED_WORD = TOKEN_NOT_A_WORD, TOKEN_READ, TOKEN_SKIMMED, TOKEN_JUMPED
 
 
 def _check_model(model):
@@ -132,9 +134,10 @@ def reading_positions(model, token_ids):
 
     Returns:
         dict with
-        - `status`: int array `(T,)`, per raw token `NOT_A_WORD` (0:
-          punctuation or padding), `READ_WORD` (1), `SKIPPED_WORD` (2) or
-          `JUMPED_WORD` (3);
+        - `status`: int array `(T,)`, per raw token the code an export's
+          `read_mask` gives it (`keras_skim.model_kinds.TOKEN_*`):
+          `SKIPPED_WORD` (0), `READ_WORD` (1), `JUMPED_WORD` (2) or
+          `NOT_A_WORD` (3: punctuation or padding);
         - `jump_actions`: int array `(T,)`, the jump action taken after
           each read word (index into `JUMP_ACTION_NAMES`), -1 elsewhere;
         - `visited`, `read`: the raw positions of the visited and of the
@@ -143,15 +146,15 @@ def reading_positions(model, token_ids):
     """
     _check_model(model)
     ids = _check_ids(model, token_ids, 1)
-    status = np.zeros(len(ids), np.int32)
+    status = np.full(len(ids), NOT_A_WORD, np.int32)
     jump_actions = np.full(len(ids), -1, np.int32)
     if len(ids) == 0:
         logits = np.asarray(model(np.zeros((1, 1), np.int32), training=False)["logits"])[0]
         return {
             "status": status,
             "jump_actions": jump_actions,
-            "visited": status.copy(),
-            "read": status.copy(),
+            "visited": np.zeros(0, np.int32),
+            "read": np.zeros(0, np.int32),
             "logits": logits,
         }
     batch = ids[None, :]

@@ -1,8 +1,11 @@
 """Runs exported keras-skim models with LiteRT; never imports TensorFlow or Keras.
 
-`SkimRunner(path).classify(text, threshold=None) -> (probabilities, read_mask, tokens)`.
+`SkimRunner(path).classify(text, threshold=None)` -> a `Classification`:
+(probabilities, read_mask, tokens), with `.label`, the predicted class's
+name (the training data's, from `metadata.json`'s `class_names`).
 """
 
+from keras_skim.runtime.classification import Classification
 from keras_skim.runtime.runner import RuntimeModelError, SkimRunner
 
-__all__ = ["RuntimeModelError", "SkimRunner"]
+__all__ = ["Classification", "RuntimeModelError", "SkimRunner"]

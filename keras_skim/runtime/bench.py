@@ -22,11 +22,18 @@ from keras_skim.runtime.interpreter_loader import runtime_versions
 from keras_skim.runtime.runner import SkimRunner, probabilities_from_logits
 
 
+def _record(metadata):
+    """An `ExportMetadata` of a record or of its JSON dict (read as it is: files are checked
+    when they are read, `contracts.read_metadata`)."""
+    if isinstance(metadata, contracts.ExportMetadata):
+        return metadata
+    return contracts.ExportMetadata.of(metadata)
+
+
 def flop_r(metadata, skim_rate):
-    flops = metadata.get("flops") or {}
-    base = flops.get("baseline_flops_per_token")
-    read = flops.get("read_flops_per_token")
-    skim = flops.get("skim_flops_per_token")
+    """Flop-R at `skim_rate` from an export's FLOP counts (None without them)."""
+    flops = _record(metadata).flops or contracts.FlopCounts()
+    base, read, skim = flops.baseline_flops_per_token, flops.read_flops_per_token, flops.skim_flops_per_token
     if not base or not read:
         return None
     if skim is None:
@@ -59,9 +66,9 @@ def jump_summary(metadata, words, visited, read):
         words,
         visited,
         read,
-        int(metadata["units"]),
-        int(metadata["embedding_dim"]),
-        int(metadata.get("agent_units") or 25),
+        int(_record(metadata).units),
+        int(_record(metadata).embedding_dim),
+        int(_record(metadata).agent_units or 25),
     )
     return {
         "words": total,
@@ -144,7 +151,7 @@ def bench_threshold(model, baseline, model_ids, base_ids, labels, threshold, rep
             visited.append(v)
             read_counts.append(read)
         if label is not None:
-            p = probabilities_from_logits(out["logits"], model.metadata.get("output_activation"))
+            p = probabilities_from_logits(out["logits"], _record(model.metadata).output_activation)
             correct += int(int(np.argmax(p)) == int(label))
     skim_rate = 1.0 - reads / tokens if tokens else 0.0
     result = {
@@ -199,12 +206,12 @@ def run_bench(
     results = [bench_threshold(model, baseline, model_ids, base_ids, labels, float(t), repeats) for t in thresholds]
     return {
         "model": shown(model.model_path),
-        "model_kind": model.metadata.get("model_kind"),
-        "units": model.metadata.get("units"),
-        "small_units": model.metadata.get("small_units"),
+        "model_kind": _record(model.metadata).model_kind,
+        "units": _record(model.metadata).units,
+        "small_units": _record(model.metadata).small_units,
         "backend": model.backend,
         "baseline": shown(baseline.model_path) if baseline else None,
-        "baseline_kind": baseline.metadata.get("model_kind") if baseline else None,
+        "baseline_kind": _record(baseline.metadata).model_kind if baseline else None,
         "baseline_backend": baseline.backend if baseline else None,
         "data": shown(data_description),
         "samples": len(model_ids),

@@ -9,6 +9,7 @@ import numpy as np
 
 from keras_skim import contracts
 from keras_skim.model_kinds import kind_of
+from keras_skim.runtime.classification import Classification
 from keras_skim.runtime.interpreter_loader import make_interpreter
 
 # More interpreter threads than any CPU has: LiteRT creates them all, and
@@ -99,19 +100,17 @@ class SkimRunner:
         except RuntimeError as err:  # LiteRT unavailable, or the model does not compile (unknown custom op)
             raise RuntimeModelError(f"{self.model_path}: {_first_line(err)}") from None
         try:
-            self._signature = self.interpreter.get_signature_runner(
-                self.metadata.get("signature", contracts.SIGNATURE_KEY)
-            )
+            self._signature = self.interpreter.get_signature_runner(self.metadata.signature)
         except (ValueError, RuntimeError) as err:
             raise RuntimeModelError(f"{self.model_path}: cannot prepare the model ({_first_line(err)})") from None
-        self._check_signature()
-        self.default_threshold = self.metadata.get("default_threshold")
-        self.max_length = self.metadata.get("max_length")
-        self.vocabulary_size = int(self.metadata["vocabulary_size"])
+        self._takes = self._check_signature()
+        self.default_threshold = self.metadata.default_threshold
+        self.max_length = self.metadata.max_length
+        self.vocabulary_size = int(self.metadata.vocabulary_size)
 
     def _check_tokenizer(self, path):
         """A tokenizer whose ids the model cannot take is refused at once."""
-        size = self.metadata["vocabulary_size"]
+        size = self.metadata.vocabulary_size
         if self.tokenizer.vocabulary_size > size:
             raise RuntimeModelError(
                 f"{path}: {self.tokenizer.vocabulary_size} tokens, more than the model's vocabulary_size "
@@ -119,8 +118,10 @@ class SkimRunner:
             )
 
     def _check_signature(self):
-        """The signature takes `token_ids` and `threshold` and gives at least
-        `logits`, `read_mask` and `read_count` (the export contract)."""
+        """The signature takes `token_ids` (and `threshold`, where the kind
+        has one; every export before metadata version 3 had) and gives at
+        least `logits`, `read_mask` and `read_count` (the export contract);
+        returns its input names."""
         try:
             inputs = set(self._signature.get_input_details())
             outputs = set(self._signature.get_output_details())
@@ -128,17 +129,18 @@ class SkimRunner:
             raise RuntimeModelError(f"{self.model_path}: cannot read the signature ({_first_line(err)})") from None
         wanted_in = {contracts.INPUT_TOKEN_IDS, contracts.INPUT_THRESHOLD}
         wanted_out = {contracts.OUTPUT_LOGITS, contracts.OUTPUT_READ_MASK, contracts.OUTPUT_READ_COUNT}
-        if inputs != wanted_in or not wanted_out <= outputs:
+        if inputs not in (wanted_in, {contracts.INPUT_TOKEN_IDS}) or not wanted_out <= outputs:
             raise RuntimeModelError(
                 f"{self.model_path}: not a keras-skim export (signature inputs {sorted(inputs)}, outputs "
                 f"{sorted(outputs)}; expected inputs {sorted(wanted_in)} and outputs {sorted(wanted_out)})"
             )
+        return inputs
 
     @property
     def backend(self):
         """ "builtin" (builtin ops only) or "custom" (needs the custom op
         named in the metadata's `custom_ops`: KerasSkimLSTM or KerasSjLSTM)."""
-        return self.metadata.get("backend", "builtin")
+        return self.metadata.backend
 
     @property
     def kind(self):
@@ -182,7 +184,7 @@ class SkimRunner:
         an export that fails to run raises RuntimeModelError (one line)."""
         try:
             with self._lock:
-                out = self._signature(token_ids=ids, threshold=threshold)
+                out = self._signature(**contracts.signature_inputs(self._takes, ids, threshold))
         except (RuntimeError, ValueError) as err:  # LiteRT's failures (LiteRtError is a RuntimeError)
             raise RuntimeModelError(f"{self.model_path}: the model failed to run ({_first_line(err)})") from None
         if any(name not in out or not np.size(out[name]) for name in _OUTPUTS):
@@ -216,14 +218,16 @@ class SkimRunner:
         return ids.astype(np.int32), np.float32(threshold)
 
     def classify(self, text, threshold=None):
-        """(probabilities, read_mask, tokens) of one text.
+        """A `Classification` of one text: it unpacks as (probabilities,
+        read_mask, tokens) and names the predicted class (`label`, from the
+        training data's class names in the metadata; "class i" without).
 
-        `read_mask[i]` is 1 if the big cell read `tokens[i]`, 0 if skimmed;
-        in a jump model one of `keras_skim.contracts.TOKEN_CODES` (1 read,
-        0 skipped, 2 jumped, 3 not a word).
+        `read_mask[i]` is one of `keras_skim.contracts.TOKEN_CODES`: 1 read
+        by the big cell, 0 skimmed; in a jump model also 2 jumped and 3 not
+        a word.
         """
         ids, tokens = self.encode(text)
         out = self.run_ids(ids, threshold)
-        probabilities = probabilities_from_logits(out["logits"], self.metadata.get("output_activation"))
-        mask = np.asarray(out["read_mask"]).reshape(-1)[: len(tokens)]
-        return probabilities, mask, tokens
+        probabilities = probabilities_from_logits(out[contracts.OUTPUT_LOGITS], self.metadata.output_activation)
+        mask = np.asarray(out[contracts.OUTPUT_READ_MASK]).reshape(-1)[: len(tokens)]
+        return Classification(probabilities, mask, tokens, self.metadata)

@@ -110,3 +110,17 @@ def test_java_core_reads_every_committed_golden_file(probe, catalog):
     assert sorted(answer) == sorted(MODEL_IDS)
     for model_id, result in answer.items():
         assert result["problems"] == [], model_id
+
+
+@pytest.mark.parametrize("model_id", MODEL_IDS)
+def test_java_metadata_is_the_python_record(probe, model_id):
+    """The Java side of the typed metadata record: ModelMetadata.java reads each committed
+    metadata.json as the golden file says Python's ExportMetadata does (these exports predate
+    class names and the threshold-free signature: the fallbacks)."""
+    golden = _json(os.path.join(GOLDEN, model_id + ".json"))
+    from keras_skim import contracts
+
+    record = contracts.read_metadata(os.path.join(OUTPUT, model_id, "metadata.json"))
+    assert golden["metadata"] == release_assets.app_metadata(record)
+    java = probe.call("metadata", path=os.path.join(OUTPUT, model_id, "metadata.json"))
+    assert {key: java[key] for key in golden["metadata"]} == golden["metadata"]

@@ -6,6 +6,7 @@ import math
 import os
 import shutil
 
+import numpy as np
 import pytest
 
 from keras_skim.runtime.bench import flop_r
@@ -202,3 +203,28 @@ def test_bad_bench_texts(probe, assets_copy):
     answer = probe.call("repository", assets=str(assets_copy))
     assert answer["bench_texts"]["problem"] == "BAD_CATALOG"
     assert '"labels" has 1 entries for 4 texts' in answer["bench_texts"]["message"]
+
+
+@pytest.mark.parametrize("name", ["skim_lstm_custom", "skim_lstm_builtin", "lstm_builtin"])
+def test_java_reads_class_names_and_the_signature_as_python(probe, tiny_exports, name):
+    """A fresh export carries the training data's class names (issue 19.5) and a `threshold`
+    input only where it applies (19.4); Java reads both as Python's typed record does."""
+    from export.release_assets import app_metadata
+    from keras_skim import contracts
+    from keras_skim.runtime import SkimRunner
+
+    if name not in tiny_exports:
+        pytest.skip("no C++ compiler (g++ or $CXX): the custom-op export cannot be built")
+    path = os.path.join(tiny_exports[name], "metadata.json")
+    record = contracts.read_metadata(path)
+    config = contracts.read_train_config(os.path.join(os.path.dirname(record.source_model), "train_config.json"))
+    assert record.class_names == config.data["classes"] and len(record.class_names) == 2
+    assert record.takes_threshold == name.startswith("skim")
+    assert record.outputs["read_mask"].dtype == "int32"
+    python = app_metadata(record)
+    java = probe.call("metadata", path=path)
+    assert {key: java[key] for key in python} == python
+    runner = SkimRunner(tiny_exports[name])
+    result = runner.classify("the movie was good and fun")
+    assert result.label == record.class_names[result.predicted]
+    assert np.asarray(runner.run_ids([3, 4, 5])["read_mask"]).dtype == np.int32

@@ -53,7 +53,7 @@ def test_op_inventory_has_custom_op(written):
     _, path = written
     data = open(path, "rb").read()
     ops = op_inventory(data)["main"]
-    assert ops == ["CUSTOM:KerasSkimLSTM", "FULLY_CONNECTED"]
+    assert ops == ["CUSTOM:KerasSkimLSTM", "CAST", "FULLY_CONNECTED"]  # CAST: the int32 read_mask
     assert non_builtin_ops(data) == ["CUSTOM:KerasSkimLSTM"]
 
 

@@ -51,7 +51,7 @@ def test_custom_backend_export_writes_the_same_files_and_metadata(custom_export)
     assert meta["model_kind"].startswith("skim") and meta["flops"]["skim_flops_per_token"]
     assert "CUSTOM:KerasSkimLSTM" in meta["tflite_ops"]
     ops = op_inventory(open(os.path.join(out, "model.tflite"), "rb").read())["main"]
-    assert ops == ["CUSTOM:KerasSkimLSTM", "FULLY_CONNECTED"]
+    assert ops == ["CUSTOM:KerasSkimLSTM", "CAST", "FULLY_CONNECTED"]  # CAST: the int32 read_mask
 
 
 def test_builtin_backend_is_the_default_and_recorded(exported):

@@ -43,7 +43,7 @@ def test_metadata_and_files(exported, trained_folder):
         [contracts.MARKER_FILE, "metadata.json", "model.tflite", "tokenizer.json"]
     )
     meta = json.load(open(os.path.join(export_dir, "metadata.json")))
-    assert meta["format"] == "keras_skim.export" and meta["version"] == 2
+    assert meta["format"] == "keras_skim.export" and meta["version"] == 3  # 3: the one signature, class_names
     assert meta["model_kind"] == "skim_lstm"
     vocabulary = Tokenizer.load(os.path.join(trained_folder("skim"), "tokenizer.json")).vocabulary_size
     assert (meta["units"], meta["small_units"], meta["embedding_dim"], meta["vocabulary_size"]) == (

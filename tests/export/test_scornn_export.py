@@ -42,7 +42,8 @@ def _runner(flatbuffer):
     from keras_skim.runtime.interpreter_loader import make_interpreter
 
     signature = make_interpreter(model_content=flatbuffer, num_threads=1).get_signature_runner(SIGNATURE_KEY)
-    return lambda ids, threshold: signature(token_ids=np.asarray(ids, np.int32), threshold=np.float32(threshold))
+    # A scoRNN export takes no `threshold` (nothing skims): token ids only.
+    return lambda ids, threshold: signature(token_ids=np.asarray(ids, np.int32))
 
 
 def test_emitter_forms_orthogonal_w_matching_the_cell():

@@ -68,7 +68,7 @@ def test_exporter_writes_the_op_and_checks_parity(exported):
     assert result.parity.ok and result.parity.mismatched_decisions == 0
     assert {0.0, 1.0} <= set(result.parity.thresholds)
     ops = op_inventory(open(os.path.join(out, "model.tflite"), "rb").read())["main"]
-    assert ops == ["CUSTOM:KerasSkimGRU", "FULLY_CONNECTED"]
+    assert ops == ["CUSTOM:KerasSkimGRU", "CAST", "FULLY_CONNECTED"]  # CAST: the int32 read_mask
 
 
 def test_runtime_matches_keras_at_0_half_and_1(exported):

@@ -241,7 +241,7 @@ def test_export_folder_outputs_and_metadata(exports, backend):
     assert (meta["units"], meta["agent_units"], meta["embedding_dim"], meta["vocabulary_size"]) == (M, A, E, V)
     assert meta["num_classes"] == 2 and meta["output_activation"] == "softmax"
     assert meta["padding_id"] == 0 and meta["default_threshold"] is None and meta["threshold_rule"] is None
-    assert "ignored" in meta["inputs"]["threshold"]["note"]
+    assert "threshold" not in meta["inputs"]  # the agents decide: no threshold input (one signature)
     assert set(meta["outputs"]) == {"logits", "read_mask", "read_count", "visited_count"}
     assert meta["outputs"]["read_mask"]["dtype"] == "int32"
     assert meta["token_codes"] == {

@@ -111,7 +111,10 @@ def targeted_damage(folders):
     slicing = _first_op(schema, lstm, schema.BuiltinOperator.STRIDED_SLICE)
     _, _, sj_builtin = _model(folders["sj_builtin"])
     signature = sj_builtin.SignatureDefs(0)
-    named = next(signature.Inputs(i) for i in range(signature.InputsLength()) if signature.Inputs(i).TensorIndex())
+    # (a jump model's signature takes token_ids alone, whose tensor may be 0: an output then)
+    entries = [signature.Inputs(i) for i in range(signature.InputsLength())]
+    entries += [signature.Outputs(i) for i in range(signature.OutputsLength())]
+    named = next(entry for entry in entries if entry.TensorIndex())
     _, _, sj = _model(folders["sj_custom"])
     sj_op = _first_op(schema, sj, schema.BuiltinOperator.CUSTOM)
     outputs = sj.SignatureDefs(0)

@@ -172,6 +172,12 @@ public final class CoreProbe {
         out.put("state_of_code_3", m.state(3).name());
         out.put("jumps", m.jumps());
         out.put("agent_units", m.agentUnits == null ? null : (long) m.agentUnits);
+        List<Object> names = new ArrayList<>();
+        for (int index = 0; index < Math.max(m.numClasses, 2); index++) {
+            names.add(m.className(index));
+        }
+        out.put("class_names", names);
+        out.put("takes_threshold", m.takesThreshold);
         List<Object> jumpFlopR = new ArrayList<>();
         for (Object counts : Json.array(r.get("jump_counts") == null ? new ArrayList<Object>() : r.get("jump_counts"),
                 "jump_counts")) {

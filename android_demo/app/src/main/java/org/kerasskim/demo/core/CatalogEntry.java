@@ -34,6 +34,18 @@ public final class CatalogEntry {
         return index >= 0 && index < labels.size() ? labels.get(index) : "class " + index;
     }
 
+    /**
+     * This entry, or when its catalog gave no labels, the same entry labelled with the class
+     * names its metadata.json records (what {@code keras_skim.runtime} names its classes by).
+     */
+    public CatalogEntry labelledBy(ModelMetadata metadata) {
+        if (!labels.isEmpty() || metadata.classNames.isEmpty()) {
+            return this;
+        }
+        return new CatalogEntry(id, title, modelKind, backend, modelPath, tokenizerPath, metadataPath,
+                metadata.classNames);
+    }
+
     @Override
     public String toString() {
         return title;

@@ -15,7 +15,7 @@ public final class DemoModel implements BenchSubject, AutoCloseable {
     private final NativeModel model;
 
     private DemoModel(ModelFiles files, NativeModel model) {
-        this.entry = files.entry;
+        this.entry = files.entry.labelledBy(files.metadata);
         this.metadata = files.metadata;
         this.tokenizer = files.tokenizer;
         this.model = model;

@@ -1,5 +1,6 @@
 package org.kerasskim.demo.core;
 
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
@@ -38,6 +39,16 @@ public final class ModelMetadata {
     public final Double skimFlopsPerToken;
     /** The hidden size of a jump model's agents ({@code agent_units}); null when not written. */
     public final Integer agentUnits;
+    /**
+     * The training data's class names ({@code class_names}, index = class id); empty for an export
+     * written before class names travelled (then {@link #className} says "class N").
+     */
+    public final List<String> classNames;
+    /**
+     * Whether the signature has a {@code threshold} input: since metadata version 3 only a model
+     * the threshold applies to (a skim model) has one; the JNI shim passes it only then.
+     */
+    public final boolean takesThreshold;
     private final Map<Integer, TokenState> maskCodes;
 
     private ModelMetadata(Map<String, Object> m) throws JsonException {
@@ -72,6 +83,22 @@ public final class ModelMetadata {
             throw new JsonException("\"embedding_dim\" and \"agent_units\" must be positive");
         }
         maskCodes = readMaskCodes(m);
+        classNames = m.get("class_names") == null
+                ? Collections.<String>emptyList()
+                : Collections.unmodifiableList(new ArrayList<>(Json.strings(m.get("class_names"), "\"class_names\"")));
+        if (!classNames.isEmpty() && classNames.size() != Math.max(numClasses, 2)) {
+            throw new JsonException("\"class_names\" must name max(num_classes, 2) classes");
+        }
+        Object inputs = m.get("inputs");
+        Object version = m.get("version");
+        boolean current = version instanceof Number && ((Number) version).intValue() >= 3;
+        takesThreshold = inputs instanceof Map && current
+                ? ((Map<?, ?>) inputs).containsKey("threshold") : true;
+    }
+
+    /** The name of class {@code index}: the training data's, else "class N". */
+    public String className(int index) {
+        return index >= 0 && index < classNames.size() ? classNames.get(index) : "class " + index;
     }
 
     /** Reads and checks the text of a {@code metadata.json}. */
