@@ -54,11 +54,44 @@ def test_custom_backend_export_writes_the_same_files_and_metadata(custom_export)
     assert ops == ["CUSTOM:KerasSkimLSTM", "FULLY_CONNECTED"]
 
 
-def test_builtin_backend_is_the_default_and_recorded(exported):
-    _, folder, result = exported("lstm")
-    meta = json.load(open(os.path.join(folder, "metadata.json")))
+def _notes_naming_the_builtin_backend(stdout):
+    return [line for line in stdout.splitlines() if line.startswith("note:") and "--backend builtin" in line]
+
+
+def test_default_export_is_the_custom_op_and_says_how_to_get_the_portable_graph(skim_model, op_cache, tmp_path):
+    out = tmp_path / "export"
+    code, stdout, stderr = run_cli(["export", skim_model, "-o", str(out), "--parity-samples", "1"])
+    assert code == 0, stderr
+    meta = json.loads((out / "metadata.json").read_text())
+    assert meta["backend"] == "custom" and meta["custom_ops"] == ["KerasSkimLSTM"] and meta["parity"]["ok"]
+    (line,) = _notes_naming_the_builtin_backend(stdout)
+    # what the builtin graph gives and what it costs, with the table the numbers come from
+    assert "any LiteRT interpreter" in line and "5.7x slower than the custom op at d=100" in line
+    assert "benchmarks/results/custom_op_speed.md" in line
+
+
+def test_default_export_of_a_kind_without_an_op_is_builtin(tmp_path):
+    path, _ = train_tiny(str(tmp_path / "lstm"), "lstm", fit=False)
+    out = tmp_path / "export"
+    code, stdout, stderr = run_cli(["export", path, "-o", str(out), "--parity-samples", "1"])
+    assert code == 0, stderr
+    meta = json.loads((out / "metadata.json").read_text())
     assert meta["backend"] == "builtin" and meta["custom_ops"] == []
-    assert result.metadata["backend"] == "builtin"
+    assert _notes_naming_the_builtin_backend(stdout) == []
+
+
+def test_default_export_without_the_op_library_is_builtin_and_says_why(skim_model, tmp_path, monkeypatch):
+    from keras_skim import litert_ops
+
+    monkeypatch.setattr(litert_ops, "_HERE", str(tmp_path))
+    monkeypatch.setattr(litert_ops, "_VERIFIED", None)
+    out = tmp_path / "export"
+    code, stdout, stderr = run_cli(["export", skim_model, "-o", str(out), "--parity-samples", "1"])
+    assert code == 0, stderr
+    assert json.loads((out / "metadata.json").read_text())["backend"] == "builtin"
+    notes = [line for line in stdout.splitlines() if "KerasSkimLSTM custom op is not available" in line]
+    assert len(notes) == 1 and "custom-op library is not part of this install" in notes[0]
+    assert "portable builtin graph" in notes[0] and "custom_op_speed.md" in notes[0]
 
 
 def test_bench_runs_the_custom_export_against_a_builtin_lstm(custom_export, exported, tmp_path):
