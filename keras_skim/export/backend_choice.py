@@ -75,6 +75,4 @@ def choose_backend(model, plan):
             f"the {kind.custom_op} custom op is not available ({refusal}), so this is the portable builtin "
             f"graph, which ran {cost}"
         )
-    return "custom", (
-        f"--backend builtin writes the portable graph that any LiteRT interpreter runs; it ran {cost}"
-    )
+    return "custom", (f"--backend builtin writes the portable graph that any LiteRT interpreter runs; it ran {cost}")
