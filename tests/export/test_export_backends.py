@@ -155,3 +155,28 @@ def test_failed_custom_parity_refuses_and_writes_nothing(skim_model, op_cache, t
     monkeypatch.setattr(custom_op_backend, "custom_op_flatbuffer", lambda model, **kwargs: real(other, **kwargs))
     stderr = _custom_export_refused(skim_model, tmp_path / "export")
     assert "parity FAILED" in one_line(stderr) and "nothing written" in stderr
+
+
+@pytest.mark.parametrize("system, machine", [("Darwin", "arm64"), ("Windows", "AMD64")])
+def test_platforms_without_a_build_say_so_in_one_line(skim_model, tmp_path, monkeypatch, system, machine):
+    """macOS and Windows (no op library is built there, README platform
+    table): loading the op says so in one line naming the platform, and the
+    default export takes the builtin graph with that line as its reason."""
+    import platform
+
+    from keras_skim import litert_ops
+    from keras_skim.export.backend_choice import choose_backend
+    from keras_skim.export.model_plan import plan_model
+    from keras_skim.model_io import load_model
+
+    monkeypatch.setattr(platform, "system", lambda: system)
+    monkeypatch.setattr(platform, "machine", lambda: machine)
+    monkeypatch.setattr(litert_ops, "_HERE", str(tmp_path))
+    monkeypatch.setattr(litert_ops, "_VERIFIED", None)
+    with pytest.raises(RuntimeError) as info:
+        litert_ops.library_path()
+    line = one_line(str(info.value))
+    assert f"not built for {system} {machine}" in line and "--backend builtin" in line
+    model = load_model(skim_model)
+    backend, note = choose_backend(model, plan_model(model))
+    assert backend == "builtin" and f"not built for {system} {machine}" in note and "\n" not in note
