@@ -326,12 +326,20 @@ class SignatureRunner:
             raise (ValueError if code == 1 else LiteRtError)(error.value.decode(errors="replace"))
 
     def _read(self):
-        """{output name: a copy of the output}. The views into LiteRT's
-        buffers are made again only when an output struct changed (address,
-        size or shape): comparing the structs' bytes is one call."""
+        """{output name: a copy of the output}. A view into LiteRT's buffer
+        is made again only when its output struct changed (address, size or
+        shape; after an input resize, read_mask's): comparing the structs'
+        bytes is one call when none did."""
         described = bytes(self._out)
         if described != self._described:
-            self._views = [self._view(self._out[i]) for i in range(len(self._outputs))]
+            size = ctypes.sizeof(self._out[0]) if self._outputs else 0
+            old = self._described or b""
+            self._views = [
+                self._views[i]
+                if old[i * size : (i + 1) * size] == described[i * size : (i + 1) * size]
+                else self._view(self._out[i])
+                for i in range(len(self._outputs))
+            ]
             self._described = described
         return {name: view.copy() for (name, _, _), view in zip(self._outputs, self._views)}
 
