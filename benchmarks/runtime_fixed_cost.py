@@ -203,6 +203,7 @@ def markdown(report):
                     f"{f['slope_us_per_token']:.3f} | {at:.1f} | {f['intercept_us'] / at:.0%} | "
                     f"{f['intercept_us_p10']:.1f} | {f['slope_us_per_token_p10']:.3f} |"
                 )
+    lines += _decomposition(report)
     lines += ["", "Medians per length (us per text):", ""]
     lengths = report["lengths"]
     lines += ["| version | export | pattern | " + " | ".join(map(str, lengths)) + " |"]
@@ -214,6 +215,40 @@ def markdown(report):
                 lines.append(f"| {version} | {export} | {pattern} | {cells} |")
     lines += ["", report["note"], ""]
     return "\n".join(lines)
+
+
+def _part(fits, pattern, minus, suffix):
+    """Intercept of `pattern` minus that of `minus` (None: nothing)."""
+    return fits[pattern]["intercept_us" + suffix] - (fits[minus]["intercept_us" + suffix] if minus else 0.0)
+
+
+def _decomposition(report):
+    """The custom-op export's intercept in three parts, from the fits: the C
+    call alone (LiteRT's run and the C++ runner's copies), what an input
+    resize adds (C++ runner and LiteRT, every call whose length changed), and
+    the Python around the C call (`invoke, same length` minus the C call).
+    After, a length change also costs Python (new output views) that a
+    repeated length does not, so part of the second column is Python."""
+    lines = [
+        "",
+        "The custom-op export's intercept in parts (us per text; median fit / p10 fit):",
+        "",
+        "| version | C call alone (LiteRT's run, C++ copies) | + a length change (C++ resize and "
+        "reallocation, LiteRT, the Python that follows a new shape) | "
+        "+ Python around the C call | = invoke |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for version, fits in report["fits"].items():
+        f = fits.get("skim_lstm_custom", {})
+        if C_CALL not in f:
+            continue
+        cells = [
+            " / ".join(f"{_part(f, a, b, suffix):.1f}" for suffix in ("", "_p10"))
+            for a, b in ((C_CALL, None), ("invoke", "invoke, same length"), ("invoke, same length", C_CALL))
+        ]
+        total = " / ".join(f"{f['invoke']['intercept_us' + suffix]:.1f}" for suffix in ("", "_p10"))
+        lines.append(f"| {version} | {' | '.join(cells)} | {total} |")
+    return lines
 
 
 def parse(argv=None):
