@@ -180,3 +180,19 @@ def test_platforms_without_a_build_say_so_in_one_line(skim_model, tmp_path, monk
     model = load_model(skim_model)
     backend, note = choose_backend(model, plan_model(model))
     assert backend == "builtin" and f"not built for {system} {machine}" in note and "\n" not in note
+
+
+def test_every_kind_with_an_op_has_the_cost_of_its_builtin_graph():
+    """The default export's note names a measured cost for every kind with a
+    custom op, at the measured size nearest the model's, and its table."""
+    from keras_skim.export.backend_choice import MEASURED, builtin_cost
+    from keras_skim.model_kinds import KINDS
+
+    for name, kind in KINDS.items():
+        if kind.custom_op:
+            assert name in MEASURED, name
+            source = MEASURED[name][0]
+            assert os.path.isfile(os.path.join(os.path.dirname(__file__), "..", "..", source)), source
+    assert builtin_cost("skim_lstm", 300).startswith("2.7x slower than the custom op at d=256 (the measured size")
+    assert builtin_cost("skim_lstm", 100).startswith("5.7x slower than the custom op at d=100, 80% skim")
+    assert "sj_export_speed.md" in builtin_cost("structural_jump_lstm", 16)
