@@ -105,7 +105,7 @@ def exported(trained_folder, tmp_path_factory):
             out = os.path.join(os.path.dirname(folder), f"{name}_export")
             with pytest.MonkeyPatch.context() as patch:
                 use_tiny_rotten_tomatoes(patch, tmp_path_factory.mktemp("data"))
-                result = export_model(folder, out)
+                result = export_model(folder, out, backend="builtin")
             cache[name] = (os.path.join(folder, "model.keras"), out, result)
         return cache[name]
 

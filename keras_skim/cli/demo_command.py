@@ -2,9 +2,10 @@
 
 Trains a Skim-LSTM and an LSTM baseline of the same size on Rotten
 Tomatoes and prints the comparison: accuracy, skim rate, Flop-R and
-training time. Then (unless `--no-export`) exports both to TFLite (the
-Skim-LSTM with the custom-op backend when its op library builds, else the
-builtin one; the LSTM with the builtin one) and benchmarks them with LiteRT
+training time. Then (unless `--no-export`) exports both to TFLite as
+`keras-skim export` does by default (the Skim-LSTM with the custom-op
+backend where the op library was built with the package, else the builtin
+one; the LSTM with the builtin one) and benchmarks them with LiteRT
 on test texts: per-token latency, speed-up, skim rate and Flop-R.
 """
 
@@ -88,16 +89,14 @@ def export_and_bench(output, args, log=print, stage=None):
 
     skim_out = os.path.join(stage, "skim_lstm_tflite")
     lstm_out = os.path.join(stage, "lstm_tflite")
-    log("== exporting Skim-LSTM to TFLite (custom-op backend)")
+    log("== exporting Skim-LSTM to TFLite (default backend: the custom op where it runs)")
     try:
-        result = export_model(os.path.join(output, "skim_lstm", "model.keras"), skim_out, force=True, backend="custom")
+        result = export_model(os.path.join(output, "skim_lstm", "model.keras"), skim_out, force=True)
     except ExportError as err:
-        log(f"note: custom-op backend not used ({err}); exporting with the builtin backend instead")
-        try:
-            result = export_model(os.path.join(output, "skim_lstm", "model.keras"), skim_out, force=True)
-        except ExportError as err2:
-            raise CliError(f"Skim-LSTM export failed: {err2}") from None
-    log(f"   {result.parity.message}")
+        raise CliError(f"Skim-LSTM export failed: {err}") from None
+    for note in result.notes:
+        log(f"   note: {note}")
+    log(f"   {result.parity.message} (backend: {result.metadata['backend']})")
     log("== exporting LSTM to TFLite (builtin backend)")
     try:
         result = export_model(os.path.join(output, "lstm", "model.keras"), lstm_out, force=True)

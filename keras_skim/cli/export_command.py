@@ -39,16 +39,17 @@ def add_arguments(parser):
     )
     parser.add_argument(
         "--backend",
-        choices=["builtin", "custom"],
-        default="builtin",
-        help="builtin (default): builtin TFLite ops only, runs in any LiteRT "
-        "interpreter, but at d=100 it is slower than an LSTM export even at "
-        "80-95%% skim; it pays off from d=256 at 80%% skim or more. custom: the "
-        "whole Skim-LSTM as one KerasSkimLSTM op, faster than the LSTM export at "
-        "every size and skim rate measured (a Structural-Jump-LSTM: one KerasSjLSTM op); "
-        "Embedding -> RNN(SkimLSTMCell) -> Dense models and StructuralJumpLSTM only; "
-        "needs the op library built with the package (Linux) and an app that registers "
-        "the op (keras-skim's runtime and android_demo do)",
+        choices=["auto", "custom", "builtin"],
+        default="auto",
+        help="auto (default): custom where the model has a custom op (Skim-LSTM, Skim-GRU, "
+        "Structural-Jump-LSTM) and this install has the op library, else builtin; it says "
+        "in one line which it wrote and what the other costs. custom: the whole recurrence as "
+        "one op (KerasSkimLSTM, KerasSkimGRU, KerasSjLSTM), faster than the LSTM export at "
+        "every size and skim rate measured; it runs in keras-skim's runtime and in apps that "
+        "register the op (android_demo does); Embedding -> RNN(cell) -> [Dropout] -> Dense "
+        "models. builtin: builtin TFLite ops only, runs in any LiteRT interpreter, but at "
+        "d=100 slower than the LSTM export even at 80-95%% skim (about 5.7x slower than "
+        "custom at 80%%); it pays off from d=256 at 80%% skim or more",
     )
 
 

@@ -32,7 +32,7 @@ def backends():
     return {backend.name: backend for backend in (BuiltinBackend(), CustomOpBackend())}
 
 
-BACKENDS = ("builtin", "custom")
+BACKENDS = ("auto", "builtin", "custom")  # auto: `backend_choice.choose_backend`
 
 
 @dataclasses.dataclass
@@ -120,7 +120,7 @@ def export_model(
     parity_samples=4,
     fold=None,
     log=None,
-    backend="builtin",
+    backend="auto",
     quantize=None,
 ):
     """Exports a trained model to TFLite; see `keras-skim export --help`.
@@ -138,9 +138,12 @@ def export_model(
         parity_samples: inputs of the parity check.
         fold: fold the embedding into the projection tables (builtin).
         log: callable(str) for progress lines.
-        backend: "builtin" (builtin TFLite ops only, runs anywhere) or
-            "custom" (one `KerasSkimLSTM` custom op, Skim-LSTM classifiers
-            only; interpreters must register `keras_skim.litert_ops`).
+        backend: "auto" (the default: "custom" where the model kind has a
+            custom op and this install runs it, else "builtin";
+            `backend_choice`), "builtin" (builtin TFLite ops only, runs in
+            any LiteRT interpreter) or "custom" (one custom op per model:
+            `KerasSkimLSTM`, `KerasSkimGRU`, `KerasSjLSTM`; interpreters must
+            register `keras_skim.litert_ops`).
         quantize: None (float32 weights) or "int8": dynamic-range int8
             weights (builtin: the converter's quantization of the
             FULLY_CONNECTED weights; custom: int8 embedding rows and big-cell
@@ -166,8 +169,7 @@ def export_model(
         raise ExportError("--parity-samples must be at least 1")
     if quantize not in QUANTIZE:
         raise ExportError(f"--quantize must be int8 (or left out for float32); got {quantize!r}")
-    chosen = backends().get(backend)
-    if chosen is None:
+    if backend not in BACKENDS:
         raise ExportError(f"--backend must be one of {', '.join(BACKENDS)}; got {backend!r}")
     try:
         folder = contracts.resolve_model(model_path)
@@ -196,6 +198,12 @@ def export_model(
     plan = plan_model(model)
     if plan.jumps and quantize:
         raise ExportError(f"--quantize {quantize} is not available for {plan.model_kind} models (export float32)")
+    backend_note = None  # what the other backend gives, printed after the custom-op note
+    if backend == "auto":
+        from keras_skim.export.backend_choice import choose_backend
+
+        backend, backend_note = choose_backend(model, plan)
+    chosen = backends()[backend]
     chosen.check(model, plan)
     emitter = plan.emitter
     if not emitter.skims and not plan.jumps:
@@ -281,6 +289,7 @@ def export_model(
     for op in chosen.ops_for(plan):
         metadata.runtime_note = CUSTOM_OP_NOTE.format(op=op)
         notes.append(f"custom-op model: {metadata.runtime_note}")
+    notes += [backend_note] if backend_note else []
     files = [contracts.TFLITE_FILE, contracts.METADATA_FILE] + ([contracts.TOKENIZER_FILE] if tokenizer_file else [])
     try:
         with output_folder.staged_output_dir(output_dir, force=force, inputs=[folder.model, tokenizer_file]) as stage:

@@ -10,7 +10,6 @@ from those counts (`keras_skim.analysis.structural_jump_flops`).
 """
 
 import platform
-import resource
 import sys
 import time
 
@@ -77,6 +76,17 @@ def jump_summary(metadata, words, visited, read):
         "jump_fraction": 1.0 - seen / total if total else 0.0,
         "flop_r": report["flop_r"] if seen else None,
     }
+
+
+def peak_rss_mb():
+    """This process's peak resident memory in MB, or None where the platform
+    does not report it (Windows has no `resource` module)."""
+    try:
+        import resource
+    except ImportError:
+        return None
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / 2**20 if sys.platform == "darwin" else peak / 1024.0  # bytes on macOS, KiB on Linux
 
 
 def shown(text):
@@ -219,7 +229,7 @@ def run_bench(
         "threads": threads,
         "repeats": repeats,
         "results": results,
-        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
+        "peak_rss_mb": peak_rss_mb(),
         "machine": {
             "platform": platform.platform(),
             "processor": platform.processor() or platform.machine(),
@@ -244,7 +254,7 @@ def markdown_report(report):
         else "- baseline: none",
         f"- data: {report['data']} ({report['samples']} texts, {report['mean_tokens']:.1f} tokens on average)",
         f"- threads: {report['threads']}, repeats: {report['repeats']} (warm-up excluded)",
-        f"- peak RSS: {report['peak_rss_mb']:.1f} MB",
+        f"- peak RSS: {'-' if report['peak_rss_mb'] is None else format(report['peak_rss_mb'], '.1f')} MB",
         f"- machine: {report['machine']['platform']}, {report['machine']['processor']}, "
         f"{report['machine']['cpu_count']} CPUs, Python {report['machine']['python']}",
         f"- versions: {', '.join(f'{k} {v}' for k, v in report['versions'].items())}",

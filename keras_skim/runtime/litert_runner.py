@@ -203,7 +203,16 @@ class LiteRtModel:
 class SignatureRunner:
     """Runs one signature of a `LiteRtModel`: each call copies the inputs in
     (resizing those whose shape changed), runs, and returns fresh NumPy
-    arrays of the outputs, in one call into the C++ runner."""
+    arrays of the outputs, in one call into the C++ runner.
+
+    The per-call Python work is kept small, since it is part of the fixed
+    cost of every text (benchmarks/runtime_fixed_cost.py): an input that is
+    already a C-contiguous array of the input's type only has its address
+    passed (its rank and sizes only when its shape changed), a NumPy scalar
+    of the type is written into a buffer owned by the runner, and an output
+    is copied out of a view that is made again only when LiteRT moved or
+    resized its buffer. Anything else goes through the checked conversion
+    (`_array`)."""
 
     def __init__(self, model, key):
         from keras_skim.litert_ops import Tensor
@@ -218,6 +227,15 @@ class SignatureRunner:
         for i, (_, type_code, _) in enumerate(self._inputs):
             self._in[i].type = type_code
         self._wanted = [(name, np.dtype(_TYPES[t]) if t in _TYPES else None, shape) for name, t, shape in self._inputs]
+        # Per input: (name, wanted dtype, declared shape, its struct, a 0-d buffer for scalar inputs).
+        self._slots = []
+        for i, (name, want, declared) in enumerate(self._wanted):
+            scalar = np.zeros((), want) if want is not None and not declared else None
+            self._slots.append((name, want, declared, self._in[i], scalar))
+        self._shapes = [None] * len(self._inputs)  # the shape each input struct describes now
+        self._bound = [None] * len(self._inputs)  # the scalar buffer an input struct points at, if it does
+        self._views = []  # per output, an array over LiteRT's buffer, valid while the structs read `_described`
+        self._described = None
 
     def get_input_details(self):
         """{input name: {"dtype", "shape"}} (shape as declared; -1 = any size)."""
@@ -247,22 +265,45 @@ class SignatureRunner:
         return array
 
     def _fill(self, inputs):
-        """Points the input structs at the (checked, contiguous) arrays."""
-        if len(inputs) != len(self._inputs) or any(name not in inputs for name in self._input_index):
+        """Points the input structs at the (checked, contiguous) arrays;
+        returns what must stay alive until the run has copied them."""
+        if inputs.keys() != self._input_index.keys():
             unknown = sorted(set(inputs) - set(self._input_index))
             missing = sorted(set(self._input_index) - set(inputs))
             problem = f"unknown input(s) {', '.join(unknown)}" if unknown else f"missing input(s) {', '.join(missing)}"
             raise ValueError(f"signature {self.key!r}: {problem} (inputs: {', '.join(self._input_index)})")
         kept = []
-        for i, (name, want, declared) in enumerate(self._wanted):
-            array = self._array(name, inputs[name], want, declared)
-            tensor = self._in[i]
-            tensor.rank = array.ndim
-            tensor.dims[: array.ndim] = array.shape
-            tensor.data = array.__array_interface__["data"][0]
-            tensor.bytes = array.nbytes
+        for i, (name, want, declared, tensor, scalar) in enumerate(self._slots):
+            value = inputs[name]
+            if scalar is not None and type(value) is want.type:  # np.float32(t) for a float32 scalar input
+                scalar[()] = value
+                array = scalar
+            elif (
+                declared
+                and type(value) is np.ndarray
+                and value.dtype is want
+                and value.flags.c_contiguous
+                and value.ndim <= 8
+            ):
+                array = value
+            else:
+                array = self._array(name, value, want, declared)
+            if array is not self._bound[i]:
+                self._point(i, tensor, array)
             kept.append(array)
         return kept
+
+    def _point(self, i, tensor, array):
+        """Points input struct `i` at `array` (rank, sizes and bytes only when they changed)."""
+        shape = array.shape
+        if shape != self._shapes[i]:
+            tensor.rank = array.ndim
+            tensor.dims[: array.ndim] = shape
+            tensor.bytes = array.nbytes
+            self._shapes[i] = shape
+        tensor.data = array.ctypes.data
+        # The runner's own scalar buffer stays where it is: the next call need not point at it again.
+        self._bound[i] = array if array is self._slots[i][4] else None
 
     def _run(self, inputs, invoke, outputs):
         model = self._model
@@ -285,17 +326,32 @@ class SignatureRunner:
             raise (ValueError if code == 1 else LiteRtError)(error.value.decode(errors="replace"))
 
     def _read(self):
-        results = {}
-        for i, (name, _, _) in enumerate(self._outputs):
-            tensor = self._out[i]
-            dtype = np.dtype(_TYPES.get(tensor.type, np.uint8))
-            shape = tuple(tensor.dims[: tensor.rank])
-            if tensor.bytes:
-                raw = (ctypes.c_char * tensor.bytes).from_address(tensor.data)
-                results[name] = np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
-            else:
-                results[name] = np.zeros(shape, dtype)
-        return results
+        """{output name: a copy of the output}. A view into LiteRT's buffer
+        is made again only when its output struct changed (address, size or
+        shape; after an input resize, read_mask's): comparing the structs'
+        bytes is one call when none did."""
+        described = bytes(self._out)
+        if described != self._described:
+            size = ctypes.sizeof(self._out[0]) if self._outputs else 0
+            old = self._described or b""
+            self._views = [
+                self._views[i]
+                if old[i * size : (i + 1) * size] == described[i * size : (i + 1) * size]
+                else self._view(self._out[i])
+                for i in range(len(self._outputs))
+            ]
+            self._described = described
+        return {name: view.copy() for (name, _, _), view in zip(self._outputs, self._views)}
+
+    @staticmethod
+    def _view(tensor):
+        """A NumPy array over an output struct's memory (zeros if it has none)."""
+        dtype = np.dtype(_TYPES.get(tensor.type, np.uint8))
+        shape = tuple(tensor.dims[: tensor.rank])
+        if not tensor.bytes:
+            return np.zeros(shape, dtype)
+        raw = (ctypes.c_char * tensor.bytes).from_address(tensor.data)
+        return np.frombuffer(raw, dtype=dtype).reshape(shape)
 
     def __call__(self, **inputs):
         """Sets the inputs, runs, returns {output name: new array}."""

@@ -187,8 +187,10 @@ class SkimRunner:
                 out = self._signature(**contracts.signature_inputs(self._takes, ids, threshold))
         except (RuntimeError, ValueError) as err:  # LiteRT's failures (LiteRtError is a RuntimeError)
             raise RuntimeModelError(f"{self.model_path}: the model failed to run ({_first_line(err)})") from None
-        if any(name not in out or not np.size(out[name]) for name in _OUTPUTS):
-            raise RuntimeModelError(f"{self.model_path}: the run gave no or empty {', '.join(_OUTPUTS)}")
+        for name in _OUTPUTS:
+            value = out.get(name)
+            if value is None or not (value.size if type(value) is np.ndarray else np.size(value)):
+                raise RuntimeModelError(f"{self.model_path}: the run gave no or empty {', '.join(_OUTPUTS)}")
         return out
 
     def prepare(self, token_ids, threshold=None):
@@ -200,22 +202,25 @@ class SkimRunner:
                 f"token_ids must be one text, shape [T] or [1, T]; got shape {list(ids.shape)} "
                 "(run texts one at a time)"
             )
-        if ids.size and not np.issubdtype(ids.dtype, np.integer):
+        if ids.size and ids.dtype.kind not in "iu":
             raise RuntimeModelError(f"token_ids must be integers; got {ids.dtype}")
-        ids = ids.astype(np.int64).reshape(1, -1)
-        if ids.size and (ids.min() < 0 or ids.max() >= self.vocabulary_size):
-            bad = int(ids.max()) if ids.max() >= self.vocabulary_size else int(ids.min())
-            raise RuntimeModelError(f"token id {bad} is outside the model's vocabulary [0, {self.vocabulary_size})")
-        if ids.shape[1] == 0:
+        if ids.size:
+            # Checked in the caller's own type, before the cast to int32 could wrap a large id.
+            low, high = int(ids.min()), int(ids.max())
+            if low < 0 or high >= self.vocabulary_size:
+                bad = high if high >= self.vocabulary_size else low
+                raise RuntimeModelError(f"token id {bad} is outside the model's vocabulary [0, {self.vocabulary_size})")
+            ids = ids.astype(np.int32).reshape(1, -1)  # a copy: the caller's array may change later
+        else:
             # No zero-length input: a custom op cannot receive one.
-            ids = np.full((1, 1), contracts.PADDING_ID if self.jumps else contracts.UNKNOWN_ID, np.int64)
+            ids = np.full((1, 1), contracts.PADDING_ID if self.jumps else contracts.UNKNOWN_ID, np.int32)
         if threshold is None:
             threshold = self.default_threshold if self.default_threshold is not None else 0.0
         try:
             threshold = contracts.check_threshold(threshold)
         except contracts.ContractError as err:
             raise RuntimeModelError(str(err)) from None
-        return ids.astype(np.int32), np.float32(threshold)
+        return ids, np.float32(threshold)
 
     def classify(self, text, threshold=None):
         """A `Classification` of one text: it unpacks as (probabilities,

@@ -112,8 +112,8 @@ def tiny_exports(tmp_path_factory, trained_folder):
     folders = {}
     if shutil.which(os.environ.get("CXX", "g++")) is not None:
         folders["skim_lstm_custom"] = export_model(skim, str(root / "skim_custom"), backend="custom").output_dir
-    folders["skim_lstm_builtin"] = export_model(skim, str(root / "skim_builtin")).output_dir
-    folders["lstm_builtin"] = export_model(lstm, str(root / "lstm_builtin")).output_dir
+    folders["skim_lstm_builtin"] = export_model(skim, str(root / "skim_builtin"), backend="builtin").output_dir
+    folders["lstm_builtin"] = export_model(lstm, str(root / "lstm_builtin"), backend="builtin").output_dir
     return folders
 
 

@@ -200,7 +200,7 @@ def jump_release(tmp_path_factory, trained_folder, tiny_exports):
     from tests.android.conftest import BENCH_ROWS, run_pipeline
 
     root = tmp_path_factory.mktemp("jump_release")
-    sj = export_model(trained_folder("sj"), str(root / "sj_export")).output_dir
+    sj = export_model(trained_folder("sj"), str(root / "sj_export"), backend="builtin").output_dir
     bench_file = root / "bench.tsv"
     bench_file.write_text("text\tlabel\n" + "".join(f"{t}\t{y}\n" for t, y in BENCH_ROWS), encoding="utf-8")
     assets = root / "assets"

@@ -54,11 +54,44 @@ def test_custom_backend_export_writes_the_same_files_and_metadata(custom_export)
     assert ops == ["CUSTOM:KerasSkimLSTM", "CAST", "FULLY_CONNECTED"]  # CAST: the int32 read_mask
 
 
-def test_builtin_backend_is_the_default_and_recorded(exported):
-    _, folder, result = exported("lstm")
-    meta = json.load(open(os.path.join(folder, "metadata.json")))
+def _notes_naming_the_builtin_backend(stdout):
+    return [line for line in stdout.splitlines() if line.startswith("note:") and "--backend builtin" in line]
+
+
+def test_default_export_is_the_custom_op_and_says_how_to_get_the_portable_graph(skim_model, op_cache, tmp_path):
+    out = tmp_path / "export"
+    code, stdout, stderr = run_cli(["export", skim_model, "-o", str(out), "--parity-samples", "1"])
+    assert code == 0, stderr
+    meta = json.loads((out / "metadata.json").read_text())
+    assert meta["backend"] == "custom" and meta["custom_ops"] == ["KerasSkimLSTM"] and meta["parity"]["ok"]
+    (line,) = _notes_naming_the_builtin_backend(stdout)
+    # what the builtin graph gives and what it costs, with the table the numbers come from
+    assert "any LiteRT interpreter" in line and "5.7x slower than the custom op at d=100" in line
+    assert "benchmarks/results/custom_op_speed.md" in line
+
+
+def test_default_export_of_a_kind_without_an_op_is_builtin(tmp_path):
+    path, _ = train_tiny(str(tmp_path / "lstm"), "lstm", fit=False)
+    out = tmp_path / "export"
+    code, stdout, stderr = run_cli(["export", path, "-o", str(out), "--parity-samples", "1"])
+    assert code == 0, stderr
+    meta = json.loads((out / "metadata.json").read_text())
     assert meta["backend"] == "builtin" and meta["custom_ops"] == []
-    assert result.metadata["backend"] == "builtin"
+    assert _notes_naming_the_builtin_backend(stdout) == []
+
+
+def test_default_export_without_the_op_library_is_builtin_and_says_why(skim_model, tmp_path, monkeypatch):
+    from keras_skim import litert_ops
+
+    monkeypatch.setattr(litert_ops, "_HERE", str(tmp_path))
+    monkeypatch.setattr(litert_ops, "_VERIFIED", None)
+    out = tmp_path / "export"
+    code, stdout, stderr = run_cli(["export", skim_model, "-o", str(out), "--parity-samples", "1"])
+    assert code == 0, stderr
+    assert json.loads((out / "metadata.json").read_text())["backend"] == "builtin"
+    notes = [line for line in stdout.splitlines() if "KerasSkimLSTM custom op is not available" in line]
+    assert len(notes) == 1 and "custom-op library is not part of this install" in notes[0]
+    assert "portable builtin graph" in notes[0] and "custom_op_speed.md" in notes[0]
 
 
 def test_bench_runs_the_custom_export_against_a_builtin_lstm(custom_export, exported, tmp_path):
@@ -122,3 +155,44 @@ def test_failed_custom_parity_refuses_and_writes_nothing(skim_model, op_cache, t
     monkeypatch.setattr(custom_op_backend, "custom_op_flatbuffer", lambda model, **kwargs: real(other, **kwargs))
     stderr = _custom_export_refused(skim_model, tmp_path / "export")
     assert "parity FAILED" in one_line(stderr) and "nothing written" in stderr
+
+
+@pytest.mark.parametrize("system, machine", [("Darwin", "arm64"), ("Windows", "AMD64")])
+def test_platforms_without_a_build_say_so_in_one_line(skim_model, tmp_path, monkeypatch, system, machine):
+    """macOS and Windows (no op library is built there, README platform
+    table): loading the op says so in one line naming the platform, and the
+    default export takes the builtin graph with that line as its reason."""
+    import platform
+
+    from keras_skim import litert_ops
+    from keras_skim.export.backend_choice import choose_backend
+    from keras_skim.export.model_plan import plan_model
+    from keras_skim.model_io import load_model
+
+    monkeypatch.setattr(platform, "system", lambda: system)
+    monkeypatch.setattr(platform, "machine", lambda: machine)
+    monkeypatch.setattr(litert_ops, "_HERE", str(tmp_path))
+    monkeypatch.setattr(litert_ops, "_VERIFIED", None)
+    with pytest.raises(RuntimeError) as info:
+        litert_ops.library_path()
+    line = one_line(str(info.value))
+    assert f"not built for {system} {machine}" in line and "--backend builtin" in line
+    model = load_model(skim_model)
+    backend, note = choose_backend(model, plan_model(model))
+    assert backend == "builtin" and f"not built for {system} {machine}" in note and "\n" not in note
+
+
+def test_every_kind_with_an_op_has_the_cost_of_its_builtin_graph():
+    """The default export's note names a measured cost for every kind with a
+    custom op, at the measured size nearest the model's, and its table."""
+    from keras_skim.export.backend_choice import MEASURED, builtin_cost
+    from keras_skim.model_kinds import KINDS
+
+    for name, kind in KINDS.items():
+        if kind.custom_op:
+            assert name in MEASURED, name
+            source = MEASURED[name][0]
+            assert os.path.isfile(os.path.join(os.path.dirname(__file__), "..", "..", source)), source
+    assert builtin_cost("skim_lstm", 300).startswith("2.7x slower than the custom op at d=256 (the measured size")
+    assert builtin_cost("skim_lstm", 100).startswith("5.7x slower than the custom op at d=100, 80% skim")
+    assert "sj_export_speed.md" in builtin_cost("structural_jump_lstm", 16)

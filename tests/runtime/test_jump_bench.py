@@ -123,7 +123,7 @@ def test_bench_of_a_structural_jump_export(trained_folder, exported, tmp_path):
     from tests.assertions import one_line
     from tests.export.helpers import run_cli
 
-    sj = export_model(trained_folder("sj"), str(tmp_path / "sj_export")).output_dir
+    sj = export_model(trained_folder("sj"), str(tmp_path / "sj_export"), backend="builtin").output_dir
     _, lstm, _ = exported("lstm")
     texts = [
         "a moving , funny and brilliant film . the cast is great",

@@ -297,3 +297,32 @@ def test_make_interpreter_routes_custom_op_models_to_the_c_api(custom_models, ex
         with pytest.raises(ValueError) as info:
             make_interpreter(model_content=junk)
         assert one_line(str(info.value)).startswith("not a TFLite model")
+
+
+def test_inputs_of_every_form_and_outputs_that_stay_the_callers(custom_models):
+    """The per-call fast paths (a ready int32 array, a NumPy float32 scalar
+    written into the runner's buffer, output views reused while LiteRT's
+    buffers stay) give what a fresh runner gives for each call alone, with
+    inputs of every accepted form in turn and lengths changing up and down;
+    returned arrays are the caller's: the next runs do not change them."""
+    from keras_skim.runtime.litert_runner import LiteRtModel
+
+    data = custom_models[4][1]
+    shared = LiteRtModel(data).get_signature_runner()
+    ids = [s[0] for s in sequences()]
+    forms = [
+        lambda x, t: dict(token_ids=x[None].astype(np.int32), threshold=np.float32(t)),
+        lambda x, t: dict(token_ids=x[None].astype(np.int64), threshold=float(t)),
+        lambda x, t: dict(token_ids=x[None].tolist(), threshold=np.array([t], np.float32)),
+        lambda x, t: dict(token_ids=np.asfortranarray(np.stack([x, x]))[:1], threshold=np.float64(t)),
+    ]
+    kept = []
+    for k, (x, t) in enumerate((x, t) for t in THRESHOLDS for x in ids + ids[::-1]):
+        inputs = forms[k % len(forms)](x, t)
+        got = shared(**inputs)
+        want = LiteRtModel(data).get_signature_runner()(token_ids=x[None].astype(np.int32), threshold=np.float32(t))
+        for key in want:
+            np.testing.assert_array_equal(got[key], want[key], err_msg=f"{key}, form {k % len(forms)}")
+        kept.append((got, {key: value.copy() for key, value in got.items()}))
+    for got, copy in kept:
+        assert all(np.array_equal(got[key], copy[key]) for key in copy)

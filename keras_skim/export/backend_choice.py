@@ -1,0 +1,78 @@
+"""Which backend `keras-skim export` writes when none is named (`AUTO`): the
+custom op where the model kind has one and this install can run it, since
+keras-skim's runtime and the Android demo register every op and it is the
+export that is faster than the LSTM export; the builtin graph otherwise
+(kinds without an op, model forms the op does not take, installs without the
+op library). The one line it prints says what the other backend gives and
+what it costs, from the committed benchmarks (nothing is timed at export).
+"""
+
+from keras_skim.export.errors import ExportError
+from keras_skim.model_kinds import kind_of
+
+AUTO = "auto"
+
+# Speed-ups over keras-skim's builtin LSTM export of the same size, (custom op,
+# builtin graph), batch 1, one thread, by units; with the table they come from
+# and where in it (the ~80% skim rows: a trained Skim-LSTM skims 82-95%).
+MEASURED = {
+    "skim_lstm": (
+        "benchmarks/results/custom_op_speed.md",
+        "80% skim",
+        {100: (4.24, 0.75), 256: (4.08, 1.52), 512: (5.30, 3.44)},
+    ),
+    "skim_gru": ("benchmarks/results/skim_gru_op_speed.md", "80% skim", {100: (4.22, 0.76)}),
+    "structural_jump_lstm": (
+        "benchmarks/results/sj_export_speed.md",
+        "a trained IMDB model jumping 39% of the words",
+        {128: (1.72, 0.55)},
+    ),
+}
+
+
+def builtin_cost(model_kind, units):
+    """How much slower the builtin graph ran than the custom op, at the
+    measured size nearest `units`: one phrase naming its source."""
+    source, where, rows = MEASURED[model_kind]
+    size = min(rows, key=lambda d: (abs(d - units), d))
+    custom, builtin = rows[size]
+    nearest = "" if size == units else f" (the measured size nearest d={units})"
+    return (
+        f"{custom / builtin:.1f}x slower than the custom op at d={size}{nearest}, {where}: "
+        f"{builtin:.2f}x against {custom:.2f}x the LSTM export's speed, {source}"
+    )
+
+
+def _custom_op_refusal(model, plan):
+    """Why the custom backend cannot export `plan` here (one line), or None."""
+    from keras_skim.export.custom_op_backend import CustomOpBackend
+
+    try:
+        CustomOpBackend().check(model, plan)
+        from keras_skim.runtime.litert_runner import LiteRtError, load
+
+        load()  # the op library and LiteRT's C library, which the parity check runs the export with
+    except ExportError as err:
+        return str(err).removesuffix("; use --backend builtin")
+    except LiteRtError as err:
+        return str(err)
+    return None
+
+
+def choose_backend(model, plan):
+    """(backend name, note) for `export_model(..., backend=AUTO)`: "custom"
+    with the one line on how to get the portable graph and its cost, or
+    "builtin" with the reason when the kind has an op that cannot be used
+    here (note None for kinds without an op: the builtin graph is their only
+    export)."""
+    kind = kind_of(plan.model_kind)
+    if not kind.custom_op:
+        return "builtin", None
+    cost = builtin_cost(kind.name, int(plan.emitter.units))
+    refusal = _custom_op_refusal(model, plan)
+    if refusal:
+        return "builtin", (
+            f"the {kind.custom_op} custom op is not available ({refusal}), so this is the portable builtin "
+            f"graph, which ran {cost}"
+        )
+    return "custom", (f"--backend builtin writes the portable graph that any LiteRT interpreter runs; it ran {cost}")
