@@ -165,7 +165,8 @@ def main(argv=None):
     try:
         _, results = _train(args, train_structural_jump, folder, data, tokenizer, glove, schedule, batch_size, run_dir)
     except TrainingInterrupted as err:
-        print(f"{err}; continue with: {' '.join(sys.argv)} --resume", flush=True)
+        again = [*sys.argv] if "--resume" in sys.argv else [*sys.argv, "--resume"]
+        print(f"{err}; continue with: {' '.join(again)}", flush=True)
         return 130
     report = make_report(args, results, schedule, batch_size, run_dir, load_at_start, started)
     report["plot"] = os.path.basename(stem) + ".png"
