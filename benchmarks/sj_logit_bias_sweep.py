@@ -198,20 +198,21 @@ def markdown(report):
 
 
 def findings(rows, refs):
-    """Best test accuracy at a few read-fraction ceilings, and the accuracy at the least reading."""
+    """The frontier: at a few read-fraction ceilings, the point chosen on the validation set, and its test result."""
     out = []
     lstm = refs.get("lstm", {}).get("accuracy")
     for ceiling in (0.6, 0.5, 0.4, 0.3, 0.2):
-        fits = [r for r in rows if r["test"]["read_fraction"] <= ceiling]
+        fits = [r for r in rows if r["validation"]["read_fraction"] <= ceiling]
         if not fits:
-            out.append(f"- No point reads <= {ceiling:.0%} of the test words.")
+            out.append(f"- No point reads <= {ceiling:.0%} of the validation words.")
             continue
-        best = max(fits, key=lambda r: r["test"]["accuracy"])
-        vs = f" ({100 * (best['test']['accuracy'] - lstm):+.2f} pt vs the LSTM)" if lstm is not None else ""
+        best = max(fits, key=lambda r: r["validation"]["accuracy"])
+        t = best["test"]
+        vs = f" ({100 * (t['accuracy'] - lstm):+.2f} pt vs the LSTM)" if lstm is not None else ""
         out.append(
-            f"- Best at <= {ceiling:.0%} read: {best['test']['accuracy']:.4f}{vs}, bias {best['bias']:g} on "
-            f"{best['kind']} ({100 * best['test']['read_fraction']:.1f}% read, "
-            f"{100 * best['test']['jump_fraction']:.1f}% jumped)."
+            f"- Reading <= {ceiling:.0%} of the validation words, the most accurate on validation: bias "
+            f"{best['bias']:g} on {best['kind']}; test {t['accuracy']:.4f}{vs} at {100 * t['read_fraction']:.1f}% "
+            f"read ({100 * t['skip_fraction']:.1f}% skipped, {100 * t['jump_fraction']:.1f}% jumped)."
         )
     return out
 
