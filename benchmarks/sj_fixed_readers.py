@@ -38,6 +38,8 @@ def parse(argv):
     parser.add_argument("--units", type=int, default=128)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--tag", default=None)
+    parser.add_argument("--note", default=None, help="a paragraph for the Markdown (what the numbers show)")
+    parser.add_argument("--render", default=None, help="only rewrite the Markdown of this result JSON")
     parser.add_argument("--results", default=os.path.join(HERE, "results"))
     return parser.parse_args(argv)
 
@@ -192,8 +194,8 @@ def markdown(report):
         ]
     lines += [
         "| reader | read (corpus) | read (per-document mean) | input length | test accuracy | vs k=all | "
-        "val accuracy | epochs | seconds |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "val accuracy | val accuracy by epoch | seconds |",
+        "|---|---:|---:|---:|---:|---:|---:|---|---:|",
     ]
     full = next((r for r in report["rows"] if r["k"] == "all"), None)
     for r in report["rows"]:
@@ -201,9 +203,12 @@ def markdown(report):
         lines.append(
             f"| first {r['k']} words / sentence | {pct(r['read_fraction'])} | "
             f"{pct(r['read_fraction_per_document_mean'])} | {r['input_length']} | {r['test_accuracy']:.4f} | {vs} | "
-            f"{r['validation_accuracy']:.4f} | {r['epochs_run']} | {r['seconds']:.0f} |"
+            f"{r['validation_accuracy']:.4f} | {', '.join(f'{v:.3f}' for v in r['history']['val_accuracy'])} | "
+            f"{r['seconds']:.0f} |"
         )
     lines += ["", f"Plot: {report['plot']}.", ""]
+    if report["arguments"].get("note"):
+        lines += [report["arguments"]["note"], ""]
     return "\n".join(lines)
 
 
@@ -211,6 +216,15 @@ def main(argv=None):
     args = parse(argv)
     import litert_report
 
+    if args.render:
+        import json
+
+        with open(args.render) as f:
+            report = json.load(f)
+        if args.note:
+            report["arguments"]["note"] = args.note
+        litert_report.write_files(args.render[: -len(".json")], report, markdown(report))
+        return 0
     from keras_skim.layers.text_structure import TOKENIZER_PUNCTUATION, punctuation_ids
     from keras_skim.training.structural_jump_training import load_dataset_splits
     from keras_skim.training.text_training import versions
