@@ -42,6 +42,12 @@ def parse(argv):
     parser.add_argument("--limit", type=int, default=None, help="the run's --limit (same splits)")
     parser.add_argument("--biases", default=",".join(str(b) for b in BIASES))
     parser.add_argument("--tag", default=None)
+    parser.add_argument(
+        "--slice-lstm",
+        default=None,
+        help="the reference LSTM from this sj_fixed_readers.py result's k=all row (an LSTM on the same --limit "
+        "slice) instead of sj_reproduction_<data>.json",
+    )
     parser.add_argument("--results", default=os.path.join(HERE, "results"))
     return parser.parse_args(argv)
 
@@ -249,6 +255,11 @@ def main(argv=None):
                 flush=True,
             )
     refs = references(args.data, args.run)
+    if args.slice_lstm:
+        with open(args.slice_lstm) as f:
+            fixed = json.load(f)
+        row = next(r for r in fixed["rows"] if r["k"] == "all")
+        refs["lstm"] = {"accuracy": row["test_accuracy"], "source": os.path.basename(args.slice_lstm)}
     suffix = f"_{args.tag}" if args.tag else ""
     stem = os.path.join(args.results, f"sj_logit_bias_sweep_{args.data}{suffix}")
     report = {
