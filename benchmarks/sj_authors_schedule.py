@@ -46,6 +46,8 @@ def parse(argv):
     parser.add_argument("--speed-read-steps", type=int, default=None, help="override the schedule's")
     parser.add_argument("--full-read-steps", type=int, default=None, help="override the schedule's")
     parser.add_argument("--entropy-weight", type=float, default=0.1, help="initial delta (decays to 5%% of it)")
+    parser.add_argument("--entropy-decay-steps", type=int, default=None, help="override the schedule's")
+    parser.add_argument("--selection-start-steps", type=int, default=None, help="override the schedule's")
     parser.add_argument("--rolling-weight", type=float, default=0.1)
     parser.add_argument("--skip-cost", type=float, default=0.5)
     parser.add_argument("--batch-size", type=int, default=None, help="default: the paper's (32 RT, 100 IMDB)")
@@ -58,6 +60,12 @@ def parse(argv):
         "--status",
         action="store_true",
         help="where the run stands (from its checkpoint): writes <result>_progress.json/.md/.png",
+    )
+    parser.add_argument(
+        "--slice-lstm",
+        default=None,
+        help="a sj_fixed_readers.py result JSON with a k=all row trained on the same --limit slice: "
+        "its LSTM becomes a row of the report",
     )
     parser.add_argument("--models-dir", default=os.path.join(HERE, "models"))
     parser.add_argument("--results", default=os.path.join(HERE, "results"))
@@ -82,6 +90,9 @@ def schedule_of(args):
             overrides["entropy_decay_steps"] = max(args.speed_read_steps // 2, 1)
     if args.full_read_steps is not None:
         overrides["full_read_steps"] = args.full_read_steps
+    for name in ("entropy_decay_steps", "selection_start_steps"):
+        if getattr(args, name) is not None:
+            overrides[name] = getattr(args, name)
     return StructuralJumpSchedule.preset(args.schedule, **overrides)
 
 
@@ -165,7 +176,8 @@ def main(argv=None):
     try:
         _, results = _train(args, train_structural_jump, folder, data, tokenizer, glove, schedule, batch_size, run_dir)
     except TrainingInterrupted as err:
-        print(f"{err}; continue with: {' '.join(sys.argv)} --resume", flush=True)
+        again = [*sys.argv] if "--resume" in sys.argv else [*sys.argv, "--resume"]
+        print(f"{err}; continue with: {' '.join(again)}", flush=True)
         return 130
     report = make_report(args, results, schedule, batch_size, run_dir, load_at_start, started)
     report["plot"] = os.path.basename(stem) + ".png"
@@ -197,6 +209,19 @@ def _train(args, train_structural_jump, folder, data, tokenizer, glove, schedule
     )
 
 
+def slice_lstm_row(path):
+    """The k=all row (an LSTM reading every word) of a sj_fixed_readers.py result."""
+    with open(path) as f:
+        report = json.load(f)
+    row = next(r for r in report["rows"] if r["k"] == "all")
+    return {
+        "accuracy": row["test_accuracy"],
+        "validation_accuracy": row["validation_accuracy"],
+        "train_examples": report["train_examples"],
+        "source": os.path.basename(path),
+    }
+
+
 def make_report(args, results, schedule, batch_size, run_dir, load_at_start, started):
     import litert_report
 
@@ -221,6 +246,7 @@ def make_report(args, results, schedule, batch_size, run_dir, load_at_start, sta
         "train_examples": results["train_examples"],
         "vocabulary_size": results["vocabulary_size"],
         "lstm": {**lstm, "source": source},
+        "slice_lstm": slice_lstm_row(args.slice_lstm) if args.slice_lstm else None,
         "full_read": {
             "steps_run": full.get("steps_run"),
             "selected_step": full.get("selected_step"),
@@ -229,7 +255,9 @@ def make_report(args, results, schedule, batch_size, run_dir, load_at_start, sta
             "validation_accuracy": full.get("validation_accuracy"),
             "test_accuracy": full.get("evaluation", {}).get("test", {}).get("accuracy"),
         },
-        "speed_read": {k: speed.get(k) for k in ("steps_run", "selected_step", "stopped", "seconds_per_step")},
+        "speed_read": {
+            k: speed.get(k) for k in ("steps_run", "selected_step", "stopped", "seconds_per_step", "selection")
+        },
         "validation": results["validation"],
         "test": test,
         "target": {
@@ -259,10 +287,12 @@ def markdown(report):
         f"(patience {s['full_read_patience']} validations), speed read up to {s['speed_read_steps']} "
         f"(patience {s['speed_read_patience']}), validation every {s['validate_every']}, delta "
         f"{s['initial_entropy_weight']:g} -> {s['final_entropy_weight']:.4g} over {s['entropy_decay_steps']} steps, "
-        f"critic warm-up {s['critic_warmup_steps']}. Run: full read {full['steps_run']} steps "
+        f"critic warm-up {s['critic_warmup_steps']}, speed-read validations kept from step "
+        f"{s.get('selection_start_steps', 0)} on; rolling weight {report['arguments']['rolling_weight']:g}, "
+        f"skip cost {report['arguments']['skip_cost']:g}. Run: full read {full['steps_run']} steps "
         f"(kept step {full['selected_step']}, {full['stopped']}), speed read "
         f"{report['speed_read']['steps_run']} steps (kept step {report['speed_read']['selected_step']}, "
-        f"best validation reward; {report['speed_read']['stopped']}).",
+        f"{report['speed_read']['selection']}; {report['speed_read']['stopped']}).",
         "",
         f"Paper (Table 2): {report['paper']}.",
         "",
@@ -274,6 +304,13 @@ def markdown(report):
         lines.append(
             f"| SJ-LSTM full-read phase (the paper's vanilla row) | {full['test_accuracy']:.4f} | "
             f"{100 * (full['test_accuracy'] - lstm['accuracy']):+.2f} pt | 100% | 0% | 0% | 1.00x |"
+        )
+    sliced = report.get("slice_lstm")
+    if sliced:
+        lines.append(
+            f"| LSTM 128 on the same {sliced['train_examples']} training texts, every word ({sliced['source']}) | "
+            f"{sliced['accuracy']:.4f} | {100 * (sliced['accuracy'] - lstm['accuracy']):+.2f} pt | 100% | 0% | 0% | "
+            "1.00x |"
         )
     if report["arguments"].get("limit"):
         lines[2:2] = [

@@ -139,7 +139,8 @@ def add_arguments(parser):
         choices=["default", "authors"],
         default=None,
         help="training schedule in steps (default: 'default', up to 2,000 full-read and 3,000 speed-read "
-        "steps, validation every 100; 'authors': the authors' code, up to 30,999 speed-read steps, "
+        "steps, validation every 100, delta annealed over 1,500 steps, the speed-read model kept (and "
+        "patience counted) only from step 1,500 on; 'authors': the authors' code, up to 30,999 speed-read steps, "
         "validation every 200, patience 100 validations, delta annealed over 15,499 steps); phase 1 "
         "keeps the best validation accuracy, phase 2 the best validation reward; resumable with --resume",
     )

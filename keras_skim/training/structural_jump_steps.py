@@ -372,16 +372,24 @@ class _Run:
         state["history"].append(record)
         state["train_sums"], state["train_count"] = {}, 0
         key = self._key(phase, record)
-        improved = state["best_key"] is None or key > tuple(state["best_key"])
+        candidate = self._candidate(phase, record["step"])
+        improved = candidate and (state["best_key"] is None or key > tuple(state["best_key"]))
         if improved:
             state["best_key"], state["best_step"], state["since_best"] = list(key), record["step"], 0
             self.best_weights = [np.array(w) for w in model.get_weights()]
-        else:
+        elif candidate:
             state["since_best"] += 1
         if self.verbose:
             print(_describe(record, phase, self.schedule, improved), flush=True)
         patience = self.schedule.full_read_patience if phase == "full_read" else self.schedule.speed_read_patience
         return patience is not None and state["since_best"] >= patience
+
+    def _candidate(self, phase, step):
+        """Whether a validation at `step` may be kept (and counts for patience)."""
+        if phase == "full_read":
+            return True
+        budget = self.schedule.speed_read_steps
+        return step >= min(self.schedule.selection_start_steps, budget)
 
     def _key(self, phase, record):
         if phase == "full_read":
@@ -394,9 +402,11 @@ class _Run:
     def _selection(self, phase):
         if phase == "full_read":
             return "best validation accuracy"
+        start = min(self.schedule.selection_start_steps, self.schedule.speed_read_steps)
+        since = f" from step {start} on" if start else ""
         if self.read_budget is None:
-            return "best validation reward"
-        return f"best validation accuracy with read fraction <= {self.read_budget} (else best reward)"
+            return f"best validation reward{since}"
+        return f"best validation accuracy with read fraction <= {self.read_budget} (else best reward){since}"
 
     def results(self):
         state = self.state

@@ -106,6 +106,27 @@ def test_a_stopped_and_resumed_run_repeats_the_uninterrupted_one(tmp_path):
         _fit(model, run_dir=tmp_path / "other", max_steps=1)  # a step limit stops a run too
 
 
+def test_speed_read_selection_and_patience_start_late():
+    schedule = StructuralJumpSchedule(
+        full_read_steps=0,
+        speed_read_steps=6,
+        validate_every=1,
+        speed_read_patience=1,
+        entropy_decay_steps=4,
+        selection_start_steps=4,
+    )
+    results = _fit(_model(), schedule)
+    history = results["history"]
+    # Validations 1-3 neither count for patience nor can be kept.
+    assert [r["step"] for r in history][:5] == [1, 2, 3, 4, 5]
+    late = [r for r in history if r["step"] >= 4]
+    assert results["speed_read"]["selected_step"] == max(late, key=lambda r: r["reward"])["step"]
+    assert results["speed_read"]["selection"] == "best validation reward from step 4 on"
+    # A budget below the start keeps the last validation.
+    short = _fit(_model(), StructuralJumpSchedule(full_read_steps=0, speed_read_steps=2, selection_start_steps=9))
+    assert short["speed_read"]["selected_step"] == 2
+
+
 def test_a_checkpoint_of_other_settings_is_refused(tmp_path):
     RunCheckpoint(tmp_path).save(
         {"version": 1, "settings": {"schedule": {"speed_read_steps": 99}}}, {"model/0": np.zeros(1)}
@@ -145,6 +166,11 @@ def test_schedule_presets_and_checks():
     assert authors.entropy_weight_at(0) == 0.1 and authors.entropy_weight_at(10**6) == pytest.approx(0.005)
     assert StructuralJumpSchedule(speed_read_steps=10).entropy_decay_steps == 5  # half, as the code
     assert StructuralJumpSchedule.preset("default", speed_read_steps=7).speed_read_steps == 7
+    default = StructuralJumpSchedule.preset("default")
+    assert (default.speed_read_steps, default.entropy_decay_steps, default.selection_start_steps) == (3000, 1500, 1500)
+    # A run without a selection start keeps the settings (and checkpoints) written before the field existed.
+    assert "selection_start_steps" not in authors.to_dict()
+    assert default.to_dict()["selection_start_steps"] == 1500
     with pytest.raises(ValueError, match="schedule must be one of"):
         StructuralJumpSchedule.preset("fast")
     with pytest.raises(ValueError, match="validate_every must be an integer >= 1"):
