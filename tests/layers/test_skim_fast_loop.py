@@ -1,5 +1,6 @@
-"""The projected training loop (input products of all steps in one matmul
-before the loop) computes what the cell's own per-step call computes.
+"""The fused training loop (skim_training_loop: input products of all steps
+in one matmul before the loop, the bookkeeping after it) computes what the
+cell's own per-step call computes.
 
 The reference runs the cell step by step in Python, as `keras.layers.RNN`
 ran it before the fast path: `cell(x_t, states, training=True)`, the states
@@ -65,10 +66,10 @@ def _gradients(run, cell, probe):
 @pytest.mark.parametrize("cell_class", [SkimLSTMCell, SkimGRUCell])
 @pytest.mark.parametrize("small_units", [0, 2])
 @pytest.mark.parametrize("dropout", [0.0, 0.3])
-def test_projected_loop_has_the_per_step_cells_gradients(cell_class, small_units, dropout, monkeypatch):
+def test_fused_loop_has_the_per_step_cells_gradients(cell_class, small_units, dropout, monkeypatch):
     x, mask, noise = _batch()
     cell = cell_class(6, small_units, gamma=0.5, dropout=dropout, recurrent_dropout=dropout, seed=3)
-    cell.projected_loop = True
+    assert cell.fused_loop  # the default
     layer = keras.layers.RNN(cell)
     layer(x[:1])
     _randomise(cell)
@@ -114,7 +115,6 @@ def test_layer_equals_rnn_of_its_cell_in_training_and_inference(layer_class, cel
     plain.cell.seed_generator.state.assign(layer.cell.seed_generator.state)
     for cell in (layer.cell, plain.cell):
         cell.skim_rate.reset_state()
-        cell.projected_loop = True
     for training in (True, False):
         a = layer(x, mask=tf.constant(mask), training=training)
         b = plain(x, mask=tf.constant(mask), training=training)
