@@ -199,9 +199,7 @@ class SkimLSTMCell(SkimCellBase):
         for k, gate in enumerate((gate_kernel, gate_recurrent, gate_bias)):
             parts = [(big[k], self.units)] + ([(small[k], self.small_units)] if small else [])
             lstm = _interleave_gates(parts, order=(0, 1, 3, 2))
-            fused.append(
-                ops.concatenate([lstm[..., :width], gate[..., :1], lstm[..., width:], gate[..., 1:]], axis=-1)
-            )
+            fused.append(ops.concatenate([lstm[..., :width], gate[..., :1], lstm[..., width:], gate[..., 1:]], axis=-1))
         return fused[0], fused[1], fused[2], None, width
 
     def fused_step(self, row, recurrent_part, states):
