@@ -79,29 +79,27 @@ def model_builders():
         model.compile(optimizer=keras.optimizers.Adam(1e-3), jit_compile=jit)
         return model
 
-    def projected(cell_class):
-        # Input products of all steps in one matmul before the loop.
+    def per_step(layer_class):
+        # The loop before the fused one (main before issue 20's fused loop):
+        # keras.layers.RNN's loop runs the cell's `call` at every step.
         def make(d):
-            cell = cell_class(d, SMALL_UNITS)
-            cell.projected_loop = True
-            return keras.layers.RNN(cell)
+            layer = layer_class(d, SMALL_UNITS)
+            layer.cell.fused_loop = False
+            return layer
 
         return make
 
     rows = {
         "LSTM": (None, text(lambda d: keras.layers.LSTM(d))),
+        "SkimLSTM": ("LSTM", text(lambda d: keras_skim.SkimLSTM(d, SMALL_UNITS))),
         "RNN(SkimLSTMCell)": ("LSTM", text(lambda d: keras.layers.RNN(keras_skim.SkimLSTMCell(d, SMALL_UNITS)))),
+        "SkimLSTM per-step (before)": ("LSTM", text(per_step(keras_skim.SkimLSTM))),
         "GRU": (None, text(lambda d: keras.layers.GRU(d))),
+        "SkimGRU": ("GRU", text(lambda d: keras_skim.SkimGRU(d, SMALL_UNITS))),
         "RNN(SkimGRUCell)": ("GRU", text(lambda d: keras.layers.RNN(keras_skim.SkimGRUCell(d, SMALL_UNITS)))),
+        "SkimGRU per-step (before)": ("GRU", text(per_step(keras_skim.SkimGRU))),
         "StructuralJumpLSTM": ("LSTM", jump),
     }
-    # The layers that own their loop (issue 20), where this version has them,
-    # and the projected loop (cell.projected_loop, off by default).
-    if hasattr(keras_skim, "SkimLSTM"):
-        rows["SkimLSTM"] = ("LSTM", text(lambda d: keras_skim.SkimLSTM(d, SMALL_UNITS)))
-        rows["SkimGRU"] = ("GRU", text(lambda d: keras_skim.SkimGRU(d, SMALL_UNITS)))
-        rows["projected SkimLSTMCell"] = ("LSTM", text(projected(keras_skim.SkimLSTMCell)))
-        rows["projected SkimGRUCell"] = ("GRU", text(projected(keras_skim.SkimGRUCell)))
     return rows
 
 

@@ -297,13 +297,29 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
         over the temperature."""
         raise NotImplementedError
 
-    def fused_step(self, row, recurrent_part, states):
+    def fused_step(self, row, loop_states, recurrent_part):
         """(read states, skim states, read weight, gate logit) of one training
-        step from a row `x_t @ kernel + input_bias` and `recurrent_part`,
-        `h_rec @ recurrent_kernel + recurrent_bias`, of `fused_weights`: the
-        two candidates, the Gumbel-softmax weight of reading (batch, 1) and
-        l_read - l_skim (batch, 1)."""
+        step: the two candidates for the loop states of `pack_fused_states`,
+        the Gumbel-softmax weight of reading (batch, 1) and l_read - l_skim
+        (batch, 1), from a row `x_t @ kernel + input_bias` of
+        `fused_weights` and `recurrent_part(h)`, which returns
+        `h_rec @ recurrent_kernel + recurrent_bias` (h after recurrent
+        dropout)."""
         raise NotImplementedError
+
+    def pack_fused_states(self, states):
+        """The RNN states (without the bookkeeping state) as the fused loop
+        carries them."""
+        return states
+
+    def unpack_fused_states(self, loop_states):
+        """The inverse of `pack_fused_states`."""
+        return loop_states
+
+    def fused_output(self, loop_state):
+        """The cell's output (the last axis of size `units`) from the first
+        loop state."""
+        return loop_state
 
     def gate_columns(self):
         """The gate's (kernel, recurrent kernel, bias) as two columns each,

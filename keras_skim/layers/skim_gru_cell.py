@@ -128,11 +128,11 @@ class SkimGRUCell(SkimCellBase):
         recurrent_bias = with_gate(_side_by_side([(b[1], size) for b, size in biases]), ops.zeros_like(gate_bias))
         return kernel, recurrent, input_bias, recurrent_bias, 2 * n
 
-    def fused_step(self, row, recurrent_part, states):
-        (h_prev,) = states
+    def fused_step(self, row, loop_states, recurrent_part):
+        (h_prev,) = states = loop_states
         d, small, n = self.units, self.small_units, self.units + self.small_units
         x_gates, x_h = split_sizes(row, [2 * n + 2, n])
-        h_gates, h_h = split_sizes(recurrent_part, [2 * n + 2, n])
+        h_gates, h_h = split_sizes(recurrent_part(h_prev), [2 * n + 2, n])
         gates = x_gates + h_gates
         if self.recurrent_activation is keras.activations.sigmoid:
             gates, logit = split_sizes(gates, [2 * n + 1, 1])

@@ -202,10 +202,26 @@ class SkimLSTMCell(SkimCellBase):
             fused.append(ops.concatenate([lstm[..., :width], gate[..., :1], lstm[..., width:], gate[..., 1:]], axis=-1))
         return fused[0], fused[1], fused[2], None, width
 
-    def fused_step(self, row, recurrent_part, states):
-        h_prev, c_prev = states
+    def pack_fused_states(self, states):
+        # h and c in one tensor: one mix and one select per step.
+        return [ops.concatenate(states, axis=-1)]
+
+    def unpack_fused_states(self, loop_states):
+        return split_sizes(loop_states[0], [self.units, self.units])
+
+    def fused_output(self, loop_state):
+        return loop_state[..., : self.units]
+
+    def fused_step(self, row, loop_states, recurrent_part):
+        (hc,) = loop_states
         d, small, n = self.units, self.small_units, self.units + self.small_units
-        z = row + recurrent_part
+        if small:
+            h_prev, c_head, c_tail = split_sizes(hc, [d, small, d - small])
+            # the big cell's c, then the small cell's
+            c_prev = ops.concatenate([c_head, c_tail, c_head], axis=-1)
+        else:
+            h_prev, c_prev = split_sizes(hc, [d, d])
+        z = row + recurrent_part(h_prev)
         if self.recurrent_activation is keras.activations.sigmoid:
             gates, candidate, logit = split_sizes(z, [3 * n + 1, n, 1])
             i, f, o, read_weight = split_sizes(self.recurrent_activation(gates), [n, n, n, 1])
@@ -213,19 +229,16 @@ class SkimLSTMCell(SkimCellBase):
             gates, scaled, candidate, logit = split_sizes(z, [3 * n, 1, n, 1])
             i, f, o = split_sizes(self.recurrent_activation(gates), [n, n, n])
             read_weight = ops.sigmoid(scaled)
-        if small:
-            c_head, c_tail = split_sizes(c_prev, [small, d - small])
-            # the big cell's c, then the small cell's
-            c_prev = ops.concatenate([c_prev, c_head], axis=-1)
         c = f * c_prev + i * self.activation(candidate)
         h = o * self.activation(c)
         if not small:
-            return [h, c], states, read_weight, logit
+            return [ops.concatenate([h, c], axis=-1)], [hc], read_weight, logit
         _, h_tail = split_sizes(h_prev, [small, d - small])
         h_big, h_small = split_sizes(h, [d, small])
         c_big, c_small = split_sizes(c, [d, small])
-        skim = [ops.concatenate([h_small, h_tail], axis=-1), ops.concatenate([c_small, c_tail], axis=-1)]
-        return [h_big, c_big], skim, read_weight, logit
+        read = ops.concatenate([h_big, c_big], axis=-1)
+        skim = ops.concatenate([h_small, h_tail, c_small, c_tail], axis=-1)
+        return [read], [skim], read_weight, logit
 
     def get_config(self):
         return {**super().get_config(), "unit_forget_bias": self.unit_forget_bias}

@@ -34,7 +34,7 @@ def fused_training_loop(cell, sequences, initial_state, mask, go_backwards, retu
     returns them, for one skim `cell` in training; `states` ends with the
     float32 bookkeeping state (see `SkimCellBase`)."""
     count = cell.rnn_state_count
-    states = [cell._in_compute_dtype(s) for s in initial_state[:count]]
+    states = cell.pack_fused_states([cell._in_compute_dtype(s) for s in initial_state[:count]])
     initial_stats = tf.cast(initial_state[count], tf.float32)
     x = tf.transpose(cell._in_compute_dtype(sequences), [1, 0, 2])
     if mask is not None:
@@ -46,7 +46,14 @@ def fused_training_loop(cell, sequences, initial_state, mask, go_backwards, retu
     steps = tf.shape(rows)[0]
     recurrent_mask = None
     if cell.recurrent_dropout > 0.0:
-        recurrent_mask = cell.get_recurrent_dropout_mask(states[0])
+        recurrent_mask = cell.get_recurrent_dropout_mask(initial_state[0])
+
+    def recurrent_part(h):
+        """h_{t-1} @ the recurrent kernel + bias, after recurrent dropout."""
+        if recurrent_mask is not None:
+            h = h * recurrent_mask
+        product = tf.matmul(h, recurrent)
+        return product if recurrent_bias is None else product + recurrent_bias
 
     row_array = tf.TensorArray(rows.dtype, size=steps).unstack(rows)
     mask_array = None if mask is None else tf.TensorArray(tf.bool, size=steps).unstack(mask)
@@ -54,11 +61,7 @@ def fused_training_loop(cell, sequences, initial_state, mask, go_backwards, retu
     output_array = tf.TensorArray(rows.dtype, size=steps if return_sequences else 0)
 
     def body(t, logits, outputs, *states):
-        h_rec = states[0] if recurrent_mask is None else states[0] * recurrent_mask
-        recurrent_part = tf.matmul(h_rec, recurrent)
-        if recurrent_bias is not None:
-            recurrent_part = recurrent_part + recurrent_bias
-        read, skim, read_weight, logit = cell.fused_step(row_array.read(t), recurrent_part, list(states))
+        read, skim, read_weight, logit = cell.fused_step(row_array.read(t), list(states), recurrent_part)
         # = w_read * read + (1 - w_read) * skim, with one product
         new_states = [s + read_weight * (r - s) for r, s in zip(read, skim)]
         if mask_array is not None:
@@ -76,7 +79,7 @@ def fused_training_loop(cell, sequences, initial_state, mask, go_backwards, retu
         maximum_iterations=steps,
         swap_memory=True,
     )
-    final_states = list(loop[3:])
+    final_states = cell.unpack_fused_states(list(loop[3:]))
     real = tf.ones((steps, tf.shape(x)[1], 1), tf.float32) if mask is None else tf.cast(mask, tf.float32)
     stats = _final_stats(cell, initial_stats, tf.cast(loop[1].stack(), tf.float32), noise, real)
     any_real = tf.reduce_max(real, axis=0) > 0.0
@@ -84,7 +87,7 @@ def fused_training_loop(cell, sequences, initial_state, mask, go_backwards, retu
     last_output = tf.where(any_real, final_states[0], tf.zeros_like(final_states[0]))
     if return_sequences:
         seen = tf.cumsum(real, axis=0) > 0.0
-        outputs = loop[2].stack()
+        outputs = cell.fused_output(loop[2].stack())
         outputs = tf.transpose(tf.where(seen, outputs, tf.zeros_like(outputs)), [1, 0, 2])
     else:
         outputs = last_output[:, None, :]

@@ -137,3 +137,41 @@ def test_layer_config_round_trip_and_attributes():
     assert layer.cell.threshold == 0.7
     with pytest.raises(ValueError, match="small_units"):
         SkimGRU(4, 4)
+
+
+@pytest.mark.parametrize("layer_class", [SkimLSTM, SkimGRU])
+def test_fused_loop_equals_keras_loop_backwards_sequences_without_bias(layer_class, monkeypatch):
+    """go_backwards, return_sequences, use_bias=False and a recurrent
+    activation other than the sigmoid, against the same layer run by
+    keras.layers.RNN's own per-step loop (`fused_loop = False`)."""
+    x, mask, noise = _batch()
+    layer = layer_class(
+        6, 2, gamma=0.5, use_bias=False, recurrent_activation="hard_sigmoid", go_backwards=True, return_sequences=True
+    )
+    layer(x[:1])
+    _randomise(layer.cell)
+    probe = np.random.RandomState(1).normal(size=(STEPS, 6)).astype("float32")
+
+    def run(fused):
+        layer.cell.fused_loop = fused
+        # Keras' loop calls the cell once before its loop (for the output
+        # shape), then at each step; the fused loop draws all steps at once.
+        draws = iter([noise[:, 0]] + [noise[:, k] for k in range(STEPS)])
+        with monkeypatch.context() as patch:
+            patch.setattr(
+                layer.cell,
+                "_gumbel_noise",
+                lambda shape: tf.constant(noise if len(shape) == 3 else next(draws)),
+            )
+            with tf.GradientTape() as tape:
+                y = layer(x, mask=tf.constant(mask), training=True)
+                loss = tf.reduce_sum(y * probe) + tf.add_n(layer.losses)
+        grads = tape.gradient(loss, layer.trainable_weights)
+        return np.asarray(y), float(loss), [np.asarray(g) for g in grads]
+
+    y_fused, loss_fused, got = run(True)
+    y_keras, loss_keras, want = run(False)
+    np.testing.assert_allclose(y_fused, y_keras, rtol=1e-5, atol=1e-6)
+    assert loss_fused == pytest.approx(loss_keras, rel=1e-5)
+    for name, a, b in zip([v.path for v in layer.trainable_weights], got, want):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-6, err_msg=name)
