@@ -58,28 +58,29 @@ def fused_training_loop(cell, sequences, initial_state, mask, go_backwards, retu
     row_array = tf.TensorArray(rows.dtype, size=steps).unstack(rows)
     mask_array = None if mask is None else tf.TensorArray(tf.bool, size=steps).unstack(mask)
     logit_array = tf.TensorArray(rows.dtype, size=steps)
-    output_array = tf.TensorArray(rows.dtype, size=steps if return_sequences else 0)
+    # Only with return_sequences: an unwritten TensorArray in the loop
+    # breaks its XLA gradient ("uninitialized list").
+    arrays = [logit_array] + ([tf.TensorArray(rows.dtype, size=steps)] if return_sequences else [])
 
-    def body(t, logits, outputs, *states):
+    def body(t, *arrays_and_states):
+        written, states = arrays_and_states[: len(arrays)], arrays_and_states[len(arrays) :]
         read, skim, read_weight, logit = cell.fused_step(row_array.read(t), list(states), recurrent_part)
         # = w_read * read + (1 - w_read) * skim, with one product
         new_states = [s + read_weight * (r - s) for r, s in zip(read, skim)]
         if mask_array is not None:
             real = mask_array.read(t)
             new_states = [tf.where(real, n, s) for n, s in zip(new_states, states)]
-        logits = logits.write(t, logit)
-        if return_sequences:
-            outputs = outputs.write(t, new_states[0])
-        return (t + 1, logits, outputs, *new_states)
+        written = [written[0].write(t, logit)] + [a.write(t, new_states[0]) for a in written[1:]]
+        return (t + 1, *written, *new_states)
 
     loop = tf.while_loop(
         lambda t, *_: t < steps,
         body,
-        (tf.constant(0), logit_array, output_array, *states),
+        (tf.constant(0), *arrays, *states),
         maximum_iterations=steps,
         swap_memory=True,
     )
-    final_states = cell.unpack_fused_states(list(loop[3:]))
+    final_states = cell.unpack_fused_states(list(loop[1 + len(arrays) :]))
     real = tf.ones((steps, tf.shape(x)[1], 1), tf.float32) if mask is None else tf.cast(mask, tf.float32)
     stats = _final_stats(cell, initial_stats, tf.cast(loop[1].stack(), tf.float32), noise, real)
     any_real = tf.reduce_max(real, axis=0) > 0.0
@@ -87,7 +88,7 @@ def fused_training_loop(cell, sequences, initial_state, mask, go_backwards, retu
     last_output = tf.where(any_real, final_states[0], tf.zeros_like(final_states[0]))
     if return_sequences:
         seen = tf.cumsum(real, axis=0) > 0.0
-        outputs = cell.fused_output(loop[2].stack())
+        outputs = cell.fused_output(loop[2].stack())  # (steps, batch, units)
         outputs = tf.transpose(tf.where(seen, outputs, tf.zeros_like(outputs)), [1, 0, 2])
     else:
         outputs = last_output[:, None, :]
