@@ -32,11 +32,11 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
     """
 
     rnn_state_count = 1
-    # True on an instance makes training read the projected rows of
-    # `project_sequences` (see `run_skim_loop`). Off by default: on a 2-core
-    # CPU with TensorFlow 2.21 it measured slower than the per-step loop
-    # (benchmarks/results/training_speed_d100.md and README).
-    projected_loop = False
+    # With the TensorFlow backend, training runs the fused loop of
+    # `skim_training_loop` (see `run_skim_loop`); False on an instance runs
+    # the RNN layer's per-step loop of `call` instead (the same numbers,
+    # slower: benchmarks/results/training_speed.md).
+    fused_loop = True
 
     def __init__(
         self,
@@ -116,9 +116,6 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
         # the skim loss itself, without the hook (which still serves a plain
         # keras.layers.RNN that shares the cell).
         self._loop_owned = False
-        # (widths, recurrent kernel, recurrent bias) while a loop reads
-        # projected rows (see `project_sequences`).
-        self._loop_weights = None
 
     # ------------------------------------------------------------------ weights
     def _weight(self, name, shape, kind):
@@ -238,8 +235,6 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
                 "RNN layer that runs it. Wrap the cell in keras.layers.RNN, or use gamma=0 "
                 "and add the skim loss yourself."
             )
-        if self._loop_weights is not None:
-            return self.projected_step(inputs, list(states))
         inputs = self._in_compute_dtype(inputs)
         rnn_states = [self._in_compute_dtype(s) for s in states[: self.rnn_state_count]]
         stats = ops.convert_to_tensor(states[self.rnn_state_count])
@@ -289,104 +284,55 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
         new_stats = self._update_stats(stats, skimmed, neg_log_p_skim)
         return new_states[0], new_states + [new_stats]
 
-    # ------------------------------------------------ the projected fast path
-    # In training, `run_skim_loop` lets the RNN layer's loop read rows of
-    # `project_sequences` and the loop states of `pack_loop_states`; `call`
-    # then runs the subclass's `projected_step`, the per-step call's
-    # arithmetic with the input products taken from the row. Fewer, larger
-    # ops per step: TensorFlow's loop pays for each op it runs.
-    def projection_columns(self):
-        """(kernel, recurrent_kernel, input_bias, recurrent_bias) of the big
-        and the small cell together, columns in the order that
-        `projected_step` reads: a cell's pre-activations are
-        `x @ kernel + input_bias` and `h @ recurrent_kernel +
-        recurrent_bias`; a bias may be None."""
+    # ------------------------------------------------------ the fused loop
+    # With the TensorFlow backend, training runs `skim_training_loop`
+    # instead of the RNN layer's per-step loop (see `run_skim_loop`); the
+    # subclass lays out the weights and steps on the fused rows.
+    def fused_weights(self):
+        """(kernel, recurrent_kernel, input_bias, recurrent_bias,
+        scaled_column) of the big cell, the small cell and the gate together,
+        columns in the order that `fused_step` reads; a bias may be None.
+        The gate's columns come from `gate_columns`; `scaled_column` is the
+        index of its scaled column, to which the loop adds the Gumbel noise
+        over the temperature."""
         raise NotImplementedError
 
-    def projected_step(self, row, loop_states):
-        """(output, new loop states) of one training step from a row of
-        `project_sequences` and the states of `pack_loop_states`."""
+    def fused_step(self, row, loop_states, recurrent_part):
+        """(read states, skim states, read weight, gate logit) of one training
+        step: the two candidates for the loop states of `pack_fused_states`,
+        the Gumbel-softmax weight of reading (batch, 1) and l_read - l_skim
+        (batch, 1), from a row `x_t @ kernel + input_bias` of
+        `fused_weights` and `recurrent_part(h)`, which returns
+        `h_rec @ recurrent_kernel + recurrent_bias` (h after recurrent
+        dropout)."""
         raise NotImplementedError
 
-    def pack_loop_states(self, states):
-        """The states `[*rnn_states, stats]` as the projected loop carries them."""
+    def pack_fused_states(self, states):
+        """The RNN states (without the bookkeeping state) as the fused loop
+        carries them."""
         return states
 
-    def unpack_loop_states(self, loop_states):
-        """The inverse of `pack_loop_states`."""
+    def unpack_fused_states(self, loop_states):
+        """The inverse of `pack_fused_states`."""
         return loop_states
 
-    def unpack_loop_output(self, output):
-        """The layer's output (last step or sequence) from the projected
-        loop's."""
-        return output
+    def fused_output(self, loop_state):
+        """The cell's output (the last axis of size `units`) from the first
+        loop state."""
+        return loop_state
 
-    def project_sequences(self, sequences):
-        """Everything of a training step that does not depend on the state,
-        for all steps at once.
-
-        Returns `(batch, steps, width)` rows in the compute dtype: the input
-        pre-activations of the big cell, the small cell and the gate, from
-        one matmul. The gate has two columns: l_read - l_skim, and
-        (l_read - l_skim + g_read - g_skim) / tau with the Gumbel noise g
-        and the temperature tau, since the Gumbel-softmax weight of reading,
-        softmax((log p + g) / tau)[read], is the sigmoid of the latter. Until
-        `end_projected_loop`, `call` reads such rows instead of raw inputs,
-        so that the RNN layer's loop keeps only the recurrent products
-        inside.
-        """
-        kernel, recurrent, bias, recurrent_bias = self.projection_columns()
-        # The gate's two columns: l_read - l_skim (for the skim loss), and
-        # the same over the temperature, to which the loop adds nothing but
-        # its recurrent part: the noise over the temperature is added here.
+    def gate_columns(self):
+        """The gate's (kernel, recurrent kernel, bias) as two columns each,
+        [scaled, logit]: l_read - l_skim over the temperature, and
+        l_read - l_skim. The Gumbel-softmax weight of reading,
+        softmax((log p + g) / tau)[read], is the sigmoid of
+        (l_read - l_skim + g_read - g_skim) / tau, so the loop adds the
+        noise over the temperature to the scaled column and takes its
+        sigmoid."""
         inverse_temperature = 1.0 / ops.stop_gradient(ops.convert_to_tensor(self.temperature))
         gate = [ops.convert_to_tensor(w) for w in (self.gate_kernel, self.gate_recurrent_kernel, self.gate_bias)]
         gate = [w[..., :1] - w[..., 1:] for w in gate]
-        gate = [ops.concatenate([w, w * ops.cast(inverse_temperature, w.dtype)], axis=-1) for w in gate]
-        kernel = ops.concatenate([kernel, gate[0]], axis=-1)
-        recurrent = ops.concatenate([recurrent, gate[1]], axis=-1)
-        bias = gate[2] if bias is None else ops.concatenate([bias, gate[2]], axis=-1)
-        if recurrent_bias is not None:
-            recurrent_bias = ops.concatenate([recurrent_bias, ops.zeros((2,), recurrent_bias.dtype)], axis=-1)
-        x = self._in_compute_dtype(sequences)
-        if self.dropout > 0.0:
-            # Keras' cells drop the same input units at every step.
-            x = x * ops.expand_dims(DropoutRNNCell.get_dropout_mask(self, x[:, 0, :]), 1)
-        projected = ops.matmul(x, kernel) + bias
-        gumbel = self._gumbel_noise((ops.shape(x)[0], ops.shape(x)[1], 2))
-        noise = ops.cast((gumbel[..., :1] - gumbel[..., 1:]) * inverse_temperature, projected.dtype)
-        self._loop_weights = (recurrent, recurrent_bias)
-        return ops.concatenate([projected[..., :-1], projected[..., -1:] + noise], axis=-1)
-
-    def end_projected_loop(self):
-        """Makes `call` read raw inputs again (see `project_sequences`)."""
-        self._loop_weights = None
-
-    def _recurrent_part(self, h_prev):
-        """h_{t-1} (after recurrent dropout) @ the recurrent kernels + bias."""
-        recurrent, recurrent_bias = self._loop_weights
-        if self.recurrent_dropout > 0.0:
-            h_prev = h_prev * self.get_recurrent_dropout_mask(h_prev)
-        h_part = ops.matmul(h_prev, recurrent)
-        return h_part if recurrent_bias is None else h_part + recurrent_bias
-
-    def _projected_mix(self, gate, scaled_gate, read, skim, stats):
-        """The Gumbel-softmax mix of the candidates `read` and `skim` (each
-        one tensor) and the new bookkeeping state, from the gate's columns
-        (see `project_sequences`)."""
-        # In float32 under mixed precision too, as in `_choose`.
-        read_weight = ops.sigmoid(ops.cast(scaled_gate, "float32"))
-        skimmed = ops.cast(read_weight < 0.5, "float32")
-        # = w_read * read + (1 - w_read) * skim, with one broadcast product
-        mixed = skim + ops.cast(read_weight, read.dtype) * (read - skim)
-        # -log p_skim = softplus(l_read - l_skim)
-        neg_log_p_skim = ops.softplus(ops.cast(gate, "float32"))
-        if self.gamma == 0.0:
-            neg_log_p_skim = ops.stop_gradient(neg_log_p_skim)
-        # tokens + 1, skims + skimmed, loss sum + -log p_skim, this decision
-        step = ops.concatenate([ops.ones_like(skimmed), skimmed, neg_log_p_skim, skimmed], axis=-1)
-        keep = ops.convert_to_tensor([1.0, 1.0, 1.0, 0.0], "float32")
-        return mixed, ops.cast(stats, "float32") * keep + step
+        return [ops.concatenate([w * ops.cast(inverse_temperature, w.dtype), w], axis=-1) for w in gate]
 
     def _in_compute_dtype(self, x):
         x = ops.convert_to_tensor(x)
@@ -534,36 +480,42 @@ def run_skim_loop(rnn, inner_loop, sequences, initial_state, mask, training=Fals
     the final states back to the compute dtype for `return_state`. After the
     loop each cell adds its skim loss (`_account`).
 
-    In training, when `rnn`'s cell is one skim cell (not stacked), the loop
-    reads the projected rows of `SkimCellBase.project_sequences` (the input
-    products of every step in one matmul, and the Gumbel noise) instead of
-    the raw inputs: the same arithmetic, with only the recurrent products
-    left inside the loop.
+    In training with the TensorFlow backend, when `rnn`'s cell is one skim
+    cell (not stacked) and `rnn` neither unrolls nor zeroes masked outputs,
+    the fused loop of `skim_training_loop` replaces `inner_loop`: the same
+    arithmetic with the input products of all steps computed before the
+    loop and the bookkeeping after it.
     """
     positions = _skim_cells_in(rnn.cell)
     flat = list(tree.flatten(initial_state))
     for _, index in positions:
         flat[index] = ops.cast(flat[index], "float32")
     initial_state = tree.pack_sequence_as(initial_state, flat)
-    projected = training is True and isinstance(rnn.cell, SkimCellBase) and rnn.cell.projected_loop
-    if projected:
-        sequences = rnn.cell.project_sequences(sequences)
-        initial_state = rnn.cell.pack_loop_states(list(initial_state))
-    try:
+    if _runs_fused(rnn, training):
+        from keras_skim.layers.skim_training_loop import fused_training_loop
+
+        last_output, outputs, states = fused_training_loop(
+            rnn.cell, sequences, list(initial_state), mask, rnn.go_backwards, rnn.return_sequences
+        )
+    else:
         last_output, outputs, states = inner_loop(
             sequences=sequences, initial_state=initial_state, mask=mask, training=training
         )
-    finally:
-        if projected:
-            rnn.cell.end_projected_loop()
-    if projected:
-        states = rnn.cell.unpack_loop_states(list(states))
-        last_output = rnn.cell.unpack_loop_output(last_output)
-        outputs = rnn.cell.unpack_loop_output(outputs)
     final = tree.flatten(states)
     for cell, index in positions:
         cell._account(flat[index], final[index])
     return last_output, outputs, states
+
+
+def _runs_fused(rnn, training):
+    return (
+        training is True
+        and keras.backend.backend() == "tensorflow"
+        and isinstance(rnn.cell, SkimCellBase)
+        and rnn.cell.fused_loop
+        and not rnn.unroll
+        and not getattr(rnn, "zero_output_for_mask", False)
+    )
 
 
 def _skim_cells_in(cell, offset=0):

@@ -13,10 +13,10 @@ class SkimGRU(SkimRNNLayer):
     `SkimGRU(units, small_units)` computes what
     `keras.layers.RNN(SkimGRUCell(units, small_units))` computes (same
     weights, skim loss, metrics, threshold and masking; see `SkimGRUCell`)
-    and owns its loop, as `SkimLSTM` does (`layer.cell.projected_loop =
-    True`: input products of all steps in one matmul before the loop; off
-    by default). Its `cell` is a `SkimGRUCell`, so the exporter and the keras-skim
-    tools treat it as the `RNN` of that cell.
+    and owns its loop, as `SkimLSTM` does (with the TensorFlow backend,
+    training runs the fused loop of `SkimGRUCell`). Its `cell` is a
+    `SkimGRUCell`, so the exporter and the keras-skim tools treat it as the
+    `RNN` of that cell.
 
     Args:
         units: int, size d of the state h and of the big GRU.

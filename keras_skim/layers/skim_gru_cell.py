@@ -105,43 +105,54 @@ class SkimGRUCell(SkimCellBase):
             self.small_bias,
         )
 
-    def projection_columns(self):
-        # Gate blocks of both cells side by side, [z r | candidate], so that
-        # one sigmoid serves both cells in the loop.
+    def fused_weights(self):
+        # Columns [z r | scaled gate | gate logit | candidate], each GRU block
+        # with the big cell's units and the small cell's side by side, so
+        # that one recurrent activation serves both cells and (when it is
+        # the sigmoid) the Gumbel-softmax weight.
+        gate_kernel, gate_recurrent, gate_bias = self.gate_columns()
         cells = [(self.kernel, self.recurrent_kernel, self.bias, self.units)]
         if self.small_units:
             cells.append((self.small_kernel, self.small_recurrent_kernel, self.small_bias, self.small_units))
-        kernel = _side_by_side([(c[0], c[3]) for c in cells])
-        recurrent = _side_by_side([(c[1], c[3]) for c in cells])
-        if not self.use_bias:
-            return kernel, recurrent, None, None
-        biases = [(ops.convert_to_tensor(c[2]), c[3]) for c in cells]
-        input_bias = _side_by_side([(b[0], size) for b, size in biases])
-        recurrent_bias = _side_by_side([(b[1], size) for b, size in biases])
-        return kernel, recurrent, input_bias, recurrent_bias
+        n = self.units + self.small_units
 
-    def projected_step(self, row, loop_states):
-        h_prev, stats = loop_states
+        def with_gate(gru, gate):
+            return ops.concatenate([gru[..., : 2 * n], gate, gru[..., 2 * n :]], axis=-1)
+
+        kernel = with_gate(_side_by_side([(c[0], c[3]) for c in cells]), gate_kernel)
+        recurrent = with_gate(_side_by_side([(c[1], c[3]) for c in cells]), gate_recurrent)
+        if not self.use_bias:
+            return kernel, recurrent, with_gate(ops.zeros((3 * n,), gate_bias.dtype), gate_bias), None, 2 * n
+        biases = [(ops.convert_to_tensor(c[2]), c[3]) for c in cells]
+        input_bias = with_gate(_side_by_side([(b[0], size) for b, size in biases]), gate_bias)
+        recurrent_bias = with_gate(_side_by_side([(b[1], size) for b, size in biases]), ops.zeros_like(gate_bias))
+        return kernel, recurrent, input_bias, recurrent_bias, 2 * n
+
+    def fused_step(self, row, loop_states, recurrent_part):
+        (h_prev,) = states = loop_states
         d, small, n = self.units, self.small_units, self.units + self.small_units
-        x_zr, x_h, x_gate = split_sizes(row, [2 * n, n, 2])
-        h_zr, h_h, h_gate = split_sizes(self._recurrent_part(h_prev), [2 * n, n, 2])
-        z, r = ops.split(self.recurrent_activation(x_zr + h_zr), 2, axis=-1)
+        x_gates, x_h = split_sizes(row, [2 * n + 2, n])
+        h_gates, h_h = split_sizes(recurrent_part(h_prev), [2 * n + 2, n])
+        gates = x_gates + h_gates
+        if self.recurrent_activation is keras.activations.sigmoid:
+            gates, logit = split_sizes(gates, [2 * n + 1, 1])
+            z, r, read_weight = split_sizes(self.recurrent_activation(gates), [n, n, 1])
+        else:
+            gates, scaled, logit = split_sizes(gates, [2 * n, 1, 1])
+            z, r = split_sizes(self.recurrent_activation(gates), [n, n])
+            read_weight = ops.sigmoid(scaled)
         candidate = self.activation(x_h + r * h_h)
+        h_cells = h_prev
         if small:
             h_head, h_tail = split_sizes(h_prev, [small, d - small])
             # the big cell's h, then the small cell's
             h_cells = ops.concatenate([h_prev, h_head], axis=-1)
-        else:
-            h_cells = h_prev
-        h = z * h_cells + (1.0 - z) * candidate
-        if small:
-            read, h_small = split_sizes(h, [d, small])
-            skim = ops.concatenate([h_small, h_tail], axis=-1)
-        else:
-            read, skim = h, h_prev
-        gate, scaled_gate = ops.split(x_gate + h_gate, 2, axis=-1)
-        new_h, new_stats = self._projected_mix(gate, scaled_gate, read, skim, stats)
-        return new_h, [new_h, new_stats]
+        # = z * h_cells + (1 - z) * candidate, with one product
+        h = candidate + z * (h_cells - candidate)
+        if not small:
+            return [h], states, read_weight, logit
+        h_big, h_small = split_sizes(h, [d, small])
+        return [h_big], [ops.concatenate([h_small, h_tail], axis=-1)], read_weight, logit
 
 
 def _side_by_side(parts):

@@ -16,12 +16,12 @@ class SkimLSTM(SkimRNNLayer):
     metrics, threshold and masking (see `SkimLSTMCell` for the model), and
     owns its loop, as `keras.layers.LSTM` does: it adds the skim loss after
     its loop itself, without the Keras internals that a plain
-    `keras.layers.RNN` of a skim cell needs. `layer.cell.projected_loop =
-    True` computes the input products of all steps in one matmul before the
-    loop (off by default: slower on a 2-core CPU, see the README). Its
-    `cell` is a `SkimLSTMCell`, so
-    the exporter, `keras_skim.skim_cells`, `set_threshold` and
-    `skim_statistics` treat it as the `RNN` of that cell.
+    `keras.layers.RNN` of a skim cell needs. With the TensorFlow backend,
+    training runs the cell's fused loop (input products of all steps in one
+    matmul before the loop, one recurrent matmul per step; see
+    `SkimLSTMCell`). Its `cell` is a `SkimLSTMCell`, so the exporter,
+    `keras_skim.skim_cells`, `set_threshold` and `skim_statistics` treat it
+    as the `RNN` of that cell.
 
     Args:
         units: int, size d of the shared state (h, c) and of the big LSTM.

@@ -59,12 +59,13 @@ class SkimLSTMCell(SkimCellBase):
     logs show one cell's `skim_rate` and `skim_loss` (Keras keys them by
     name); `loss` includes every cell's term.
 
-    Training loop: with `cell.projected_loop = True` (off by default), when
-    the cell is the RNN layer's only cell, training reads the input products
-    of the big LSTM, the small LSTM and the gate, and the Gumbel noise,
-    computed for all steps in one matmul before the loop
-    (`project_sequences`; same gradients, tested). On a 2-core CPU it
-    measured slower than the per-step loop, hence the default.
+    Training loop: with the TensorFlow backend, when the cell is the RNN
+    layer's only cell, training runs a fused loop instead of `call` at every
+    step (`keras_skim/layers/skim_training_loop.py`): the input products of
+    the big LSTM, the small LSTM and the gate, and the Gumbel noise, for all
+    steps in one matmul before the loop, one recurrent matmul per step, and
+    the skim bookkeeping after the loop. Same gradients (tested);
+    `cell.fused_loop = False` runs `call` at every step instead.
 
     Args:
         units: int, size d of the shared state and of the big LSTM.
@@ -181,57 +182,63 @@ class SkimLSTMCell(SkimCellBase):
             self.small_bias,
         )
 
-    def projection_columns(self):
-        # Gate blocks of both cells side by side, [i f o | candidate], so
-        # that one sigmoid and one tanh serve both cells in the loop.
+    def fused_weights(self):
+        # Columns [i f o | scaled gate | candidate | gate logit], each LSTM
+        # block with the big cell's units and the small cell's side by side,
+        # so that one recurrent activation serves both cells and (when it is
+        # the sigmoid) the Gumbel-softmax weight.
+        gate_kernel, gate_recurrent, gate_bias = self.gate_columns()
         big = [self.kernel, self.recurrent_kernel, self.bias]
         small = [self.small_kernel, self.small_recurrent_kernel, self.small_bias] if self.small_units else None
-        columns = []
-        for k in range(3):
-            if big[k] is None:
-                columns.append(None)
-                continue
+        if not self.use_bias:
+            big[2] = ops.zeros((4 * self.units,), gate_bias.dtype)
+            if small:
+                small[2] = ops.zeros((4 * self.small_units,), gate_bias.dtype)
+        width = 3 * (self.units + self.small_units)
+        fused = []
+        for k, gate in enumerate((gate_kernel, gate_recurrent, gate_bias)):
             parts = [(big[k], self.units)] + ([(small[k], self.small_units)] if small else [])
-            columns.append(_interleave_gates(parts, order=(0, 1, 3, 2)))
-        return columns[0], columns[1], columns[2], None
+            lstm = _interleave_gates(parts, order=(0, 1, 3, 2))
+            fused.append(ops.concatenate([lstm[..., :width], gate[..., :1], lstm[..., width:], gate[..., 1:]], axis=-1))
+        return fused[0], fused[1], fused[2], None, width
 
-    def pack_loop_states(self, states):
-        # h and c in one tensor: one mix and one mask select per step.
-        h, c, stats = states
-        return [ops.concatenate([h, c], axis=-1), stats]
+    def pack_fused_states(self, states):
+        # h and c in one tensor: one mix and one select per step.
+        return [ops.concatenate(states, axis=-1)]
 
-    def unpack_loop_states(self, loop_states):
-        hc, stats = loop_states
-        return [hc[:, : self.units], hc[:, self.units :], stats]
+    def unpack_fused_states(self, loop_states):
+        return split_sizes(loop_states[0], [self.units, self.units])
 
-    def unpack_loop_output(self, output):
-        # The loop's output is (h, c), as its state: no slice in the loop.
-        return output[..., : self.units]
+    def fused_output(self, loop_state):
+        return loop_state[..., : self.units]
 
-    def projected_step(self, row, loop_states):
-        hc, stats = loop_states
+    def fused_step(self, row, loop_states, recurrent_part):
+        (hc,) = loop_states
         d, small, n = self.units, self.small_units, self.units + self.small_units
         if small:
-            h_head, h_tail, c_head, c_tail = split_sizes(hc, [small, d - small, small, d - small])
-            h_prev = ops.concatenate([h_head, h_tail], axis=-1)
+            h_prev, c_head, c_tail = split_sizes(hc, [d, small, d - small])
             # the big cell's c, then the small cell's
             c_prev = ops.concatenate([c_head, c_tail, c_head], axis=-1)
         else:
             h_prev, c_prev = split_sizes(hc, [d, d])
-        z = row + self._recurrent_part(h_prev)
-        gates, candidate, gate, scaled_gate = split_sizes(z, [3 * n, n, 1, 1])
-        i, f, o = ops.split(self.recurrent_activation(gates), 3, axis=-1)
+        z = row + recurrent_part(h_prev)
+        if self.recurrent_activation is keras.activations.sigmoid:
+            gates, candidate, logit = split_sizes(z, [3 * n + 1, n, 1])
+            i, f, o, read_weight = split_sizes(self.recurrent_activation(gates), [n, n, n, 1])
+        else:
+            gates, scaled, candidate, logit = split_sizes(z, [3 * n, 1, n, 1])
+            i, f, o = split_sizes(self.recurrent_activation(gates), [n, n, n])
+            read_weight = ops.sigmoid(scaled)
         c = f * c_prev + i * self.activation(candidate)
         h = o * self.activation(c)
-        if small:
-            h_big, h_small = split_sizes(h, [d, small])
-            c_big, c_small = split_sizes(c, [d, small])
-            read = ops.concatenate([h_big, c_big], axis=-1)
-            skim = ops.concatenate([h_small, h_tail, c_small, c_tail], axis=-1)
-        else:
-            read, skim = ops.concatenate([h, c], axis=-1), hc
-        new_hc, new_stats = self._projected_mix(gate, scaled_gate, read, skim, stats)
-        return new_hc, [new_hc, new_stats]
+        if not small:
+            return [ops.concatenate([h, c], axis=-1)], [hc], read_weight, logit
+        _, h_tail = split_sizes(h_prev, [small, d - small])
+        h_big, h_small = split_sizes(h, [d, small])
+        c_big, c_small = split_sizes(c, [d, small])
+        read = ops.concatenate([h_big, c_big], axis=-1)
+        skim = ops.concatenate([h_small, h_tail, c_small, c_tail], axis=-1)
+        return [read], [skim], read_weight, logit
 
     def get_config(self):
         return {**super().get_config(), "unit_forget_bias": self.unit_forget_bias}

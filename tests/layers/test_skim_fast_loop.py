@@ -1,5 +1,6 @@
-"""The projected training loop (input products of all steps in one matmul
-before the loop) computes what the cell's own per-step call computes.
+"""The fused training loop (skim_training_loop: input products of all steps
+in one matmul before the loop, the bookkeeping after it) computes what the
+cell's own per-step call computes.
 
 The reference runs the cell step by step in Python, as `keras.layers.RNN`
 ran it before the fast path: `cell(x_t, states, training=True)`, the states
@@ -65,10 +66,10 @@ def _gradients(run, cell, probe):
 @pytest.mark.parametrize("cell_class", [SkimLSTMCell, SkimGRUCell])
 @pytest.mark.parametrize("small_units", [0, 2])
 @pytest.mark.parametrize("dropout", [0.0, 0.3])
-def test_projected_loop_has_the_per_step_cells_gradients(cell_class, small_units, dropout, monkeypatch):
+def test_fused_loop_has_the_per_step_cells_gradients(cell_class, small_units, dropout, monkeypatch):
     x, mask, noise = _batch()
     cell = cell_class(6, small_units, gamma=0.5, dropout=dropout, recurrent_dropout=dropout, seed=3)
-    cell.projected_loop = True
+    assert cell.fused_loop  # the default
     layer = keras.layers.RNN(cell)
     layer(x[:1])
     _randomise(cell)
@@ -114,7 +115,6 @@ def test_layer_equals_rnn_of_its_cell_in_training_and_inference(layer_class, cel
     plain.cell.seed_generator.state.assign(layer.cell.seed_generator.state)
     for cell in (layer.cell, plain.cell):
         cell.skim_rate.reset_state()
-        cell.projected_loop = True
     for training in (True, False):
         a = layer(x, mask=tf.constant(mask), training=training)
         b = plain(x, mask=tf.constant(mask), training=training)
@@ -137,3 +137,41 @@ def test_layer_config_round_trip_and_attributes():
     assert layer.cell.threshold == 0.7
     with pytest.raises(ValueError, match="small_units"):
         SkimGRU(4, 4)
+
+
+@pytest.mark.parametrize("layer_class", [SkimLSTM, SkimGRU])
+def test_fused_loop_equals_keras_loop_backwards_sequences_without_bias(layer_class, monkeypatch):
+    """go_backwards, return_sequences, use_bias=False and a recurrent
+    activation other than the sigmoid, against the same layer run by
+    keras.layers.RNN's own per-step loop (`fused_loop = False`)."""
+    x, mask, noise = _batch()
+    layer = layer_class(
+        6, 2, gamma=0.5, use_bias=False, recurrent_activation="hard_sigmoid", go_backwards=True, return_sequences=True
+    )
+    layer(x[:1])
+    _randomise(layer.cell)
+    probe = np.random.RandomState(1).normal(size=(STEPS, 6)).astype("float32")
+
+    def run(fused):
+        layer.cell.fused_loop = fused
+        # Keras' loop calls the cell once before its loop (for the output
+        # shape), then at each step; the fused loop draws all steps at once.
+        draws = iter([noise[:, 0]] + [noise[:, k] for k in range(STEPS)])
+        with monkeypatch.context() as patch:
+            patch.setattr(
+                layer.cell,
+                "_gumbel_noise",
+                lambda shape: tf.constant(noise if len(shape) == 3 else next(draws)),
+            )
+            with tf.GradientTape() as tape:
+                y = layer(x, mask=tf.constant(mask), training=True)
+                loss = tf.reduce_sum(y * probe) + tf.add_n(layer.losses)
+        grads = tape.gradient(loss, layer.trainable_weights)
+        return np.asarray(y), float(loss), [np.asarray(g) for g in grads]
+
+    y_fused, loss_fused, got = run(True)
+    y_keras, loss_keras, want = run(False)
+    np.testing.assert_allclose(y_fused, y_keras, rtol=1e-5, atol=1e-6)
+    assert loss_fused == pytest.approx(loss_keras, rel=1e-5)
+    for name, a, b in zip([v.path for v in layer.trainable_weights], got, want):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-6, err_msg=name)
