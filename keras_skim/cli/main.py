@@ -80,6 +80,9 @@ def main(argv=None):
         print(f"keras-skim {args.command}: error: {hint}", file=sys.stderr)
         return 2
 
+    from keras_skim.runtime import run_deadline
+
+    run_deadline.arm_for_command_line()  # an export whose loops never end: one line, exit 2
     with native_stderr_to_log():
         try:
             return args._module.run(args) or 0

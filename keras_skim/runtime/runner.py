@@ -4,6 +4,7 @@ phone app does. Imports neither TensorFlow nor Keras."""
 import numbers
 import os
 import threading
+import time
 
 import numpy as np
 
@@ -11,6 +12,7 @@ from keras_skim import contracts
 from keras_skim.model_kinds import kind_of
 from keras_skim.runtime.classification import Classification
 from keras_skim.runtime.interpreter_loader import make_interpreter
+from keras_skim.runtime import run_deadline
 
 # More interpreter threads than any CPU has: LiteRT creates them all, and
 # tens of thousands exhaust the process (a crash at teardown).
@@ -77,6 +79,8 @@ class SkimRunner:
         ):
             raise RuntimeModelError(f"num_threads must be an integer from 1 to {MAX_THREADS}; got {num_threads!r}")
         self._lock = threading.Lock()
+        self.run_started, self.run_tokens = None, 0  # the run in progress, for run_deadline
+        run_deadline.watch(self)
         self.model_path, folder = resolve_export(path)
         try:
             self.metadata = contracts.read_metadata(os.path.join(folder, contracts.METADATA_FILE))
@@ -184,7 +188,12 @@ class SkimRunner:
         an export that fails to run raises RuntimeModelError (one line)."""
         try:
             with self._lock:
-                out = self._signature(**contracts.signature_inputs(self._takes, ids, threshold))
+                self.run_tokens = ids.size
+                self.run_started = time.monotonic()  # for an armed run deadline (run_deadline)
+                try:
+                    out = self._signature(**contracts.signature_inputs(self._takes, ids, threshold))
+                finally:
+                    self.run_started = None
         except (RuntimeError, ValueError) as err:  # LiteRT's failures (LiteRtError is a RuntimeError)
             raise RuntimeModelError(f"{self.model_path}: the model failed to run ({_first_line(err)})") from None
         for name in _OUTPUTS:

@@ -252,3 +252,49 @@ def test_low_level_runner_refuses_ids_outside_int32(every_export):
     for bad in (2**32 + 5, -(2**31) - 1):
         with pytest.raises(ValueError, match="takes int32: values must lie in"):
             run(token_ids=np.array([[5, bad]], np.int64), threshold=np.float32(0.5))
+
+
+def _never_ending_model(path):
+    """A well-formed export whose loop never advances: `i < sum(ids) + 1`
+    with `i` kept at 0, a condition no structural check can decide."""
+    import tensorflow as tf
+
+    @tf.function(input_signature=[tf.TensorSpec([1, None], tf.int32, name="token_ids")])
+    def serve(token_ids):
+        limit = tf.reduce_sum(token_ids) + 1
+        i = tf.while_loop(lambda i: i < limit, lambda i: i * tf.reduce_max(token_ids), [tf.constant(0)])[0]
+        mask = tf.zeros_like(token_ids) + i
+        return {"logits": tf.cast(mask[:, :1], tf.float32), "read_mask": mask, "read_count": tf.reduce_sum(mask, 1)}
+
+    module = tf.Module()
+    module.serve = serve
+    saved = os.path.join(os.path.dirname(path), "saved_model")
+    tf.saved_model.save(module, saved, signatures={"serving_default": serve})
+    converter = tf.lite.TFLiteConverter.from_saved_model(saved)
+    with open(path, "wb") as f:
+        f.write(converter.convert())
+
+
+def test_an_export_whose_loop_never_ends_is_one_line_and_exit_2(exported, tmp_path):
+    """`keras-skim bench` on an export that runs forever in LiteRT ends at its
+    run deadline (KERAS_SKIM_RUN_DEADLINE seconds + 1 ms per token), with
+    one stderr line naming the model and status 2, and no signal."""
+    import shutil
+
+    _, folder, _ = exported("lstm")
+    hostile = tmp_path / "hostile"
+    shutil.copytree(folder, hostile)
+    _never_ending_model(str(tmp_path / "model.tflite"))
+    shutil.copy(tmp_path / "model.tflite", hostile / "model.tflite")
+    env = dict(os.environ, PYTHONPATH=ROOT, KERAS_SKIM_RUN_DEADLINE="2")
+    proc = subprocess.run(
+        [sys.executable, "-m", "keras_skim.cli.main", "bench", str(hostile), "--samples", "1", "--repeats", "1"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        env=env,
+    )
+    assert proc.returncode == 2, (proc.returncode, proc.stderr[-2000:])
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "did not end within 2 s" in lines[0] and "model.tflite" in lines[0], lines
