@@ -10,9 +10,9 @@ import numpy as np
 
 from keras_skim import contracts
 from keras_skim.model_kinds import kind_of
+from keras_skim.runtime import run_deadline
 from keras_skim.runtime.classification import Classification
 from keras_skim.runtime.interpreter_loader import make_interpreter
-from keras_skim.runtime import run_deadline
 
 # More interpreter threads than any CPU has: LiteRT creates them all, and
 # tens of thousands exhaust the process (a crash at teardown).
