@@ -99,4 +99,3 @@ def arm_for_command_line():
         _thread = threading.Thread(target=_watch_forever, args=(base_seconds(),), name="keras-skim run deadline")
         _thread.daemon = True
         _thread.start()
-
