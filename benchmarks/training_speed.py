@@ -176,6 +176,10 @@ def markdown(report):
         "CPU seconds (all threads of the process) are less sensitive than wall seconds to other processes",
         "on a shared machine; both are medians of the same epochs.",
         "",
+        "After and before in the same run: `SkimLSTM`, `SkimGRU` and `RNN(Skim...Cell)` train with the fused loop",
+        "(`keras_skim/layers/skim_training_loop.py`, the default); the `per-step (before)` rows are the same layers",
+        "with `cell.fused_loop = False`, Keras' loop calling the cell at every step (main before the fused loop).",
+        "",
         "| layer | d | jit_compile | s / epoch | ratio | CPU s / epoch | CPU ratio | baseline |",
         "|---|---|---|---|---|---|---|---|",
     ]
