@@ -123,7 +123,9 @@ def time_epochs(models, ids, labels, batch_size, repeats):
     return times, cpu
 
 
-def run(args):
+def run(args, written=None):
+    """The rows of every config; `written(rows)` after each config (the
+    result files then hold every finished config)."""
     import keras
 
     keras.utils.set_random_seed(0)
@@ -156,6 +158,8 @@ def run(args):
                 )
             )
             print(rows[-1], flush=True)
+        if written is not None:
+            written(rows)
     return rows
 
 
@@ -171,6 +175,10 @@ def markdown(report):
         "",
         "CPU seconds (all threads of the process) are less sensitive than wall seconds to other processes",
         "on a shared machine; both are medians of the same epochs.",
+        "",
+        "After and before in the same run: `SkimLSTM`, `SkimGRU` and `RNN(Skim...Cell)` train with the fused loop",
+        "(`keras_skim/layers/skim_training_loop.py`, the default); the `per-step (before)` rows are the same layers",
+        "with `cell.fused_loop = False`, Keras' loop calling the cell at every step (main before the fused loop).",
         "",
         "| layer | d | jit_compile | s / epoch | ratio | CPU s / epoch | CPU ratio | baseline |",
         "|---|---|---|---|---|---|---|---|",
@@ -224,17 +232,20 @@ def main():
     from benchmarks import litert_report
 
     load = [round(x, 2) for x in os.getloadavg()]
-    rows = run(args)
-    report = dict(
-        settings=dict(texts=args.texts, length=args.length, batch_size=args.batch_size, repeats=args.repeats),
-        rows=rows,
-        machine=litert_report.timed_machine(load),
-        gpu=gpu_note(),
-        versions=_versions(),
-        command=litert_report.command(),
-    )
     stem = "training_speed" + (f"_{args.label}" if args.label else "")
-    litert_report.write(stem, report, markdown(report))
+
+    def write(rows):
+        report = dict(
+            settings=dict(texts=args.texts, length=args.length, batch_size=args.batch_size, repeats=args.repeats),
+            rows=rows,
+            machine=litert_report.timed_machine(load),
+            gpu=gpu_note(),
+            versions=_versions(),
+            command=litert_report.command(),
+        )
+        litert_report.write(stem, report, markdown(report))
+
+    run(args, written=write)
 
 
 def _versions():

@@ -15,9 +15,9 @@ class SkimRNNLayer(keras.layers.RNN):
 
     Subclasses build their cell from their arguments and pass it here. The
     layer's `inner_loop` adds the skim loss after the loop, without the
-    pre-loop hook that a plain `keras.layers.RNN` needs (and, with
-    `cell.projected_loop`, computes the input products of every step
-    before the loop).
+    pre-loop hook that a plain `keras.layers.RNN` needs (in training with
+    the TensorFlow backend it runs the cell's fused loop, see
+    `run_skim_loop`).
     """
 
     def __init__(
