@@ -10,16 +10,10 @@ from keras import ops, tree
 
 from keras_skim.layers import keras_internals
 from keras_skim.layers.keras_internals import DropoutRNNCell
-from keras_skim.metrics.skim_rate import SkimRate
 
-# Index of each entry of the bookkeeping state carried next to the RNN state.
-# Keras reverts the whole state at padded steps, so after the loop each entry
-# sums over the real tokens only.
-STAT_TOKENS = 0  # real tokens so far
-STAT_SKIMS = 1  # real tokens skimmed so far
-STAT_SKIM_LOSS = 2  # sum of -log p_skim over the real tokens so far (keeps its gradient)
-STAT_PENDING = 3  # this step's decision: 1 = skimmed
-NUM_STATS = 4
+# The state's layout; STAT_PENDING stays importable from here for skim_statistics and export.parity.
+from keras_skim.layers.skim_state_layout import NUM_STATS, STAT_PENDING, STAT_SKIM_LOSS, STAT_SKIMS, STAT_TOKENS  # noqa: F401
+from keras_skim.metrics.skim_rate import SkimRate
 
 
 class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
