@@ -81,10 +81,10 @@ def test_default_export_of_a_kind_without_an_op_is_builtin(tmp_path):
 
 
 def test_default_export_without_the_op_library_is_builtin_and_says_why(skim_model, tmp_path, monkeypatch):
-    from keras_skim import litert_ops
+    from keras_skim.litert_ops import library_file
 
-    monkeypatch.setattr(litert_ops, "_HERE", str(tmp_path))
-    monkeypatch.setattr(litert_ops, "_VERIFIED", None)
+    monkeypatch.setattr(library_file, "_HERE", str(tmp_path))
+    monkeypatch.setattr(library_file, "_VERIFIED", None)
     out = tmp_path / "export"
     code, stdout, stderr = run_cli(["export", skim_model, "-o", str(out), "--parity-samples", "1"])
     assert code == 0, stderr
@@ -171,8 +171,8 @@ def test_platforms_without_a_build_say_so_in_one_line(skim_model, tmp_path, monk
 
     monkeypatch.setattr(platform, "system", lambda: system)
     monkeypatch.setattr(platform, "machine", lambda: machine)
-    monkeypatch.setattr(litert_ops, "_HERE", str(tmp_path))
-    monkeypatch.setattr(litert_ops, "_VERIFIED", None)
+    monkeypatch.setattr(litert_ops.library_file, "_HERE", str(tmp_path))
+    monkeypatch.setattr(litert_ops.library_file, "_VERIFIED", None)
     with pytest.raises(RuntimeError) as info:
         litert_ops.library_path()
     line = one_line(str(info.value))

@@ -115,7 +115,7 @@ def test_a_model_without_the_export_signature_is_refused_when_opened(exported, t
     (here renamed) is refused at once, not at its first run."""
     from keras_skim.runtime import RuntimeModelError, SkimRunner
 
-    folder = _copy(exported("lstm")[1], tmp_path)
+    folder = _copy(exported("skim")[1], tmp_path)  # a skim export takes a threshold
     model = folder / "model.tflite"
     data = model.read_bytes()
     assert b"threshold\0" in data

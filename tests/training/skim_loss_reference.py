@@ -167,6 +167,10 @@ def reference_gradients(model, parts, architecture, ids, labels, gamma, sample_w
         # one Gumbel sample per cell; the two layers below do not.
         for c in cells:
             c.seed_generator.next()
+            # The layer runs a StackedRNNCells step by step (the fused
+            # training loop takes one skim cell), drawing Gumbel noise per
+            # step: the twins must draw theirs the same way.
+            c.fused_loop = False
     try:
         with tf.GradientTape() as tape:
             logits, skim = _reference_forward(parts, architecture, ids, gamma)
@@ -178,6 +182,7 @@ def reference_gradients(model, parts, architecture, ids, labels, gamma, sample_w
     finally:
         for c, g in zip(cells, saved_gammas):
             c.gamma = g
+            c.__dict__.pop("fused_loop", None)
     # The embedding's gradient comes as IndexedSlices.
     grads = [tf.convert_to_tensor(g) for g in grads]
     return [np.asarray(g, dtype="float64") for g in grads], float(task), float(skim)
