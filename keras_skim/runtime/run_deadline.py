@@ -55,14 +55,10 @@ def base_seconds():
     return value if 0 < value < float("inf") else BASE_SECONDS
 
 
-def overrun(runner, now, base):
-    """The seconds a runner's current run has taken past its deadline
-    (> 0), or None while it is in time or idle."""
-    started = runner.run_started
-    if started is None:
-        return None
-    late = now - started - (base + SECONDS_PER_TOKEN * runner.run_tokens)
-    return late if late > 0 else None
+def allowed_seconds(runner, base):
+    """How long the runner's current run may take: `base` plus
+    `SECONDS_PER_TOKEN` per token of its input."""
+    return base + SECONDS_PER_TOKEN * runner.run_tokens
 
 
 def _report_and_exit(runner, seconds):
@@ -85,8 +81,9 @@ def _watch_forever(base):
         with _lock:
             runners = list(_watched)
         for runner in runners:
-            if overrun(runner, now, base) is not None:
-                _report_and_exit(runner, base + SECONDS_PER_TOKEN * runner.run_tokens)
+            started, allowed = runner.run_started, allowed_seconds(runner, base)
+            if started is not None and now - started > allowed:
+                _report_and_exit(runner, allowed)
 
 
 def arm_for_command_line():
