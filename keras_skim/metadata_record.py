@@ -48,6 +48,7 @@ def read_mask_name(layer, direction="forward"):
         return OUTPUT_READ_MASK
     return f"{OUTPUT_READ_MASK}_layer{int(layer)}_{direction}"
 
+
 # 3: `threshold` is an input only where it applies (skim kinds), `read_mask`
 #    is int32 in every backend, `class_names`, `outputs.read_mask.codes`.
 # 2: `padding_id` and `threshold_rule` recorded; id 0 skipped by every backend.

@@ -3,8 +3,9 @@ custom op where the model kind has one and this install can run it, since
 keras-skim's runtime and the Android demo register every op and it is the
 export that is faster than the LSTM export; the builtin graph otherwise
 (kinds without an op, model forms the op does not take, such as a stack of
-recurrent layers or a Bidirectional one, installs without the op library). The one line it prints says what the other backend gives and
-what it costs, from the committed benchmarks (nothing is timed at export).
+recurrent layers or a Bidirectional one, installs without the op library).
+The one line it prints says what the other backend gives and what it costs,
+from the committed benchmarks (nothing is timed at export).
 """
 
 from keras_skim.export.errors import ExportError

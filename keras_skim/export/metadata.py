@@ -53,7 +53,11 @@ def direction_flops(emitter, input_dim):
 
     report = flop_report(emitter.flop_kind, emitter.units, emitter.small_units, input_dim, 0.0)
     if not emitter.skims:
-        return {"baseline": report["baseline_flops"], "read": report["baseline_flops"], "skim": report["baseline_flops"]}
+        return {
+            "baseline": report["baseline_flops"],
+            "read": report["baseline_flops"],
+            "skim": report["baseline_flops"],
+        }
     return {"baseline": report["baseline_flops"], "read": report["read_flops"], "skim": report["skim_flops"]}
 
 

@@ -23,8 +23,6 @@ variables at every iteration, so the per-token cost stays independent of T).
   other layer and direction, named by `metadata_record.read_mask_name`.
 """
 
-import numpy as np
-
 from keras_skim import contracts
 from keras_skim.export.graph_builder import CHUNK, dense_head, next_positions, threshold_cut
 from keras_skim.export.weights import f32
@@ -84,7 +82,7 @@ def _run(tf, ops, direction, ids, length, padding, cut, sequences):
             lambda t, *state: (advance(t), *emitter.read_step(list(state), tf.gather(direction.read_rows, t), ())),
             (start, *init),
         )
-        return list(loop[1:]), _all_read(tf, ids, positions, padding), None
+        return list(loop[1:]), _all_read(tf, ids, positions, padding, loop[0]), None
     chunk = SEQUENCE_CHUNK if sequences else CHUNK
     # Zero buffers of static shape (no FILL with a runtime size inside a body).
     mask_zeros = tf.zeros([chunk], tf.int32)
@@ -128,17 +126,23 @@ def _run(tf, ops, direction, ids, length, padding, cut, sequences):
     mask0 = tf.concat([positions * 0, mask_zeros], axis=0)  # [T + chunk]: the last chunk fits
     seq0 = tf.zeros([1, emitter.units], tf.float32)  # unused without sequences
     if sequences:  # [T + chunk, d] zeros, its shape from the input's (a broadcast, not a FILL)
-        seq0 = tf.concat([tf.cast(tf.expand_dims(positions, 1), tf.float32) * tf.zeros([1, emitter.units]), out_zeros], 0)
+        seq0 = tf.concat(
+            [tf.cast(tf.expand_dims(positions, 1), tf.float32) * tf.zeros([1, emitter.units]), out_zeros], 0
+        )
     loop = tf.while_loop(lambda t, *_: t < length, chunk_body, (start, *init, mask0, seq0))
     state, mask, seq = list(loop[1 : 1 + n_state]), loop[1 + n_state][:length], loop[2 + n_state]
     if not emitter.skims:
-        mask = _all_read(tf, ids, positions, padding)
+        mask = _all_read(tf, ids, positions, padding, loop[0])
     return state, mask, (seq[:length] if sequences else None)
 
 
-def _all_read(tf, ids, positions, padding):
-    """A plain cell's decisions: every token read, padding not."""
-    return tf.cast(tf.not_equal(ids, 0), tf.int32) if padding else positions * 0 + 1
+def _all_read(tf, ids, positions, padding, stop):
+    """A plain cell's decisions: every token read, padding not. Plus
+    min(stop, 0) = 0 of this direction's own loop end (`stop` >= 0): two plain
+    directions' masks would otherwise be one tensor after the converter
+    merges equal subgraphs, and a signature may not name a tensor twice."""
+    mask = tf.cast(tf.not_equal(ids, 0), tf.int32) if padding else positions * 0 + 1
+    return mask + tf.minimum(stop, 0)
 
 
 def _merge(tf, outputs, mode):

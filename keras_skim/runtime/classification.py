@@ -33,7 +33,10 @@ class Classification(tuple):
     def skim_rates(self):
         """{(layer index, direction): share of the tokens skimmed} of every read
         mask (`TOKEN_SKIMMED`; a plain layer skims none)."""
-        return {where: float(np.mean(mask == TOKEN_SKIMMED)) if len(mask) else 0.0 for where, mask in self.read_masks.items()}
+        return {
+            where: float(np.mean(mask == TOKEN_SKIMMED)) if len(mask) else 0.0
+            for where, mask in self.read_masks.items()
+        }
 
     probabilities = property(lambda self: self[0])
     read_mask = property(lambda self: self[1])
