@@ -19,12 +19,13 @@ V, E, D, DS = 40, 8, 12, 4
 CLASSES = ("cooking", "sports", "weather")
 
 
-def _fit_and_save(model, folder, classes, name="model.h5"):
-    rng = np.random.default_rng(0)
-    ids = rng.integers(1, V, (16, 10))
-    ids[::3, 7:] = 0  # padded rows: the mask reaches every layer
-    model.compile("adam", "sparse_categorical_crossentropy")
-    model.fit(ids, rng.integers(0, classes, (16,)), batch_size=8, epochs=1, verbose=0)
+def _fit_and_save(model, folder, classes, name="model.h5", fit=True):
+    if fit:  # as a user's model.fit would leave it (the skim loss and metrics too)
+        rng = np.random.default_rng(0)
+        ids = rng.integers(1, V, (16, 10))
+        ids[::3, 7:] = 0  # padded rows: the mask reaches every layer
+        model.compile("adam", "sparse_categorical_crossentropy")
+        model.fit(ids, rng.integers(0, classes, (16,)), batch_size=8, epochs=1, verbose=0)
     os.makedirs(folder, exist_ok=True)
     path = os.path.join(folder, name)
     model.save(path)
@@ -120,6 +121,17 @@ def test_runtime_masks_agree_with_keras_per_layer_and_direction(stacked):
         real = ids[ids != 0]
         assert masks[(0, "forward")][ids != 0].tolist() == read_decisions(model, real, threshold=threshold).tolist()
     assert len(seen) > 1  # the decisions vary: the comparison can fail
+    # `bench` counts every layer and direction: its Flop-R (from the export's
+    # FLOP counts) is the Keras-side one of `evaluate` (from the layers' sizes).
+    from keras_skim.cli.skim_layers import stack_flop_r
+    from keras_skim.runtime.bench import bench_threshold
+
+    texts = [ids, ids[:5], np.array([7, 1, 30], np.int32)]
+    result = bench_threshold(runner, None, texts, texts, None, 0.5, repeats=1)
+    rates = result["layer_skim_rates"]
+    assert list(rates) == list(runner.read_mask_layout)
+    assert result["skim_rate"] == pytest.approx(np.mean(list(rates.values())))
+    assert result["flop_r"] == pytest.approx(stack_flop_r(model, list(rates.values())))
 
 
 def test_custom_backend_refuses_a_stack_in_one_line(stacked, tmp_path):
@@ -171,7 +183,8 @@ def test_mixed_cells_and_merge_modes_without_mask(tmp_path):
     x = keras.layers.Bidirectional(keras.layers.LSTM(8, return_sequences=True), merge_mode="sum")(x)
     x = keras.layers.Bidirectional(SkimGRU(8, 2, return_sequences=True), merge_mode="mul")(x)
     x = keras.layers.RNN(ScoRNNCell(8))(x)
-    path = _fit_and_save(keras.Model(inp, keras.layers.Dense(2, activation="softmax")(x)), str(tmp_path / "m"), 2)
+    model = keras.Model(inp, keras.layers.Dense(2, activation="softmax")(x))
+    path = _fit_and_save(model, str(tmp_path / "m"), 2, name="model.keras", fit=False)
     result = export_model(path, str(tmp_path / "out"), backend="builtin", parity_samples=2)
     assert result.parity.ok and result.metadata.model_kind == "skim_gru"
     assert [x["model_kind"] for x in result.metadata.layers] == ["lstm", "skim_gru", "scornn"]
@@ -194,3 +207,30 @@ def test_the_last_layer_must_give_its_last_output():
     x = keras.layers.Bidirectional(keras.layers.RNN(SkimLSTMCell(D, DS), return_sequences=True))(x)
     with pytest.raises(ExportError, match="'bidirectional.*': return_sequences=True on the last recurrent layer"):
         plan_model(keras.Model(inp, keras.layers.Dense(1)(x)))
+
+
+def test_read_mask_names_and_the_layout_metadata_records():
+    from keras_skim.contract_fields import FieldError
+    from keras_skim.metadata_record import ExportMetadata, read_mask_name
+
+    assert read_mask_name(0) == read_mask_name(0, "forward") == "read_mask"
+    assert read_mask_name(0, "backward") == "read_mask_layer0_backward"
+    assert read_mask_name(2, "forward") == "read_mask_layer2_forward"
+    with pytest.raises(ValueError, match="direction must be one of"):
+        read_mask_name(1, "sideways")
+    base = {"model_kind": "skim_lstm", "vocabulary_size": 10, "num_classes": 2}
+    single = ExportMetadata.from_json(dict(base))
+    assert single.read_masks == {"read_mask": (0, "forward")} and "layers" not in single.to_json()
+    layers = [
+        {"name": "bi", "read_masks": {"forward": "read_mask", "backward": "read_mask_layer0_backward"}},
+        {"name": "top", "read_masks": {"forward": "read_mask_layer1_forward"}},
+    ]
+    stacked = ExportMetadata.from_json(dict(base, layers=layers))
+    assert ExportMetadata.from_json(stacked.to_json()).layers == layers
+    assert stacked.read_masks == {
+        "read_mask": (0, "forward"),
+        "read_mask_layer0_backward": (0, "backward"),
+        "read_mask_layer1_forward": (1, "forward"),
+    }
+    with pytest.raises(FieldError, match='"layers"'):
+        ExportMetadata.from_json(dict(base, layers={"name": "bi"}))
