@@ -78,7 +78,7 @@ def threshold_for(runner, ids_list, target):
 def time_pair(model, baseline, ids_list, threshold, repeats):
     """Median us per token of `model` at `threshold` and of `baseline`, interleaved."""
     runs = {"model": [], "baseline": []}
-    for runner, key in ((model, "model"), (baseline, "baseline")):
+    for runner in (model, baseline):
         runner.invoke(*runner.prepare(ids_list[0], threshold))  # warm up
     for _ in range(repeats):
         for ids in ids_list:
