@@ -234,3 +234,24 @@ def test_read_mask_names_and_the_layout_metadata_records():
     }
     with pytest.raises(FieldError, match='"layers"'):
         ExportMetadata.from_json(dict(base, layers={"name": "bi"}))
+
+
+def test_per_layer_statistics_whatever_the_layers_are_named():
+    """`evaluate` and `show` probe every layer with twin RNN layers: a model
+    whose layers carry the names Keras would give those twins next (as a
+    model loaded in a fresh process can) still gives its statistics."""
+    import keras
+
+    from keras_skim import SkimLSTMCell
+    from keras_skim.layers.skim_statistics import skim_statistics
+
+    taken = keras.layers.RNN(SkimLSTMCell(2, 1)).name  # "rnn" or "rnn_K": the names after it come next
+    base, _, k = taken.rpartition("_")
+    upcoming = [f"{base}_{int(k) + i}" for i in (1, 2, 3)] if k.isdigit() else [f"{taken}_{i}" for i in (1, 2, 3)]
+    inp = keras.Input((None,), dtype="int32")
+    x = keras.layers.Embedding(V, E, mask_zero=True)(inp)
+    x = keras.layers.RNN(SkimLSTMCell(D, DS), return_sequences=True, name=upcoming[0])(x)
+    x = keras.layers.RNN(SkimLSTMCell(D, DS), name=upcoming[1])(x)
+    model = keras.Model(inp, keras.layers.Dense(1)(x))
+    stats = skim_statistics(model, np.array([[3, 4, 0, 5]]), threshold=0.0, progress=False)
+    assert [layer["tokens"] for layer in stats["layers"]] == [3, 3] and stats["skim_rate"] == 0.0
