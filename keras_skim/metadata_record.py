@@ -33,6 +33,22 @@ OUTPUT_LOGITS = "logits"
 OUTPUT_READ_MASK = "read_mask"
 OUTPUT_READ_COUNT = "read_count"
 OUTPUT_VISITED_COUNT = "visited_count"  # jump models: words not jumped over
+DIRECTIONS = ("forward", "backward")
+
+
+def read_mask_name(layer, direction="forward"):
+    """The output holding the read mask of recurrent layer `layer` (0 = the
+    one on the embedding) in `direction` ("forward" or "backward", a
+    Bidirectional layer's): `read_mask` for layer 0's forward direction (the
+    only one of a single-layer export), else `read_mask_layer{layer}_{direction}`
+    (int32 [1, T], in token order, the same codes)."""
+    if direction not in DIRECTIONS:
+        raise ValueError(f"direction must be one of {DIRECTIONS}; got {direction!r}")
+    if layer == 0 and direction == "forward":
+        return OUTPUT_READ_MASK
+    return f"{OUTPUT_READ_MASK}_layer{int(layer)}_{direction}"
+
+
 # 3: `threshold` is an input only where it applies (skim kinds), `read_mask`
 #    is int32 in every backend, `class_names`, `outputs.read_mask.codes`.
 # 2: `padding_id` and `threshold_rule` recorded; id 0 skipped by every backend.
@@ -160,6 +176,13 @@ class ExportMetadata:
     speed_reading: bool = _field(cf.boolean, omit_none=True)
     punctuation: dict = _field(cf.mapping(), omit_none=True)
     token_codes: dict = _field(cf.mapping(), omit_none=True)
+    # Stacked or bidirectional exports only: one entry per recurrent layer,
+    # input first: {"name", "model_kind", "units", "small_units", "input_dim",
+    # "directions": ["forward"(, "backward")], "return_sequences", "merge_mode",
+    # "read_masks": {direction: output name} (`read_mask_name`), "flops": {...}}.
+    # Absent from a single-layer export (its one mask is `read_mask`); readers
+    # of older versions keep it in `extra`.
+    layers: list = _field(cf.list_of(cf.mapping(), max_items=64), omit_none=True)
     extra: dict = dataclasses.field(default_factory=dict)
 
     def __post_init__(self):
@@ -217,6 +240,18 @@ class ExportMetadata:
         if self.inputs:
             return INPUT_THRESHOLD in self.inputs
         return self.version < VERSION or self.kind.threshold_applies
+
+    @property
+    def read_masks(self):
+        """{output name: (layer index, direction)} of every read mask the
+        signature gives: `read_mask` alone for a single-layer export."""
+        if not self.layers:
+            return {OUTPUT_READ_MASK: (0, "forward")}
+        return {
+            name: (index, direction)
+            for index, layer in enumerate(self.layers)
+            for direction, name in (layer.get("read_masks") or {}).items()
+        }
 
     @property
     def classes(self):

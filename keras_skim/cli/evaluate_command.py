@@ -1,4 +1,6 @@
-"""`keras-skim evaluate`: accuracy, skim rate and Flop-R at a threshold; for
+"""`keras-skim evaluate`: accuracy, skim rate and Flop-R at a threshold (a
+stacked or bidirectional model's skim rate per layer and direction too,
+Flop-R over all of them); for
 a Structural-Jump-LSTM accuracy, read / skip / jump fractions, Flop-r and
 the mean reward of its greedy policy."""
 
@@ -18,6 +20,7 @@ from keras_skim.cli.model_args import (
     positive_int,
     train_config_of,
 )
+from keras_skim.cli.skim_layers import is_stack, layer_rows, skim_directions, stack_flop_r
 
 
 def _classes(source):
@@ -73,8 +76,11 @@ def run(args):
         ids, labels, _ = load_encoded(source, tokenizer, args.split, max_length, args.limit)
     except (DatasetUnavailableError, ValueError) as err:
         raise data_error(err) from None
-    result = evaluate_model(model, ids, labels, threshold=args.threshold)
-    result["flop_r"] = flop_summary(model, result["skim_rate"])["flop_r"]
+    if is_stack(model) and skim_directions(model):
+        result = _evaluate_stack(model, ids, labels, args.threshold)
+    else:
+        result = evaluate_model(model, ids, labels, threshold=args.threshold)
+        result["flop_r"] = flop_summary(model, result["skim_rate"])["flop_r"]
     result.update(
         {"dataset": dataset, "split": args.split, "examples": int(len(labels)), "classes": list(source.classes)}
     )
@@ -87,9 +93,32 @@ def run(args):
             f"{_classes(source)})" + (f", threshold {threshold:g}" if threshold is not None else "")
         )
         print(f"  accuracy  {result['accuracy']:.4f}")
-        print(f"  skim rate {result['skim_rate']:.4f}")
+        print(f"  skim rate {result['skim_rate']:.4f}" + (" (all layers and directions)" if "layers" in result else ""))
+        for row in result.get("layers", []):
+            print(f"    layer {row['layer']} {row['direction']:<8} {row['skim_rate']:.4f}  ({row['name']})")
         print(f"  Flop-R    {result['flop_r']:.2f}x")
     return 0
+
+
+def _evaluate_stack(model, ids, labels, threshold):
+    """Accuracy, the skim rate of every layer and direction and Flop-R over
+    all of them, in one compiled pass (a stacked or bidirectional model)."""
+    import numpy as np
+
+    from keras_skim.layers.skim_controls import skim_cells
+    from keras_skim.layers.skim_statistics import skim_predictions
+    from keras_skim.training.text_training import predicted_classes
+
+    logits, stats = skim_predictions(model, ids, threshold=threshold)
+    truth = np.rint(np.asarray(labels, np.float64)).astype(np.int32)
+    layers = layer_rows(model, stats)
+    return {
+        "accuracy": float(np.mean(predicted_classes(logits) == truth)) if len(truth) else 0.0,
+        "skim_rate": stats["skim_rate"],
+        "threshold": skim_cells(model)[0].threshold if threshold is None else threshold,
+        "layers": layers,
+        "flop_r": stack_flop_r(model, [row["skim_rate"] for row in layers]),
+    }
 
 
 def _evaluate_structural_jump(args, model, model_file, tokenizer, source, config):

@@ -1,4 +1,6 @@
-"""`keras-skim show`: a text with its read and skimmed words marked; for a
+"""`keras-skim show`: a text with its read and skimmed words marked (a
+stacked or bidirectional model's first skim layer's, and the skim rate of
+every layer and direction on the text); for a
 Structural-Jump-LSTM its read, skipped and jumped words (punctuation, which
 it does not read, plain).
 
@@ -24,6 +26,7 @@ from keras_skim.cli.model_args import (
     non_negative_int,
     train_config_of,
 )
+from keras_skim.cli.skim_layers import is_stack, layer_rows, skim_directions
 from keras_skim.contracts import HTML_MARKER
 
 _BOLD, _DIM, _RESET = "\033[1m", "\033[2;37m", "\033[0m"
@@ -209,6 +212,8 @@ def run(args):
         f"prediction: {prediction}" + (f", label: {label}" if label is not None else "") + "; "
         f"read {read} of {len(ids)} tokens, skimmed {1 - read / len(ids):.0%}"
     )
+    if is_stack(model):
+        summary += "; marked: " + skim_directions(model)[0].label + "\n" + _per_layer(model, padded, args.threshold)
     color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
     print(render_terminal(tokens, decisions, color))
     print(summary)
@@ -217,6 +222,20 @@ def run(args):
         write_html(args, page)
         print(f"wrote {args.html}")
     return 0
+
+
+def _per_layer(model, padded, threshold):
+    """One line per layer and direction of a stacked or bidirectional
+    model: its skim rate on this text (the paper's Figure 3, per text)."""
+    from keras_skim.layers.skim_statistics import skim_statistics
+
+    stats = skim_statistics(model, padded, threshold=threshold, progress=False)
+    rows = zip(skim_directions(model), layer_rows(model, stats))
+    return "\n".join(
+        f"  {d.label}: read {int(row['tokens'] - row['skimmed'])} of {int(row['tokens'])} tokens, "
+        f"skimmed {row['skim_rate']:.0%}"
+        for d, row in rows
+    )
 
 
 def _show_structural_jump(args, model, model_file, tokenizer, text, ids, label, recorded):

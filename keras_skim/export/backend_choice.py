@@ -2,9 +2,10 @@
 custom op where the model kind has one and this install can run it, since
 keras-skim's runtime and the Android demo register every op and it is the
 export that is faster than the LSTM export; the builtin graph otherwise
-(kinds without an op, model forms the op does not take, installs without the
-op library). The one line it prints says what the other backend gives and
-what it costs, from the committed benchmarks (nothing is timed at export).
+(kinds without an op, model forms the op does not take, such as a stack of
+recurrent layers or a Bidirectional one, installs without the op library).
+The one line it prints says what the other backend gives and what it costs,
+from the committed benchmarks (nothing is timed at export).
 """
 
 from keras_skim.export.errors import ExportError
@@ -28,6 +29,10 @@ MEASURED = {
         {128: (1.72, 0.55)},
     ),
 }
+
+
+# The builtin graph of stacked and bidirectional exports against the same stack of LSTMs.
+STACK_SPEED = "benchmarks/results/stacked_export_speed.md"
 
 
 def builtin_cost(model_kind, units):
@@ -68,6 +73,10 @@ def choose_backend(model, plan):
     kind = kind_of(plan.model_kind)
     if not kind.custom_op:
         return "builtin", None
+    if plan.stacked:
+        from keras_skim.export.custom_op_backend import stack_refusal
+
+        return "builtin", f"{stack_refusal(plan)}; its speed against the same stack of LSTMs: {STACK_SPEED}"
     cost = builtin_cost(kind.name, int(plan.emitter.units))
     refusal = _custom_op_refusal(model, plan)
     if refusal:

@@ -1,5 +1,6 @@
-"""The builtin backend: the inference graph of `graph_builder` (or, for a
-Structural-Jump-LSTM model, of `structural_jump_graph`), converted with
+"""The builtin backend: the inference graph of `graph_builder` (for a
+Structural-Jump-LSTM model, of `structural_jump_graph`; for a stack of
+recurrent layers or a Bidirectional one, of `stack_graph`), converted with
 TensorFlow's TFLite converter to builtin ops only, so that any LiteRT /
 TFLite interpreter runs it on any platform."""
 
@@ -32,6 +33,8 @@ class BuiltinBackend:
 
         if plan.jumps:  # the loop that advances by the jump
             from keras_skim.export.structural_jump_graph import build_module
+        elif plan.stacked:  # several layers, or both directions
+            from keras_skim.export.stack_graph import build_module
         try:
             data = convert(build_module(plan, fold=fold), quantize=quantize)
         except ExportError:

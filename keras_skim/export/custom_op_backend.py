@@ -320,6 +320,18 @@ def custom_op_flatbuffer(model, threshold=None, length=None, fold=None, quantize
 
 
 # --------------------------------------------------------------------- backend
+def stack_refusal(plan):
+    """Why the custom ops do not export a stacked or bidirectional `plan`: one phrase."""
+    layers = len(plan.layers)
+    shape = f"{layers} recurrent layers" if layers > 1 else "a Bidirectional layer"
+    if layers > 1 and any(layer.bidirectional for layer in plan.layers):
+        shape += ", bidirectional"
+    return (
+        f"the custom ops run one forward recurrent layer and return its last state only; this model has {shape} "
+        "(the builtin graph exports it)"
+    )
+
+
 class CustomOpBackend:
     """The `custom` export backend: one custom op per model kind,
     `contracts.CUSTOM_OPS` (Skim-LSTM and Skim-GRU classifiers:
@@ -339,6 +351,8 @@ class CustomOpBackend:
         ExportError (one line) suggesting --backend builtin otherwise."""
         from keras_skim.export.errors import ExportError
 
+        if plan.stacked:
+            raise ExportError(f"--backend custom: {stack_refusal(plan)}; use --backend builtin")
         if not plan.jumps:
             try:
                 read_model(model)

@@ -52,7 +52,7 @@ def threshold_cut(tf, threshold):
     return tf.where(threshold <= 0.0, -inf, tf.where(threshold >= 1.0, inf, logit))
 
 
-def _next_positions(tf, ids, positions, length):
+def next_positions(tf, ids, positions, length):
     """[T] table: the first position after t whose id is not padding (T if none),
     and the first such position overall. Static shapes only: a suffix minimum
     by doubling, log2(T) vectorised steps."""
@@ -66,6 +66,16 @@ def _next_positions(tf, ids, positions, length):
 
     _, suffix = tf.while_loop(lambda k, m: k <= length, step, (tf.constant(1), suffix))
     return suffix[1:], suffix[0]
+
+
+def dense_head(tf, plan, h):
+    """The Dense head on `h` [1, d]: pre-activation logits (the last activation is the reader's)."""
+    x = h
+    for index, (kernel, bias, activation) in enumerate(plan.head):
+        x = tf.matmul(x, tf.constant(f32(kernel))) + tf.constant(f32(bias))
+        if index < len(plan.head) - 1 and activation != "linear":
+            x = {"relu": tf.nn.relu, "tanh": tf.tanh, "sigmoid": tf.sigmoid}[activation](x)
+    return x
 
 
 def build_module(plan, fold=None):
@@ -90,12 +100,7 @@ def build_module(plan, fold=None):
         return tf.expand_dims(z, 1)
 
     def head(h):
-        x = h
-        for index, (kernel, bias, activation) in enumerate(plan.head):
-            x = tf.matmul(x, tf.constant(f32(kernel))) + tf.constant(f32(bias))
-            if index < len(plan.head) - 1 and activation != "linear":
-                x = {"relu": tf.nn.relu, "tanh": tf.tanh, "sigmoid": tf.sigmoid}[activation](x)
-        return x
+        return dense_head(tf, plan, h)
 
     init = [tf.constant(s) for s in emitter.initial_state()]
     n_state = len(init)
@@ -118,7 +123,7 @@ def build_module(plan, fold=None):
         # makes LiteRT re-plan the body's memory on every iteration.
         positions = tf.cumsum(ids * 0 + 1) - 1
         if padding:
-            following, start = _next_positions(tf, ids, positions, length)
+            following, start = next_positions(tf, ids, positions, length)
 
             def advance(t):
                 return tf.gather(following, t)

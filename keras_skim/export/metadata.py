@@ -23,6 +23,8 @@ def flops_section(plan):
 
     if plan.jumps:
         return structural_jump_flops_section(plan)
+    if plan.stacked:
+        return stack_flops_section(plan)
     emitter = plan.emitter
     args = (emitter.flop_kind, emitter.units, emitter.small_units, plan.embedding_dim)
     if not emitter.skims:
@@ -42,6 +44,73 @@ def flops_section(plan):
         at_skim_rate_0=all_read,
         at_skim_rate_1=all_skim,
     )
+
+
+def direction_flops(emitter, input_dim):
+    """FLOPs per token of one direction of one layer: {"baseline", "read", "skim"}
+    (a plain cell reads every token: all three are its step)."""
+    from keras_skim.analysis.flops import flop_report
+
+    report = flop_report(emitter.flop_kind, emitter.units, emitter.small_units, input_dim, 0.0)
+    if not emitter.skims:
+        return {
+            "baseline": report["baseline_flops"],
+            "read": report["baseline_flops"],
+            "skim": report["baseline_flops"],
+        }
+    return {"baseline": report["baseline_flops"], "read": report["read_flops"], "skim": report["skim_flops"]}
+
+
+def _input_dims(plan):
+    """The input size of every recurrent layer of `plan`, input first."""
+    dims = [plan.embedding_dim]
+    for layer in plan.layers[:-1]:
+        dims.append(layer.output_dim)
+    return dims
+
+
+STACK_FLOP_R_RULE = (
+    "over all layers and directions (layers[i].flops, per token): FLOPs = sum of read_count x read + "
+    "(tokens - read_count) x skim, where read_count is the sum of that direction's read mask and tokens its "
+    "real (not padding) tokens; full read = sum of tokens x baseline (the same stack of plain cells); Flop-R = "
+    "full read / FLOPs"
+)
+
+
+def stack_flops_section(plan):
+    """FLOPs per token of a stack, summed over its layers and directions
+    (each direction's own in `layers`): Flop-R counts them all."""
+    per = [direction_flops(e, dim) for layer, dim in zip(plan.layers, _input_dims(plan)) for e in layer.emitters]
+    return FlopCounts(
+        kind=plan.emitter.flop_kind,
+        baseline_flops_per_token=sum(f["baseline"] for f in per),
+        read_flops_per_token=sum(f["read"] for f in per),
+        skim_flops_per_token=sum(f["skim"] for f in per),
+        flop_r_rule=STACK_FLOP_R_RULE,
+    )
+
+
+def stack_layers(plan):
+    """`metadata.layers`: each recurrent layer's cells, directions, read mask outputs and FLOPs."""
+    names = {(index, direction): name for index, direction, name in plan.read_mask_outputs()}
+    entries = []
+    for index, (layer, dim) in enumerate(zip(plan.layers, _input_dims(plan))):
+        emitter = layer.emitters[0]
+        entries.append(
+            {
+                "name": layer.name,
+                "model_kind": emitter.model_kind,
+                "units": emitter.units,
+                "small_units": emitter.small_units,
+                "input_dim": int(dim),
+                "directions": list(layer.directions),
+                "return_sequences": layer.return_sequences,
+                "merge_mode": layer.merge_mode,
+                "read_masks": {direction: names[(index, direction)] for direction in layer.directions},
+                "flops": direction_flops(emitter, dim),
+            }
+        )
+    return entries
 
 
 def structural_jump_flops_section(plan):
@@ -113,7 +182,35 @@ def _inputs(plan, default_threshold):
 
 
 def _outputs(plan):
-    """The signature's outputs, the same names and dtypes in every backend."""
+    """The signature's outputs, the same names and dtypes in every backend;
+    a stack's other read masks after them (`metadata_record.read_mask_name`)."""
+    outputs = _single_outputs(plan)
+    if plan.stacked:
+        mask = outputs[contracts.OUTPUT_READ_MASK]
+        first = plan.layers[0].emitters[0]
+        mask.note = f"layer 0 ({plan.layers[0].name}), forward: " + _mask_note(first)
+        if not first.skims:
+            mask.codes = mask_codes(first.model_kind)
+        outputs[contracts.OUTPUT_READ_COUNT].note = "read tokens of read_mask (layer 0, forward)"
+        for index, direction, name in plan.read_mask_outputs()[1:]:
+            layer = plan.layers[index]
+            emitter = layer.emitters[layer.directions.index(direction)]
+            outputs[name] = TensorInfo(
+                [1, -1],
+                "int32",
+                note=f"layer {index} ({layer.name}), {direction}: " + _mask_note(emitter),
+                codes=mask_codes(emitter.model_kind),
+            )
+    return outputs
+
+
+def _mask_note(emitter):
+    if emitter.skims:
+        return "per token, in token order: 1 = read by the big cell, 0 = skimmed (or padding)"
+    return "per token: 1 = read (a plain cell reads every token), 0 = padding"
+
+
+def _single_outputs(plan):
     return {
         contracts.OUTPUT_LOGITS: TensorInfo(
             [1, plan.num_classes],
@@ -177,4 +274,6 @@ def build_metadata(
     )
     if plan.jumps:
         _structural_jump_entries(plan, metadata)
+    if plan.stacked:
+        metadata.layers = stack_layers(plan)
     return metadata

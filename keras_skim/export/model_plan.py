@@ -1,5 +1,7 @@
 """Reads a Keras text classifier into what the exporter needs: the
-embedding matrix, the one recurrent cell (with its emitter) and the dense
+embedding matrix, its recurrent layers (a stack of `RNN` /
+`Bidirectional(RNN)` layers, every one but the last with
+return_sequences=True; an emitter per cell and direction) and the dense
 head. Layers that are identities at inference (Dropout, ...) are skipped.
 A model family that is more than one cell in a text classifier plans
 itself: it registers a planner in `model_planners`, and this module asks
@@ -12,7 +14,7 @@ from keras_skim.contracts import PADDING_ID
 from keras_skim.export.emitter_registry import emitter_for, known_cells
 from keras_skim.export.errors import ExportError
 from keras_skim.export.model_planners import planner_for, refusal_for
-from keras_skim.export.plan import ModelPlan
+from keras_skim.export.plan import ModelPlan, RecurrentLayerPlan
 from keras_skim.export.weights import activation_name, to_numpy
 
 _INFERENCE_IDENTITY = (
@@ -39,38 +41,38 @@ def plan_model(model):
         raise ExportError(f"the model has {len(model.inputs)} inputs; the exporter takes one input of token ids")
     embedding = None
     embedding_layer = None
-    rnn = None
+    recurrent = []  # RecurrentLayerPlan, input first
     head = []
     for layer in layers:
         kind = type(layer).__name__
         if kind in _INFERENCE_IDENTITY:
             continue
         if isinstance(layer, keras.layers.Embedding):
-            if embedding is not None or rnn is not None:
+            if embedding is not None or recurrent:
                 raise ExportError(f"unsupported layer {layer.name!r} (a second Embedding)")
             embedding = to_numpy(layer.embeddings)
             embedding_layer = layer
             continue
-        if isinstance(layer, keras.layers.Bidirectional):
-            raise ExportError(
-                f"unsupported layer {layer.name!r} (Bidirectional): the exporter runs one forward recurrent layer"
-            )
-        if isinstance(layer, keras.layers.RNN):
+        if isinstance(layer, (keras.layers.RNN, keras.layers.Bidirectional)):
             if embedding is None:
                 raise ExportError(f"the recurrent layer {layer.name!r} must follow an Embedding layer")
-            if rnn is not None:
+            if head:
+                raise ExportError(f"unsupported layer {layer.name!r} (a recurrent layer after a Dense layer)")
+            if recurrent and not recurrent[-1].return_sequences:
                 raise ExportError(
-                    f"unsupported layer {layer.name!r} (a second recurrent layer): stacked RNNs are not exported yet"
+                    f"unsupported layer {layer.name!r}: the recurrent layer before it, {recurrent[-1].name!r}, "
+                    "gives only its last output (stack recurrent layers with return_sequences=True)"
                 )
-            _check_rnn(layer)
-            refusal = refusal_for(layer.cell)
-            if refusal is not None:
-                raise ExportError(f"layer {layer.name!r}: {refusal}")
-            rnn = layer
+            recurrent.append(_plan_recurrent(layer))
             continue
         if isinstance(layer, keras.layers.Dense):
-            if rnn is None:
+            if not recurrent:
                 raise ExportError(f"unsupported layer {layer.name!r} (Dense before the recurrent layer)")
+            if recurrent[-1].return_sequences:
+                raise ExportError(
+                    f"unsupported layer {recurrent[-1].name!r}: return_sequences=True on the last recurrent "
+                    "layer (the exporter classifies from its last output)"
+                )
             kernel = to_numpy(layer.kernel)
             bias = to_numpy(layer.bias) if layer.use_bias else np.zeros(kernel.shape[1])
             head.append((kernel, bias, activation_name(layer.activation)))
@@ -78,7 +80,7 @@ def plan_model(model):
         raise ExportError(f"unsupported layer {layer.name!r} ({kind})")
     if embedding is None:
         raise ExportError("the model has no Embedding layer (the exporter takes token ids as input)")
-    if rnn is None:
+    if not recurrent:
         raise ExportError("the model has no recurrent layer")
     if not head:
         raise ExportError("the model has no Dense layer after its recurrent layer")
@@ -88,25 +90,84 @@ def plan_model(model):
     output_activation = head[-1][2]
     if output_activation not in OUTPUT_ACTIVATIONS:
         raise ExportError(f"unsupported output activation {output_activation!r} (expected one of {OUTPUT_ACTIVATIONS})")
+    input_dim = embedding.shape[1]
+    for planned in recurrent:
+        for emitter in planned.emitters:
+            if emitter.input_dim != input_dim:
+                what = "the embedding" if planned is recurrent[0] else "the output of the layer before it"
+                raise ExportError(f"layer {planned.name!r} input size does not match {what}")
+        input_dim = planned.output_dim
+    _check_thresholds(recurrent)
+    # The layer whose kind the export carries: the first that skims, else the first.
+    first = next((p for p in recurrent if p.emitters[0].skims), recurrent[0])
+    emitter = first.emitters[0]
+    rnn = recurrent[0].layer
+    padding_id = PADDING_ID if embedding_layer.mask_zero else None
+    return ModelPlan(
+        embedding, emitter, rnn.name, head, output_activation, padding_id, embedding_layer, rnn, layers=recurrent
+    )
+
+
+_MERGE_MODES = ("concat", "sum", "ave", "mul")
+
+
+def _plan_recurrent(layer):
+    """The `RecurrentLayerPlan` of an `RNN` or a `Bidirectional(RNN)` layer."""
+    import keras
+
+    if not isinstance(layer, keras.layers.Bidirectional):
+        _check_rnn(layer)
+        return RecurrentLayerPlan(layer.name, [_emitter(layer)], bool(layer.return_sequences), layer=layer)
+    if getattr(layer, "return_state", False):
+        raise ExportError(f"unsupported layer {layer.name!r}: return_state=True")
+    if layer.merge_mode not in _MERGE_MODES:
+        raise ExportError(
+            f"unsupported layer {layer.name!r}: merge_mode={layer.merge_mode!r} (expected one of {_MERGE_MODES})"
+        )
+    forward, backward = layer.forward_layer, layer.backward_layer
+    for rnn, backwards in ((forward, False), (backward, True)):
+        if not isinstance(rnn, keras.layers.RNN):
+            raise ExportError(f"unsupported layer {layer.name!r}: it wraps {type(rnn).__name__}, not an RNN layer")
+        if bool(getattr(rnn, "go_backwards", False)) != backwards:
+            raise ExportError(f"unsupported layer {layer.name!r}: a direction with go_backwards={not backwards}")
+        _check_rnn(rnn, directions_checked=True)
+    return RecurrentLayerPlan(
+        layer.name,
+        [_emitter(forward, layer.name), _emitter(backward, layer.name)],
+        bool(layer.return_sequences),
+        merge_mode=layer.merge_mode,
+        layer=layer,
+    )
+
+
+def _emitter(rnn, name=None):
+    """The checked emitter of the cell of `rnn` (`name`: the layer the user named)."""
+    name = name or rnn.name
+    refusal = refusal_for(rnn.cell)
+    if refusal is not None:
+        raise ExportError(f"layer {name!r}: {refusal}")
     emitter = emitter_for(rnn.cell)
     if emitter is None:
         raise ExportError(
-            f"unsupported layer {rnn.name!r}: no exporter for cell {type(rnn.cell).__name__} "
+            f"unsupported layer {name!r}: no exporter for cell {type(rnn.cell).__name__} "
             f"(known: {', '.join(known_cells())})"
         )
     emitter.check()
-    if emitter.input_dim != embedding.shape[1]:
-        raise ExportError(f"layer {rnn.name!r} input size does not match the embedding")
-    padding_id = PADDING_ID if embedding_layer.mask_zero else None
-    return ModelPlan(embedding, emitter, rnn.name, head, output_activation, padding_id, embedding_layer, rnn)
+    return emitter
 
 
-def _check_rnn(layer):
-    if getattr(layer, "return_sequences", False):
+def _check_thresholds(recurrent):
+    """The export has one `threshold` input for every skim cell: they must agree."""
+    values = {e.default_threshold for p in recurrent for e in p.emitters if e.skims}
+    if len(values) > 1:
         raise ExportError(
-            f"unsupported layer {layer.name!r}: return_sequences=True (stacked RNNs are not exported yet)"
+            f"the skim cells have different thresholds ({', '.join(f'{v:g}' for v in sorted(values))}); the export "
+            "takes one threshold for all of them: set one with keras_skim.set_threshold before saving"
         )
-    if getattr(layer, "go_backwards", False):
+
+
+def _check_rnn(layer, directions_checked=False):
+    if getattr(layer, "go_backwards", False) and not directions_checked:
         raise ExportError(f"unsupported layer {layer.name!r}: go_backwards=True")
     if getattr(layer, "return_state", False):
         raise ExportError(f"unsupported layer {layer.name!r}: return_state=True")

@@ -105,6 +105,8 @@ def keras_reference(model, plan):
 
     if plan.jumps:
         return structural_jump_reference(model)
+    if plan.stacked:
+        return stack_reference(model, plan)
     cells = skim_cells(model)
     recorder = None
     padding_id = plan.padding_id
@@ -144,6 +146,73 @@ def keras_reference(model, plan):
             decisions = tf.cast(tf.not_equal(ids[0], padding_id), tf.float32)
         else:
             decisions = tf.ones(tf.shape(ids)[1:], tf.float32)
+        return output, decisions
+
+    return reference
+
+
+def _direction_cells(planned):
+    """The Keras cell of each direction of a planned recurrent layer."""
+    layer = planned.layer
+    if planned.bidirectional:
+        return [layer.forward_layer.cell, layer.backward_layer.cell]
+    return [layer.cell]
+
+
+def stack_reference(model, plan):
+    """A compiled function ids [1, T] -> (model output, {read mask output
+    name: decisions [T]}) of a stacked or bidirectional model: every skim
+    cell of every layer and direction is stepped (training=False) over the
+    inputs that reach its layer in the model (a backward direction from the
+    last token to the first), padding skipped as Keras' mask skips it (the
+    state kept, the decision 0); a plain cell reads every real token."""
+    import keras
+    import tensorflow as tf
+
+    from keras_skim.layers.skim_cell_base import STAT_PENDING, SkimCellBase
+
+    padding_id = plan.padding_id
+    names = {(index, direction): name for index, direction, name in plan.read_mask_outputs()}
+    features = [
+        keras.Model(model.inputs, layer.layer.input[0] if isinstance(layer.layer.input, list) else layer.layer.input)
+        for layer in plan.layers
+    ]
+
+    def record(cell, x, ids, backward):
+        length = tf.shape(x)[1]
+        init = list(cell.get_initial_state(batch_size=1))
+
+        def body(k, decisions, *states):
+            t = length - 1 - k if backward else k
+            _, new_states = cell(x[:, t, :], list(states), training=False)
+            read = 1.0 - new_states[-1][0, STAT_PENDING]
+            if padding_id is not None:
+                pad = tf.equal(ids[0, t], padding_id)
+                new_states = [tf.where(pad, old, new) for old, new in zip(states, new_states)]
+                read = tf.where(pad, 0.0, read)
+            return (k + 1, decisions.write(t, read), *new_states)
+
+        out = tf.while_loop(
+            lambda k, *_: k < length, body, (tf.constant(0), tf.TensorArray(tf.float32, size=length), *init)
+        )
+        return out[1].stack()
+
+    @tf.function(input_signature=[tf.TensorSpec([1, None], tf.int32)], reduce_retracing=True)
+    def reference(ids):
+        output = model(ids, training=False)
+        if padding_id is not None:
+            every = tf.cast(tf.not_equal(ids[0], padding_id), tf.float32)
+        else:
+            every = tf.ones(tf.shape(ids)[1:], tf.float32)
+        decisions = {}
+        for index, (layer, feature) in enumerate(zip(plan.layers, features)):
+            x = None
+            for direction, cell in zip(layer.directions, _direction_cells(layer)):
+                if not isinstance(cell, SkimCellBase):
+                    decisions[names[(index, direction)]] = every
+                    continue
+                x = feature(ids, training=False) if x is None else x
+                decisions[names[(index, direction)]] = record(cell, x, ids, direction == "backward")
         return output, decisions
 
     return reference
@@ -237,16 +306,19 @@ def check_parity(model, plan, runner, sequences, thresholds, reference=None, aga
                 set_threshold(model, threshold)
             for ids in sequences:
                 batch = ids[None, :]
-                expected, want = reference(batch, threshold)
+                expected, wants = reference(batch, threshold)
                 expected = np.asarray(expected, dtype=np.float64)
-                want = np.rint(np.asarray(want)).astype(np.int32)
+                # A stack's reference gives every read mask by its output name.
+                wants = wants if isinstance(wants, dict) else {"read_mask": wants}
+                wants = {name: np.rint(np.asarray(w)).astype(np.int32) for name, w in wants.items()}
+                want = wants["read_mask"]
                 got = runner(batch, 0.0 if threshold is None else threshold)
                 outputs = apply_activation(got["logits"], activation)
                 diff = float(np.max(np.abs(outputs - expected)))
                 worst = max(worst, diff)
                 mask = np.asarray(got["read_mask"]).reshape(-1)
-                bad = int(np.sum(mask != want))
-                decisions += len(ids)
+                bad = sum(int(np.sum(np.asarray(got[name]).reshape(-1) != w)) for name, w in wants.items())
+                decisions += len(ids) * len(wants)
                 mismatched += bad
                 if jumps:
                     count_ok = _jump_counts_ok(got, mask, want)

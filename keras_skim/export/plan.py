@@ -9,6 +9,8 @@ import dataclasses
 
 import numpy as np
 
+from keras_skim.metadata_record import read_mask_name
+
 
 @dataclasses.dataclass
 class ModelPlan:
@@ -25,6 +27,22 @@ class ModelPlan:
     # A jump model's punctuation ids (separator_ids, sentence_end_ids,
     # other_punctuation_ids); None for the per-token models.
     structure: dict = None
+    # Every recurrent layer, input first (`RecurrentLayerPlan`); None for a
+    # family that plans itself. One forward layer is the single-layer export.
+    layers: list = None
+
+    @property
+    def stacked(self):
+        """More than one recurrent layer, or a Bidirectional one: the stack graph."""
+        return bool(self.layers) and (len(self.layers) > 1 or self.layers[0].bidirectional)
+
+    def read_mask_outputs(self):
+        """[(layer index, direction, output name)] of every read mask, `read_mask` first."""
+        return [
+            (index, direction, read_mask_name(index, direction))
+            for index, layer in enumerate(self.layers or ())
+            for direction in layer.directions
+        ]
 
     @property
     def vocabulary_size(self):
@@ -46,3 +64,27 @@ class ModelPlan:
     def jumps(self):
         """Whether the model jumps (Structural-Jump-LSTM): its mask has four codes."""
         return bool(getattr(self.emitter, "jumps", False))
+
+
+@dataclasses.dataclass
+class RecurrentLayerPlan:
+    """One `RNN` or `Bidirectional(RNN)` layer of a stack."""
+
+    name: str
+    emitters: list  # [forward] or [forward, backward]: a CellEmitter per direction
+    return_sequences: bool
+    merge_mode: str = None  # a Bidirectional's merge of its two outputs ("concat", "sum", "ave", "mul")
+    layer: object = None
+
+    @property
+    def bidirectional(self):
+        return len(self.emitters) == 2
+
+    @property
+    def directions(self):
+        return ("forward", "backward")[: len(self.emitters)]
+
+    @property
+    def output_dim(self):
+        units = self.emitters[0].units
+        return 2 * units if self.merge_mode == "concat" else units

@@ -138,7 +138,11 @@ def _probe_model(model, logits):
         for rnn in rnns:
             cell = getattr(rnn, "cell", None)
             if isinstance(cell, SkimCellBase):
-                twin = keras.layers.RNN(cell, return_state=True, go_backwards=rnn.go_backwards)
+                # Named after the layer: an automatic name ("rnn_1") can be one of the model's own
+                # in a freshly loaded model, and a functional model refuses a name used twice.
+                twin = keras.layers.RNN(
+                    cell, return_state=True, go_backwards=rnn.go_backwards, name=f"{layer.name}_{rnn.name}_probe"
+                )
                 outputs.append(twin(_first(layer.input), mask=mask, training=False)[-1])
                 cells.append(cell)
     if not cells or len(cells) != len(skim_cells(model)):

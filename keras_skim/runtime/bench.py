@@ -40,6 +40,20 @@ def flop_r(metadata, skim_rate):
     return base / ((1.0 - skim_rate) * read + skim_rate * skim)
 
 
+def stack_flop_r(metadata, skim_rates):
+    """Flop-R of a stacked or bidirectional export over all its layers and
+    directions (`metadata.layers`' FLOPs per token; `skim_rates`: {read mask
+    output name: skim rate}); the rule is `flops.flop_r_rule`."""
+    full = expected = 0.0
+    for layer in _record(metadata).layers:
+        flops = layer["flops"]
+        for name in layer["read_masks"].values():
+            rate = skim_rates.get(name, 0.0)
+            full += flops["baseline"]
+            expected += (1.0 - rate) * flops["read"] + rate * flops["skim"]
+    return full / expected if expected else None
+
+
 def jumps(metadata):
     """Whether an export is a jump model (read / skipped / jumped words)."""
     return kind_of(metadata).jumps
@@ -148,6 +162,9 @@ def bench_threshold(model, baseline, model_ids, base_ids, labels, threshold, rep
         if baseline is not None and total_model > 0:
             ratios.append(total_base / total_model)
     reads = tokens = correct = 0
+    # A stacked export: the skim rate over every layer's and direction's mask.
+    layer_masks = list(_record(model.metadata).read_masks) if _record(model.metadata).layers else []
+    layer_reads = dict.fromkeys(layer_masks, 0)
     jump_model = jumps(model.metadata)
     words, visited, read_counts = [], [], []
     for prepared, label in zip(model_inputs, labels if labels is not None else [None] * len(model_ids)):
@@ -155,6 +172,8 @@ def bench_threshold(model, baseline, model_ids, base_ids, labels, threshold, rep
         read = int(np.asarray(out["read_count"]).reshape(-1)[0])
         reads += read
         tokens += int(np.count_nonzero(prepared[0]))
+        for name in layer_masks:
+            layer_reads[name] += int(np.sum(np.asarray(out[name]) == contracts.TOKEN_READ))
         if jump_model:
             w, v = jump_counts(out["read_mask"])
             words.append(w)
@@ -171,6 +190,13 @@ def bench_threshold(model, baseline, model_ids, base_ids, labels, threshold, rep
         "model_latency": _summary(model_runs),
         "flop_r": flop_r(model.metadata, skim_rate),
     }
+    if layer_masks:
+        rates = {name: 1.0 - read / tokens if tokens else 0.0 for name, read in layer_reads.items()}
+        result.update(
+            skim_rate=sum(rates.values()) / len(rates),
+            layer_skim_rates=rates,
+            flop_r=stack_flop_r(model.metadata, rates),
+        )
     if jump_model:
         result.update(jump_summary(model.metadata, words, visited, read_counts))
     if labels is not None and len(labels):

@@ -2,6 +2,8 @@
 
 import numpy as np
 
+from keras_skim.model_kinds import TOKEN_SKIMMED
+
 
 class Classification(tuple):
     """(probabilities, read_mask, tokens) of one text, with the names of
@@ -12,17 +14,29 @@ class Classification(tuple):
     Attributes:
         probabilities: float array, one per class (a single sigmoid logit
             gives two).
-        read_mask: int array, per token a `keras_skim.contracts.TOKEN_*` code.
+        read_mask: int array, per token a `keras_skim.contracts.TOKEN_*` code
+            (layer 0's forward direction in a stacked export).
+        read_masks: {(layer index, direction): int array} of every layer and
+            direction (one entry, (0, "forward"), for a single-layer export).
         tokens: the tokens of the text the model saw.
         class_names: the name of every class.
         predicted: index of the most likely class.
         label: its name.
     """
 
-    def __new__(cls, probabilities, read_mask, tokens, metadata):
+    def __new__(cls, probabilities, read_mask, tokens, metadata, read_masks=None):
         self = super().__new__(cls, (probabilities, read_mask, tokens))
         self.class_names = [metadata.class_name(i) for i in range(len(probabilities))]
+        self.read_masks = dict(read_masks) if read_masks else {(0, "forward"): read_mask}
         return self
+
+    def skim_rates(self):
+        """{(layer index, direction): share of the tokens skimmed} of every read
+        mask (`TOKEN_SKIMMED`; a plain layer skims none)."""
+        return {
+            where: float(np.mean(mask == TOKEN_SKIMMED)) if len(mask) else 0.0
+            for where, mask in self.read_masks.items()
+        }
 
     probabilities = property(lambda self: self[0])
     read_mask = property(lambda self: self[1])

@@ -132,7 +132,8 @@ class SkimRunner:
         except (ValueError, RuntimeError) as err:
             raise RuntimeModelError(f"{self.model_path}: cannot read the signature ({_first_line(err)})") from None
         wanted_in = {contracts.INPUT_TOKEN_IDS, contracts.INPUT_THRESHOLD}
-        wanted_out = {contracts.OUTPUT_LOGITS, contracts.OUTPUT_READ_MASK, contracts.OUTPUT_READ_COUNT}
+        # A stacked or bidirectional export also gives a read mask per layer and direction.
+        wanted_out = {contracts.OUTPUT_LOGITS, contracts.OUTPUT_READ_COUNT, *self.metadata.read_masks}
         if inputs not in (wanted_in, {contracts.INPUT_TOKEN_IDS}) or not wanted_out <= outputs:
             raise RuntimeModelError(
                 f"{self.model_path}: not a keras-skim export (signature inputs {sorted(inputs)}, outputs "
@@ -161,6 +162,22 @@ class SkimRunner:
         holds the four codes of `keras_skim.contracts.TOKEN_CODES` and the
         outputs include `visited_count`; the threshold is ignored."""
         return self.kind.jumps
+
+    @property
+    def read_mask_layout(self):
+        """{output name: (layer index, direction)} of every read mask of the
+        signature: {"read_mask": (0, "forward")} for a single-layer export; a
+        stacked or bidirectional one adds `read_mask_layer{i}_{direction}`
+        (`metadata.layers`)."""
+        return self.metadata.read_masks
+
+    def read_masks(self, outputs, length=None):
+        """{(layer index, direction): int32 mask [T]} of a run's `outputs`
+        (`run_ids`), each cut to `length` tokens when given."""
+        return {
+            where: np.asarray(outputs[name]).reshape(-1)[:length].astype(np.int32)
+            for name, where in self.read_mask_layout.items()
+        }
 
     def encode(self, text):
         """(token ids int32 [T], tokens) of one text, cut at `max_length`."""
@@ -238,10 +255,11 @@ class SkimRunner:
 
         `read_mask[i]` is one of `keras_skim.contracts.TOKEN_CODES`: 1 read
         by the big cell, 0 skimmed; in a jump model also 2 jumped and 3 not
-        a word.
+        a word. `read_masks` holds every layer's and direction's mask (a
+        stacked or bidirectional export's), `read_mask` is layer 0's forward one.
         """
         ids, tokens = self.encode(text)
         out = self.run_ids(ids, threshold)
         probabilities = probabilities_from_logits(out[contracts.OUTPUT_LOGITS], self.metadata.output_activation)
         mask = np.asarray(out[contracts.OUTPUT_READ_MASK]).reshape(-1)[: len(tokens)]
-        return Classification(probabilities, mask, tokens, self.metadata)
+        return Classification(probabilities, mask, tokens, self.metadata, self.read_masks(out, len(tokens)))
