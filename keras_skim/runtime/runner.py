@@ -13,6 +13,7 @@ from keras_skim.model_kinds import kind_of
 from keras_skim.runtime import run_deadline
 from keras_skim.runtime.classification import Classification
 from keras_skim.runtime.interpreter_loader import make_interpreter
+from keras_skim.runtime.token_padding import padding_for
 
 # More interpreter threads than any CPU has: LiteRT creates them all, and
 # tens of thousands exhaust the process (a crash at teardown).
@@ -108,6 +109,8 @@ class SkimRunner:
         except (ValueError, RuntimeError) as err:
             raise RuntimeModelError(f"{self.model_path}: cannot prepare the model ({_first_line(err)})") from None
         self._takes = self._check_signature()
+        # Custom-op exports run at a few padded input lengths (token_padding): no input resize per text.
+        self._padding = padding_for(self._signature, self.metadata)
         self.default_threshold = self.metadata.default_threshold
         self.max_length = self.metadata.max_length
         self.vocabulary_size = int(self.metadata.vocabulary_size)
@@ -188,12 +191,17 @@ class SkimRunner:
         an export that fails to run raises RuntimeModelError (one line)."""
         try:
             with self._lock:
-                self.run_tokens = ids.size
+                count = ids.shape[-1]
+                padding = self._padding
+                self.run_tokens = count
                 self.run_started = time.monotonic()  # for an armed run deadline (run_deadline)
                 try:
-                    out = self._signature(**contracts.signature_inputs(self._takes, ids, threshold))
+                    run = padding.pad(ids) if padding is not None else ids
+                    out = self._signature(**contracts.signature_inputs(self._takes, run, threshold))
                 finally:
                     self.run_started = None
+                if padding is not None:
+                    padding.cut(out, count)
         except (RuntimeError, ValueError) as err:  # LiteRT's failures (LiteRtError is a RuntimeError)
             raise RuntimeModelError(f"{self.model_path}: the model failed to run ({_first_line(err)})") from None
         for name in _OUTPUTS:
