@@ -66,7 +66,7 @@ def choose_backend(model, plan):
     here (note None for kinds without an op: the builtin graph is their only
     export)."""
     kind = kind_of(plan.model_kind)
-    if not kind.custom_op:
+    if not kind.custom_op or getattr(plan, "input_kind", None) == "sequence":  # the ops take token ids
         return "builtin", None
     cost = builtin_cost(kind.name, int(plan.emitter.units))
     refusal = _custom_op_refusal(model, plan)

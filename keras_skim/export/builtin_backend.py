@@ -4,6 +4,7 @@ TensorFlow's TFLite converter to builtin ops only, so that any LiteRT /
 TFLite interpreter runs it on any platform."""
 
 from keras_skim.export.errors import ExportError
+from keras_skim.export.sequence_input import takes_sequence
 
 
 class BuiltinBackend:
@@ -32,6 +33,8 @@ class BuiltinBackend:
 
         if plan.jumps:  # the loop that advances by the jump
             from keras_skim.export.structural_jump_graph import build_module
+        if takes_sequence(plan):  # float steps instead of token ids
+            from keras_skim.export.sequence_graph import build_module
         try:
             data = convert(build_module(plan, fold=fold), quantize=quantize)
         except ExportError:

@@ -10,7 +10,7 @@ import numpy as np
 
 from keras_skim.contracts import PADDING_ID
 from keras_skim.export.emitter_registry import emitter_for, known_cells
-from keras_skim.export.errors import ExportError
+from keras_skim.export.errors import WHAT_EXPORT_TAKES, ExportError
 from keras_skim.export.model_planners import planner_for, refusal_for
 from keras_skim.export.plan import ModelPlan
 from keras_skim.export.weights import activation_name, to_numpy
@@ -57,7 +57,9 @@ def plan_model(model):
             )
         if isinstance(layer, keras.layers.RNN):
             if embedding is None:
-                raise ExportError(f"the recurrent layer {layer.name!r} must follow an Embedding layer")
+                raise ExportError(
+                    f"the recurrent layer {layer.name!r} must follow an Embedding layer: {WHAT_EXPORT_TAKES}"
+                )
             if rnn is not None:
                 raise ExportError(
                     f"unsupported layer {layer.name!r} (a second recurrent layer): stacked RNNs are not exported yet"
@@ -75,11 +77,11 @@ def plan_model(model):
             bias = to_numpy(layer.bias) if layer.use_bias else np.zeros(kernel.shape[1])
             head.append((kernel, bias, activation_name(layer.activation)))
             continue
-        raise ExportError(f"unsupported layer {layer.name!r} ({kind})")
+        raise ExportError(f"unsupported layer {layer.name!r} ({kind}): {WHAT_EXPORT_TAKES}")
     if embedding is None:
-        raise ExportError("the model has no Embedding layer (the exporter takes token ids as input)")
+        raise ExportError(f"the model has no Embedding layer: {WHAT_EXPORT_TAKES}")
     if rnn is None:
-        raise ExportError("the model has no recurrent layer")
+        raise ExportError(f"the model has no recurrent layer: {WHAT_EXPORT_TAKES}")
     if not head:
         raise ExportError("the model has no Dense layer after its recurrent layer")
     for _kernel, _, act in head[:-1]:
