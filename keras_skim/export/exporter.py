@@ -268,9 +268,9 @@ def export_model(
         model, plan, threshold=default_threshold, length=max_length, fold=fold, quantize=quantize
     )
     reference, against = chosen.parity_reference(model, flatbuffer)
-    if sequence and reference is None:
-        reference = sequence_graph.keras_reference(model, plan)
     tolerance = INT8_AGREEMENT if quantize and reference is None else EXACT
+    if sequence and reference is None:  # the Keras model, fed float steps instead of token ids
+        reference = sequence_graph.keras_reference(model, plan)
     parity = check_parity(
         model,
         plan,
