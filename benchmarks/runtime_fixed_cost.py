@@ -14,7 +14,15 @@ export and length, the median over `--repeats` calls of:
 - `run_ids`: `SkimRunner.run_ids`, the checks and the call;
 - `invoke, same length`: `invoke` with the length unchanged from the previous
   call (no input resize): the other patterns run the lengths in turn, so every
-  call resizes, as a bench over real texts does.
+  call changes the length, as a bench over real texts does;
+- `invoke, same length, other texts`: as the previous, but on 4 texts of the
+  length in turn, so that what other texts cost (embedding rows not in
+  cache, other read decisions) is not counted as the cost of a length change.
+
+Since token padding (`keras_skim.runtime.token_padding`), a custom-op export
+runs a text at a padded input length that most length changes keep, so
+`invoke` no longer resizes the input at every call; the builtin LSTM export
+runs unpadded on ai-edge-litert's Interpreter, as before.
 
 A least-squares line through the medians gives the intercept (us per text)
 and the slope (us per token). The LSTM builtin export's per-token cost jumps
@@ -47,7 +55,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 DEMO = os.path.join(ROOT, "android_demo", "app", "src", "main", "assets", "keras_skim")
 LENGTHS = (5, 10, 15, 20, 30, 40, 50, 75, 100)
-PATTERNS = ("invoke", "run_ids", "invoke, same length")
+PATTERNS = ("invoke", "run_ids", "invoke, same length", "invoke, same length, other texts")
+OTHER_TEXTS = 4  # texts per length that `invoke, same length, other texts` takes in turn
 C_CALL = "C call alone, same length"  # custom-op exports: the ctypes call into the C++ runner, nothing else
 STATISTICS = {"median": np.median, "p10": lambda v: np.percentile(v, 10)}
 
@@ -99,6 +108,9 @@ def measure(runners, export, lengths, repeats, seed=0):
     first = next(iter(made.values()))
     rng = np.random.default_rng(seed)
     ids = {n: rng.integers(1, first.vocabulary_size, n).astype(np.int32) for n in lengths}
+    others = {
+        n: [rng.integers(1, first.vocabulary_size, n).astype(np.int32) for _ in range(OTHER_TEXTS)] for n in lengths
+    }
     calls = {}
     for version, runner in made.items():
         prepared = {n: runner.prepare(ids[n]) for n in lengths}
@@ -107,6 +119,9 @@ def measure(runners, export, lengths, repeats, seed=0):
             "run_ids": {n: (lambda r=runner, x=ids[n]: r.run_ids(x)) for n in lengths},
         }
         calls[version]["invoke, same length"] = calls[version]["invoke"]
+        calls[version]["invoke, same length, other texts"] = {
+            n: _in_turn(runner, [runner.prepare(x) for x in others[n]]) for n in lengths
+        }
         for call in calls[version]["invoke"].values():  # warm-up
             call()
         signature = getattr(runner, "_signature", None)
@@ -129,6 +144,8 @@ def measure(runners, export, lengths, repeats, seed=0):
     for n in lengths:  # one length call after call: no resize
         for r in range(repeats):
             both("invoke, same length", n, r)
+        for r in range(repeats):  # other texts of that length: cold rows, other decisions, still no resize
+            both("invoke, same length, other texts", n, r)
         if C_CALL in patterns:
             kept = [calls[v]["fill " + C_CALL][n]() for v in versions]  # the inputs, set once
             for r in range(repeats):
@@ -141,6 +158,18 @@ def measure(runners, export, lengths, repeats, seed=0):
         }
         for version, per in times.items()
     }
+
+
+def _in_turn(runner, prepared):
+    """callable() that invokes `runner` on each of `prepared` in turn."""
+    state = {"k": 0}
+
+    def call():
+        k = state["k"]
+        state["k"] = (k + 1) % len(prepared)
+        runner.invoke(*prepared[k])
+
+    return call
 
 
 def _filler(signature, prepared):
@@ -223,29 +252,33 @@ def _part(fits, pattern, minus, suffix):
 
 
 def _decomposition(report):
-    """The custom-op export's intercept in three parts, from the fits: the C
-    call alone (LiteRT's run and the C++ runner's copies), what an input
-    resize adds (C++ runner and LiteRT, every call whose length changed), and
-    the Python around the C call (`invoke, same length` minus the C call).
-    After, a length change also costs Python (new output views) that a
-    repeated length does not, so part of the second column is Python."""
+    """The custom-op export's intercept in parts, from the fits: the C call
+    alone (LiteRT's run and the C++ runner's copies), the Python around it
+    (`invoke, same length` minus the C call), other texts of the same length
+    (rows not in cache, other read decisions: `..., other texts` minus
+    `invoke, same length`), and a length change between calls (`invoke`
+    minus `..., other texts`: C++ resize and reallocation, LiteRT, new
+    output views; after token padding, only where a text leaves its bucket)."""
+    parts = (
+        (C_CALL, None),
+        ("invoke, same length", C_CALL),
+        ("invoke, same length, other texts", "invoke, same length"),
+        ("invoke", "invoke, same length, other texts"),
+    )
     lines = [
         "",
         "The custom-op export's intercept in parts (us per text; median fit / p10 fit):",
         "",
-        "| version | C call alone (LiteRT's run, C++ copies) | + a length change (C++ resize and "
-        "reallocation, LiteRT, the Python that follows a new shape) | "
-        "+ Python around the C call | = invoke |",
-        "|---|---:|---:|---:|---:|",
+        "| version | C call alone (LiteRT's run, C++ copies) | + Python around the C call | + other texts of "
+        "the same length (cache, decisions) | + a length change between calls (resize, reallocation, new "
+        "views) | = invoke |",
+        "|---|---:|---:|---:|---:|---:|",
     ]
     for version, fits in report["fits"].items():
         f = fits.get("skim_lstm_custom", {})
-        if C_CALL not in f:
+        if any(p not in f for p, _ in parts):
             continue
-        cells = [
-            " / ".join(f"{_part(f, a, b, suffix):.1f}" for suffix in ("", "_p10"))
-            for a, b in ((C_CALL, None), ("invoke", "invoke, same length"), ("invoke, same length", C_CALL))
-        ]
+        cells = [" / ".join(f"{_part(f, a, b, suffix):.1f}" for suffix in ("", "_p10")) for a, b in parts]
         total = " / ".join(f"{f['invoke']['intercept_us' + suffix]:.1f}" for suffix in ("", "_p10"))
         lines.append(f"| {version} | {' | '.join(cells)} | {total} |")
     return lines
@@ -298,7 +331,8 @@ def main(argv=None):
         "fits": {version: summarize(s) for version, s in stats.items()},
         "note": (
             "`invoke` is the call `keras-skim bench` times; `run_ids` adds the input checks of `prepare`; "
-            "`invoke, same length` repeats one length, so no input is resized between calls; "
+            "`invoke, same length` repeats one length and one text, so no input is resized between calls; "
+            "`..., other texts` takes 4 texts of that length in turn; "
             f"`{C_CALL}` (custom-op export only) is the one ctypes call into the C++ runner (inputs copied in, "
             "LiteRT's run, outputs described), the same code in both versions. The LSTM export "
             "runs on ai-edge-litert's Python Interpreter (builtin ops only: `interpreter_loader`), whose own "

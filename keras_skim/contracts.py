@@ -51,6 +51,9 @@ MARKER_FILE = ".keras-skim-output.json"
 # module also names the one signature's inputs and outputs.
 from keras_skim.metadata_record import FORMAT as METADATA_FORMAT  # noqa: E402
 from keras_skim.metadata_record import (  # noqa: E402, F401
+    INPUT_KIND_SEQUENCE,
+    INPUT_KIND_TOKEN_IDS,
+    INPUT_SEQUENCE,
     INPUT_THRESHOLD,
     INPUT_TOKEN_IDS,
     OUTPUT_LOGITS,

@@ -28,6 +28,13 @@ FORMAT = "keras_skim.export"
 #   jump kind visited_count int32 [1].
 SIGNATURE_KEY = "serving_default"
 INPUT_TOKEN_IDS = "token_ids"
+# A model on float sequences (`Input((T, F))` straight into its recurrent
+# layer: pixel MNIST, the adding task) takes `sequence` float32 [1, T, F]
+# instead of `token_ids`; its `input_kind` is INPUT_KIND_SEQUENCE.
+INPUT_SEQUENCE = "sequence"
+INPUT_KIND_TOKEN_IDS = "token_ids"
+INPUT_KIND_SEQUENCE = "sequence"
+INPUT_KINDS = (INPUT_KIND_TOKEN_IDS, INPUT_KIND_SEQUENCE)
 INPUT_THRESHOLD = "threshold"
 OUTPUT_LOGITS = "logits"
 OUTPUT_READ_MASK = "read_mask"
@@ -147,7 +154,8 @@ class ExportMetadata:
     units: int = _field(cf.integer(1, cf.MAX_UNITS, nullable=True))
     small_units: int = _field(cf.integer(0, cf.MAX_UNITS, nullable=True))
     embedding_dim: int = _field(cf.integer(1, cf.MAX_UNITS, nullable=True))
-    vocabulary_size: int = _field(cf.integer(2, cf.MAX_VOCABULARY_SIZE), required=True)
+    # Token-id exports only (checked in from_json); a sequence export has none.
+    vocabulary_size: int = _field(cf.integer(2, cf.MAX_VOCABULARY_SIZE, nullable=True))
     num_classes: int = _field(cf.integer(1, cf.MAX_CLASSES), required=True)
     # The training data's class names (train_config.json's `data.classes`),
     # max(num_classes, 2) of them; null when the model folder had none.
@@ -155,6 +163,11 @@ class ExportMetadata:
     output_activation: str = _field(cf.text(nullable=True))
     max_length: int = _field(cf.integer(1, cf.MAX_SEQUENCE_LENGTH, nullable=True))
     default_threshold: float = _field(cf.number(nullable=True))
+    # What the signature takes: INPUT_KIND_TOKEN_IDS (absent in exports
+    # written before sequence inputs) or INPUT_KIND_SEQUENCE, with the
+    # sequence's features per step (F of [1, T, F]).
+    input_kind: str = _field(cf.text(choices=INPUT_KINDS, nullable=True), omit_none=True)
+    feature_dim: int = _field(cf.integer(1, cf.MAX_UNITS, nullable=True), omit_none=True)
     padding_id: int = _field(cf.integer(0, 0, nullable=True))
     threshold_rule: str = _field(cf.text(nullable=True))
     signature: str = _field(cf.text(), default=SIGNATURE_KEY)
@@ -221,6 +234,11 @@ class ExportMetadata:
             known["flops"] = FlopCounts.from_json(record["flops"], path)
         known["extra"] = {k: v for k, v in record.items() if k not in known}
         metadata = cls(**known)
+        if metadata.takes_sequence:
+            if metadata.feature_dim is None:
+                raise cf.FieldError(f'{path}: "feature_dim" must be an integer for a sequence input')
+        elif metadata.vocabulary_size is None:
+            raise cf.FieldError(f'{path}: "vocabulary_size" must be an integer (the export takes token ids)')
         if metadata.kind.jumps:  # its Flop-r is counted from these sizes
             for key in ("units", "embedding_dim"):
                 if getattr(metadata, key) is None:
@@ -232,6 +250,11 @@ class ExportMetadata:
     def kind(self):
         """The `keras_skim.model_kinds.ModelKind` of the export."""
         return kind_of(self.model_kind)
+
+    @property
+    def takes_sequence(self):
+        """Whether the signature takes a float `sequence` [1, T, F] rather than `token_ids`."""
+        return self.input_kind == INPUT_KIND_SEQUENCE
 
     @property
     def takes_threshold(self):

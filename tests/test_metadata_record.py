@@ -86,3 +86,26 @@ def test_reading_positions_status_is_the_export_code_table():
         contracts.TOKEN_JUMPED,
         contracts.TOKEN_NOT_A_WORD,
     )
+
+
+def test_input_kind_and_the_fields_each_kind_needs(tmp_path):
+    sequence = _record(
+        model_kind="scornn",
+        vocabulary_size=None,
+        input_kind=contracts.INPUT_KIND_SEQUENCE,
+        feature_dim=1,
+        inputs={"sequence": TensorInfo([1, 16, 1], "float32")},
+    )
+    data = sequence.to_json()
+    assert data["input_kind"] == "sequence" and data["feature_dim"] == 1
+    again = ExportMetadata.from_json(data)
+    assert again.takes_sequence and not again.takes_threshold and again.vocabulary_size is None
+    assert not _record().takes_sequence and "input_kind" not in _record().to_json()  # older exports: token ids
+    for change, key in (({"feature_dim": None}, '"feature_dim"'), ({"input_kind": "pixels"}, '"input_kind"')):
+        path = tmp_path / "metadata.json"
+        path.write_text(json.dumps(dict(data, **change)))
+        with pytest.raises(contracts.ContractError, match=key):
+            contracts.read_metadata(path)
+    path.write_text(json.dumps(dict(_record().to_json(), vocabulary_size=None)))
+    with pytest.raises(contracts.ContractError, match='"vocabulary_size"'):
+        contracts.read_metadata(path)

@@ -66,6 +66,14 @@ def run(args):
         output_folder.check_output_folder(args.output, force=args.force, inputs=inputs)
     try:
         probe = SkimRunner(args.model, num_threads=args.threads)
+        for path, runner in ((args.model, probe),) + (
+            ((args.baseline, SkimRunner(args.baseline, num_threads=args.threads)),) if args.baseline else ()
+        ):
+            if runner.takes_sequence:
+                raise CliError(
+                    f"{path}: the export takes float sequences [T, {runner.metadata.feature_dim}], not texts or "
+                    "token ids, and keras-skim bench times texts; time it with SkimRunner(folder).run_sequence"
+                )
         if thresholds and jumps(probe.metadata):
             raise CliError(
                 f"--thresholds does not apply to {args.model}: a Structural-Jump-LSTM's agents "

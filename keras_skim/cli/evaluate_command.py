@@ -18,6 +18,7 @@ from keras_skim.cli.model_args import (
     model_folder,
     non_negative_float,
     positive_int,
+    refuse_sequence_model,
     train_config_of,
 )
 from keras_skim.cli.skim_layers import is_stack, layer_rows, skim_directions, stack_flop_r
@@ -52,6 +53,9 @@ def run(args):
     from keras_skim.training.text_training import evaluate_model, flop_summary, load_encoded
 
     recorded = recorded_data(config.as_dict() if config else None)
+    model_file = folder.model
+    model = load_model_or_fail(model_file)
+    refuse_sequence_model(model, model_file, "evaluate")
     if args.data is None and not recorded:
         raise CliError(f"{args.model}: no train_config.json to tell the dataset (pass --data)")
     try:
@@ -59,8 +63,6 @@ def run(args):
     except (DatasetUnavailableError, DataSourceError) as err:
         raise data_error(err) from None
     dataset = source.spec
-    model_file = folder.model
-    model = load_model_or_fail(model_file)
     tokenizer = load_tokenizer_or_fail(args.tokenizer, folder)
     check_tokenizer_fits(model, tokenizer, model_file)
     if is_structural_jump(model):

@@ -24,6 +24,7 @@ from keras_skim.cli.model_args import (
     model_folder,
     non_negative_float,
     non_negative_int,
+    refuse_sequence_model,
     train_config_of,
 )
 from keras_skim.cli.skim_layers import is_stack, layer_rows, skim_directions
@@ -184,6 +185,7 @@ def run(args):
         text = args.text
     model_file = folder.model
     model = load_model_or_fail(model_file)
+    refuse_sequence_model(model, model_file, "show")
     tokenizer = load_tokenizer_or_fail(args.tokenizer, folder)
     check_tokenizer_fits(model, tokenizer, model_file)
     ids = tokenizer.encode_one(text, max_length=config.max_length if config else None)

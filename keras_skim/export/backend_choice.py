@@ -71,7 +71,7 @@ def choose_backend(model, plan):
     here (note None for kinds without an op: the builtin graph is their only
     export)."""
     kind = kind_of(plan.model_kind)
-    if not kind.custom_op:
+    if not kind.custom_op or getattr(plan, "input_kind", None) == "sequence":  # the ops take token ids
         return "builtin", None
     if plan.stacked:
         from keras_skim.export.custom_op_backend import stack_refusal

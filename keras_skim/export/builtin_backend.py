@@ -5,6 +5,7 @@ TensorFlow's TFLite converter to builtin ops only, so that any LiteRT /
 TFLite interpreter runs it on any platform."""
 
 from keras_skim.export.errors import ExportError
+from keras_skim.export.sequence_input import takes_sequence
 
 
 class BuiltinBackend:
@@ -35,6 +36,8 @@ class BuiltinBackend:
             from keras_skim.export.structural_jump_graph import build_module
         elif plan.stacked:  # several layers, or both directions
             from keras_skim.export.stack_graph import build_module
+        elif takes_sequence(plan):  # float steps instead of token ids
+            from keras_skim.export.sequence_graph import build_module
         try:
             data = convert(build_module(plan, fold=fold), quantize=quantize)
         except ExportError:

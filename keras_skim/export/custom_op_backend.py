@@ -350,7 +350,10 @@ class CustomOpBackend:
         """The model form and the op library (built with the package);
         ExportError (one line) suggesting --backend builtin otherwise."""
         from keras_skim.export.errors import ExportError
+        from keras_skim.export.sequence_input import takes_sequence
 
+        if takes_sequence(plan):
+            raise ExportError("the custom ops take token ids, not float sequences; use --backend builtin")
         if plan.stacked:
             raise ExportError(f"--backend custom: {stack_refusal(plan)}; use --backend builtin")
         if not plan.jumps:

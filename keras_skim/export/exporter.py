@@ -17,6 +17,7 @@ import numpy as np
 
 from keras_skim import contracts, output_folder
 from keras_skim.export.errors import ExportError
+from keras_skim.export.sequence_input import takes_sequence
 
 CUSTOM_OP_NOTE = (
     "needs the {op} custom op: keras_skim's runtime (SkimRunner, keras-skim bench) "
@@ -87,9 +88,10 @@ def _class_names(train_config, plan, notes):
     return [str(name) for name in names]
 
 
-def _runner(flatbuffer):
-    """callable(token_ids, threshold) -> outputs, through the runtime's
-    interpreter (the one `keras-skim bench` and the app use)."""
+def _runner(flatbuffer, plan=None):
+    """callable(token_ids, threshold) -> outputs (a float sequence instead
+    of token ids for a sequence plan), through the runtime's interpreter
+    (the one `keras-skim bench` and the app use)."""
     from keras_skim.runtime.interpreter_loader import make_interpreter
 
     try:
@@ -99,6 +101,10 @@ def _runner(flatbuffer):
     except (RuntimeError, ValueError, OSError) as err:
         raise ExportError(f"the exported model does not run here ({str(err).strip().splitlines()[0][:200]})") from None
 
+    if plan is not None and takes_sequence(plan):
+        from keras_skim.export.sequence_graph import parity_runner
+
+        return parity_runner(signature)
     takes = set(signature.get_input_details())
 
     def run(token_ids, threshold):
@@ -206,11 +212,15 @@ def export_model(
     chosen = backends()[backend]
     chosen.check(model, plan)
     emitter = plan.emitter
-    if not emitter.skims and not plan.jumps:
+    sequence = takes_sequence(plan)
+    if not emitter.skims and not plan.jumps and not type(emitter.cell).__module__.startswith("keras_skim."):
         notes.append(
             f"the model has no keras-skim layer: exported as a plain {emitter.model_kind.upper()} "
             "(read_mask is 1 on every token)"
         )
+    if sequence and tokenizer_file is not None:
+        notes.append("the model takes float sequences, not token ids: tokenizer.json is not exported")
+        tokenizer_file = None
     default_threshold = emitter.default_threshold
     if threshold is not None:
         if plan.jumps:
@@ -233,29 +243,38 @@ def export_model(
                 f"{tokenizer_file}: {tokenizer.vocabulary_size} tokens but the model's embedding has "
                 f"{plan.vocabulary_size} rows"
             )
-    else:
+    elif not sequence:
         notes.append("no tokenizer.json next to the model (use --tokenizer): the export takes token ids only")
     max_length = train_config.max_length if train_config else None
+    if sequence:
+        max_length = plan.sequence_length
 
     texts = _parity_texts(tokenizer, train_config, parity_samples)
     punctuation = sorted(i for ids in plan.structure.values() for i in ids) if plan.structure else None
-    sequences = sample_sequences(
-        plan.vocabulary_size,
-        parity_samples,
-        token_lists=texts,
-        padding_id=plan.padding_id,
-        punctuation_ids=punctuation,
-    )
+    if sequence:
+        from keras_skim.export import sequence_graph
+
+        sequences = sequence_graph.sample_sequences(plan, parity_samples)
+    else:
+        sequences = sample_sequences(
+            plan.vocabulary_size,
+            parity_samples,
+            token_lists=texts,
+            padding_id=plan.padding_id,
+            punctuation_ids=punctuation,
+        )
     thresholds = parity_thresholds(default_threshold if emitter.skims else None)
     flatbuffer = chosen.flatbuffer(
         model, plan, threshold=default_threshold, length=max_length, fold=fold, quantize=quantize
     )
     reference, against = chosen.parity_reference(model, flatbuffer)
     tolerance = INT8_AGREEMENT if quantize and reference is None else EXACT
+    if sequence and reference is None:  # the Keras model, fed float steps instead of token ids
+        reference = sequence_graph.keras_reference(model, plan)
     parity = check_parity(
         model,
         plan,
-        _runner(flatbuffer),
+        _runner(flatbuffer, plan),
         sequences,
         thresholds,
         reference=reference,

@@ -162,8 +162,24 @@ def _structural_jump_entries(plan, metadata):
     return metadata
 
 
+def _sequence_input(plan):
+    """A float-sequence model's `sequence` input."""
+    length = plan.sequence_length or -1
+    note = f"float32 [1, T, {plan.feature_dim}]: one sequence of T steps of {plan.feature_dim} features" + (
+        f" (T = {plan.sequence_length}, the model's Input)" if plan.sequence_length else ""
+    )
+    return TensorInfo([1, length, plan.feature_dim], "float32", note=note)
+
+
 def _inputs(plan, default_threshold):
     """The signature's inputs: `threshold` only where it applies."""
+    if input_kind(plan) == contracts.INPUT_KIND_SEQUENCE:
+        inputs = {contracts.INPUT_SEQUENCE: _sequence_input(plan)}
+        if kind_of(plan.model_kind).threshold_applies:
+            inputs[contracts.INPUT_THRESHOLD] = TensorInfo(
+                [], "float32", note=contracts.THRESHOLD_RULE, default=default_threshold
+            )
+        return inputs
     padding = (
         contracts.PADDING_RULE
         if plan.padding_id is not None
@@ -179,6 +195,11 @@ def _inputs(plan, default_threshold):
             [], "float32", note=contracts.THRESHOLD_RULE, default=default_threshold
         )
     return inputs
+
+
+def input_kind(plan):
+    """What the export's signature takes (`contracts.INPUT_KIND_*`)."""
+    return getattr(plan, "input_kind", contracts.INPUT_KIND_TOKEN_IDS)
 
 
 def _outputs(plan):
@@ -257,6 +278,8 @@ def build_metadata(
         output_activation=plan.output_activation,
         max_length=max_length,
         default_threshold=default_threshold,
+        input_kind=input_kind(plan),
+        feature_dim=getattr(plan, "feature_dim", None),
         padding_id=plan.padding_id,
         threshold_rule=contracts.THRESHOLD_RULE if emitter.skims else None,
         inputs=_inputs(plan, default_threshold),

@@ -12,7 +12,7 @@ import numpy as np
 
 from keras_skim.contracts import PADDING_ID
 from keras_skim.export.emitter_registry import emitter_for, known_cells
-from keras_skim.export.errors import ExportError
+from keras_skim.export.errors import WHAT_EXPORT_TAKES, ExportError
 from keras_skim.export.model_planners import planner_for, refusal_for
 from keras_skim.export.plan import ModelPlan, RecurrentLayerPlan
 from keras_skim.export.weights import activation_name, to_numpy
@@ -55,7 +55,9 @@ def plan_model(model):
             continue
         if isinstance(layer, (keras.layers.RNN, keras.layers.Bidirectional)):
             if embedding is None:
-                raise ExportError(f"the recurrent layer {layer.name!r} must follow an Embedding layer")
+                raise ExportError(
+                    f"the recurrent layer {layer.name!r} must follow an Embedding layer: {WHAT_EXPORT_TAKES}"
+                )
             if head:
                 raise ExportError(f"unsupported layer {layer.name!r} (a recurrent layer after a Dense layer)")
             if recurrent and not recurrent[-1].return_sequences:
@@ -77,11 +79,11 @@ def plan_model(model):
             bias = to_numpy(layer.bias) if layer.use_bias else np.zeros(kernel.shape[1])
             head.append((kernel, bias, activation_name(layer.activation)))
             continue
-        raise ExportError(f"unsupported layer {layer.name!r} ({kind})")
+        raise ExportError(f"unsupported layer {layer.name!r} ({kind}): {WHAT_EXPORT_TAKES}")
     if embedding is None:
-        raise ExportError("the model has no Embedding layer (the exporter takes token ids as input)")
+        raise ExportError(f"the model has no Embedding layer: {WHAT_EXPORT_TAKES}")
     if not recurrent:
-        raise ExportError("the model has no recurrent layer")
+        raise ExportError(f"the model has no recurrent layer: {WHAT_EXPORT_TAKES}")
     if not head:
         raise ExportError("the model has no Dense layer after its recurrent layer")
     for _kernel, _, act in head[:-1]:

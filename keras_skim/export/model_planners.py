@@ -14,7 +14,7 @@ import importlib
 
 _PLANNERS = []  # [(recognise(model) -> bool, plan(model) -> ModelPlan)]
 _CELL_REFUSALS = {}  # cell class name -> one-line reason
-_PLANNER_MODULES = ("keras_skim.export.structural_jump_emitter",)
+_PLANNER_MODULES = ("keras_skim.export.structural_jump_emitter", "keras_skim.export.sequence_input")
 
 
 def register_model_planner(recognise, cells=None):

@@ -13,6 +13,7 @@ from keras_skim.model_kinds import kind_of
 from keras_skim.runtime import run_deadline
 from keras_skim.runtime.classification import Classification
 from keras_skim.runtime.interpreter_loader import make_interpreter
+from keras_skim.runtime.token_padding import padding_for
 
 # More interpreter threads than any CPU has: LiteRT creates them all, and
 # tens of thousands exhaust the process (a crash at teardown).
@@ -108,9 +109,12 @@ class SkimRunner:
         except (ValueError, RuntimeError) as err:
             raise RuntimeModelError(f"{self.model_path}: cannot prepare the model ({_first_line(err)})") from None
         self._takes = self._check_signature()
+        # Custom-op exports run at a few padded input lengths (token_padding): no input resize per text.
+        self._padding = padding_for(self._signature, self.metadata)
         self.default_threshold = self.metadata.default_threshold
         self.max_length = self.metadata.max_length
-        self.vocabulary_size = int(self.metadata.vocabulary_size)
+        size = self.metadata.vocabulary_size
+        self.vocabulary_size = None if size is None else int(size)  # None: a sequence export
 
     def _check_tokenizer(self, path):
         """A tokenizer whose ids the model cannot take is refused at once."""
@@ -131,10 +135,11 @@ class SkimRunner:
             outputs = set(self._signature.get_output_details())
         except (ValueError, RuntimeError) as err:
             raise RuntimeModelError(f"{self.model_path}: cannot read the signature ({_first_line(err)})") from None
-        wanted_in = {contracts.INPUT_TOKEN_IDS, contracts.INPUT_THRESHOLD}
+        data = contracts.INPUT_SEQUENCE if self.metadata.takes_sequence else contracts.INPUT_TOKEN_IDS
+        wanted_in = {data, contracts.INPUT_THRESHOLD}
         # A stacked or bidirectional export also gives a read mask per layer and direction.
         wanted_out = {contracts.OUTPUT_LOGITS, contracts.OUTPUT_READ_COUNT, *self.metadata.read_masks}
-        if inputs not in (wanted_in, {contracts.INPUT_TOKEN_IDS}) or not wanted_out <= outputs:
+        if inputs not in (wanted_in, {data}) or not wanted_out <= outputs:
             raise RuntimeModelError(
                 f"{self.model_path}: not a keras-skim export (signature inputs {sorted(inputs)}, outputs "
                 f"{sorted(outputs)}; expected inputs {sorted(wanted_in)} and outputs {sorted(wanted_out)})"
@@ -179,8 +184,21 @@ class SkimRunner:
             for name, where in self.read_mask_layout.items()
         }
 
+    @property
+    def takes_sequence(self):
+        """Whether the export takes float sequences (`run_sequence`) rather than token ids."""
+        return self.metadata.takes_sequence
+
+    def _refuse_sequence_export(self):
+        if self.takes_sequence:
+            raise RuntimeModelError(
+                f"{self.model_path}: the export takes float sequences [T, {self.metadata.feature_dim}], "
+                "not texts or token ids: use run_sequence"
+            )
+
     def encode(self, text):
         """(token ids int32 [T], tokens) of one text, cut at `max_length`."""
+        self._refuse_sequence_export()
         if self.tokenizer is None:
             raise RuntimeModelError("this export has no tokenizer.json: pass token ids to run_ids")
         tokens = self.tokenizer.tokenize(text)
@@ -200,17 +218,39 @@ class SkimRunner:
         """
         return self.invoke(*self.prepare(token_ids, threshold))
 
+    def _invoke_inputs(self, name, data, threshold):
+        """Runs one checked input `name` (and the threshold where the signature takes one)."""
+        inputs = {name: data}
+        if contracts.INPUT_THRESHOLD in self._takes:
+            inputs[contracts.INPUT_THRESHOLD] = threshold
+        try:
+            with self._lock:
+                self.run_tokens = data.shape[1]
+                self.run_started = time.monotonic()
+                try:
+                    out = self._signature(**inputs)
+                finally:
+                    self.run_started = None
+        except (RuntimeError, ValueError) as err:
+            raise RuntimeModelError(f"{self.model_path}: the model failed to run ({_first_line(err)})") from None
+        return out
+
     def invoke(self, ids, threshold):
         """Runs inputs that `prepare` checked (the timed call of the bench);
         an export that fails to run raises RuntimeModelError (one line)."""
         try:
             with self._lock:
-                self.run_tokens = ids.size
+                count = ids.shape[-1]
+                padding = self._padding
+                self.run_tokens = count
                 self.run_started = time.monotonic()  # for an armed run deadline (run_deadline)
                 try:
-                    out = self._signature(**contracts.signature_inputs(self._takes, ids, threshold))
+                    run = padding.pad(ids) if padding is not None else ids
+                    out = self._signature(**contracts.signature_inputs(self._takes, run, threshold))
                 finally:
                     self.run_started = None
+                if padding is not None:
+                    padding.cut(out, count)
         except (RuntimeError, ValueError) as err:  # LiteRT's failures (LiteRtError is a RuntimeError)
             raise RuntimeModelError(f"{self.model_path}: the model failed to run ({_first_line(err)})") from None
         for name in _OUTPUTS:
@@ -222,6 +262,7 @@ class SkimRunner:
     def prepare(self, token_ids, threshold=None):
         """(ids int32 [1, T], threshold float32) checked for `invoke`; raises
         RuntimeModelError (one line) for inputs the model cannot take."""
+        self._refuse_sequence_export()
         ids = np.asarray(token_ids)
         if ids.ndim > 2 or (ids.ndim == 2 and ids.shape[0] != 1):
             raise RuntimeModelError(
@@ -240,13 +281,30 @@ class SkimRunner:
         else:
             # No zero-length input: a custom op cannot receive one.
             ids = np.full((1, 1), contracts.PADDING_ID if self.jumps else contracts.UNKNOWN_ID, np.int32)
+        return ids, self._threshold(threshold)
+
+    def _threshold(self, threshold):
         if threshold is None:
             threshold = self.default_threshold if self.default_threshold is not None else 0.0
         try:
             threshold = contracts.check_threshold(threshold)
         except contracts.ContractError as err:
             raise RuntimeModelError(str(err)) from None
-        return ids, np.float32(threshold)
+        return np.float32(threshold)
+
+    def run_sequence(self, sequence, threshold=None):
+        """Raw outputs of an export on float sequences (`takes_sequence`):
+        `sequence` is [T, F] or [1, T, F] (one sequence: the signature's
+        outputs, `logits` [1, k], `read_mask` [1, T], `read_count` [1]) or
+        [B, T, F] (B sequences run one after the other, outputs stacked:
+        [B, k], [B, T], [B]). F must be the export's `feature_dim`, T its
+        sequence length when the model fixed one; values must be finite."""
+        batch = sequence_batch(self, sequence)
+        threshold = self._threshold(threshold)
+        outs = [self._invoke_inputs(contracts.INPUT_SEQUENCE, x[None], threshold) for x in batch]
+        if len(outs) == 1:
+            return outs[0]
+        return {name: np.concatenate([out[name] for out in outs], axis=0) for name in outs[0]}
 
     def classify(self, text, threshold=None):
         """A `Classification` of one text: it unpacks as (probabilities,
@@ -263,3 +321,26 @@ class SkimRunner:
         probabilities = probabilities_from_logits(out[contracts.OUTPUT_LOGITS], self.metadata.output_activation)
         mask = np.asarray(out[contracts.OUTPUT_READ_MASK]).reshape(-1)[: len(tokens)]
         return Classification(probabilities, mask, tokens, self.metadata, self.read_masks(out, len(tokens)))
+
+
+def sequence_batch(runner, sequence):
+    """[B, T, F] float32 of a `run_sequence` argument, checked (RuntimeModelError, one line)."""
+    runner_metadata = runner.metadata
+    if not runner_metadata.takes_sequence:
+        raise RuntimeModelError(f"{runner.model_path}: the export takes token ids, not float sequences: use run_ids")
+    features, length = runner_metadata.feature_dim, runner_metadata.max_length
+    try:
+        x = np.asarray(sequence, dtype=np.float32)
+    except (TypeError, ValueError):
+        raise RuntimeModelError(f"sequence must be numbers, shape [T, {features}] or [B, T, {features}]") from None
+    if x.ndim == 2:
+        x = x[None]
+    if x.ndim != 3 or x.shape[2] != features or not x.shape[0] or not x.shape[1]:
+        raise RuntimeModelError(
+            f"sequence must have shape [T, {features}] or [B, T, {features}] with T, B >= 1; got {list(x.shape)}"
+        )
+    if length is not None and x.shape[1] != length:
+        raise RuntimeModelError(f"sequence must have {length} steps (the model's Input); got {x.shape[1]}")
+    if not np.isfinite(x).all():
+        raise RuntimeModelError("sequence values must be finite (no NaN or infinity)")
+    return np.ascontiguousarray(x)
