@@ -54,7 +54,7 @@ def run(args):
 
     from keras_skim import output_folder
     from keras_skim.cli.errors import CliError
-    from keras_skim.runtime.bench import jumps, markdown_report, run_bench, shown
+    from keras_skim.runtime.bench import markdown_report, run_bench, shown
     from keras_skim.runtime.bench_data import BenchDataError, load_bench_texts
     from keras_skim.runtime.runner import RuntimeModelError, SkimRunner
 
@@ -66,9 +66,9 @@ def run(args):
         output_folder.check_output_folder(args.output, force=args.force, inputs=inputs)
     try:
         probe = SkimRunner(args.model, num_threads=args.threads)
-        if thresholds and jumps(probe.metadata):
+        if thresholds and probe.kind.jumps:
             raise CliError(
-                f"--thresholds does not apply to {args.model}: a Structural-Jump-LSTM's agents "
+                f"--thresholds does not apply to {args.model}: a {probe.kind.title}'s agents "
                 "decide what to read, skip and jump"
             )
         vocab = probe.vocabulary_size
