@@ -21,7 +21,7 @@ FAMILY_NAMES = re.compile(r"structural[ _-]?jump|sj[-_]lstm|KerasSjLSTM", re.IGN
 FAMILY_PATTERN = "*structural_jump*.py"
 FAMILY_FILES = {
     "layers/text_structure.py",  # its input layer (the word stream and the jump targets)
-    "training/actor_critic_loss.py",  # its loss
+    "models/actor_critic_loss.py",  # its loss
     "training/critic_warmup.py",  # its callbacks and optimizer
     "training/entropy_weight_decay.py",
     "training/per_tensor_clip_rmsprop.py",

@@ -407,7 +407,7 @@ def train_structural_jump(
     from keras_skim.analysis.structural_jump_flops import structural_jump_step_flops
     from keras_skim.datasets.registry import resolve_data
     from keras_skim.layers.text_structure import punctuation_ids
-    from keras_skim.training.structural_jump_lstm import StructuralJumpLSTM
+    from keras_skim.models.structural_jump_lstm import StructuralJumpLSTM
     from keras_skim.training.text_training import versions
 
     arguments["cell"] = "sj-lstm"  # the `keras-skim train --cell` of this model

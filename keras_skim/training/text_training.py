@@ -157,11 +157,11 @@ def _fit_text_model(arguments, dataset, verbose):
     tokenizer, the train_config.json record)."""
     import keras
 
-    from keras_skim.training.gumbel_temperature_schedule import GumbelTemperatureSchedule
-    from keras_skim.training.text_classifier import (
+    from keras_skim.models.text_classifier import (
         build_text_classifier,
         compile_text_classifier,
     )
+    from keras_skim.training.gumbel_temperature_schedule import GumbelTemperatureSchedule
 
     cell, seed, limit, epochs = arguments["cell"], arguments["seed"], arguments["limit"], arguments["epochs"]
     source = (
