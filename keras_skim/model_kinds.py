@@ -84,8 +84,9 @@ class ModelFamily:
 
     Attributes:
         name: The family's key in `FAMILIES`.
-        trainer: The function that trains a model of the family and writes
-            its model folder.
+        trainer: The function that builds, fits and evaluates a model of
+            the family on encoded data; the one training pipeline
+            (`keras_skim.training.pipeline.train_model`) calls it.
         exporter: The module that teaches `keras_skim.export` the family
             (its cell emitters, or its whole-model planner).
         commands: The family's `keras-skim` command pieces
@@ -112,13 +113,13 @@ FAMILIES = {
     for family in (
         ModelFamily(
             "text_classifier",
-            trainer="keras_skim.training.text_training:train_text_model",
+            trainer="keras_skim.training.text_training:fit_text_classifier",
             exporter="keras_skim.export.emitter_registry",
             commands="keras_skim.cli.text_classifier_commands",
         ),
         ModelFamily(
             "structural_jump",
-            trainer="keras_skim.training.structural_jump_training:train_structural_jump",
+            trainer="keras_skim.training.structural_jump_training:fit_structural_jump_model",
             exporter="keras_skim.export.structural_jump_emitter",
             commands="keras_skim.cli.structural_jump_commands",
             model_class="keras_skim>StructuralJumpLSTM",
