@@ -78,7 +78,7 @@ def first_words(token_ids, k, sentence_end_ids, punctuation):
 def train_one(args, k, data, tokenizer, glove, ids):
     import keras
 
-    from keras_skim.training.text_classifier import build_text_classifier, compile_text_classifier
+    from keras_skim.models.text_classifier import build_text_classifier, compile_text_classifier
 
     reduced = {split: first_words(data[split][0], k, *ids) for split in data}
     length = max(r[0].shape[1] for r in reduced.values())

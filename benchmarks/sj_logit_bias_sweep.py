@@ -54,8 +54,8 @@ def parse(argv):
 
 def load_model(run_dir):
     """The model a finished run kept, rebuilt from its checkpoint's settings and variables."""
+    from keras_skim.models.structural_jump_lstm import StructuralJumpLSTM
     from keras_skim.training.run_checkpoint import RunCheckpoint
-    from keras_skim.training.structural_jump_lstm import StructuralJumpLSTM
 
     state, arrays = RunCheckpoint(run_dir).load()
     if state["phase"] != "done":

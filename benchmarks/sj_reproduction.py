@@ -49,7 +49,7 @@ def train_lstm(args, data, tokenizer, glove, folder):
     import keras
     import numpy as np
 
-    from keras_skim.training.text_classifier import build_text_classifier, compile_text_classifier
+    from keras_skim.models.text_classifier import build_text_classifier, compile_text_classifier
     from keras_skim.training.text_training import versions
 
     keras.utils.set_random_seed(args.seed)

@@ -90,7 +90,7 @@ def main():
 
     import keras
 
-    from keras_skim.training.text_classifier import build_text_classifier
+    from keras_skim.models.text_classifier import build_text_classifier
 
     keras.utils.set_random_seed(0)
     model = build_text_classifier("skim-lstm", V, args.length, embedding_dim=E, units=D, small_units=DS, seed=0)

@@ -23,7 +23,7 @@ _LAZY = {
     "TextStructure": "keras_skim.layers.text_structure",
     "structural_jump_statistics": "keras_skim.layers.structural_jump_statistics",
     "reading_positions": "keras_skim.layers.structural_jump_statistics",
-    "StructuralJumpLSTM": "keras_skim.training.structural_jump_lstm",
+    "StructuralJumpLSTM": "keras_skim.models.structural_jump_lstm",
     "EntropyWeightDecay": "keras_skim.training.entropy_weight_decay",
     "CriticWarmup": "keras_skim.training.critic_warmup",
     "PerTensorClipRMSprop": "keras_skim.training.per_tensor_clip_rmsprop",
@@ -49,7 +49,7 @@ _LAYER_MODULES = (
     "keras_skim.layers.structural_jump_lstm_cell",
     "keras_skim.layers.text_structure",
     # A keras.Model subclass: loading a saved one needs its class registered.
-    "keras_skim.training.structural_jump_lstm",
+    "keras_skim.models.structural_jump_lstm",
 )
 
 __all__ = ["__version__", *_LAZY]

@@ -184,7 +184,7 @@ class ExportMetadata:
     custom_ops: list = _field(cf.list_of(cf.text()), default=None)
     quantize: str = _field(cf.text(nullable=True))
     runtime_note: str = _field(cf.text(nullable=True), omit_none=True)
-    # Structural-Jump-LSTM only.
+    # Kinds that jump only (`ModelKind.jumps`).
     agent_units: int = _field(cf.integer(1, cf.MAX_UNITS, nullable=True), omit_none=True)
     speed_reading: bool = _field(cf.boolean, omit_none=True)
     punctuation: dict = _field(cf.mapping(), omit_none=True)

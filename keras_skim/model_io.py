@@ -96,7 +96,7 @@ def load_model(path, compile=False):
     else:
         raise ModelLoadError(f"{path}: unknown model format {ext!r} (expected .keras or .h5)")
     # The legacy .h5 format stores a subclassed model's plain class name
-    # ("StructuralJumpLSTM"), not the registered "keras_skim>..." one.
+    # (a family's `keras.Model` class, `ModelFamily.model_class`), not the registered "keras_skim>..." one.
     custom_objects = {
         name.split(">", 1)[1]: obj
         for name, obj in keras.saving.get_custom_objects().items()

@@ -49,3 +49,37 @@ def test_metadata_of_an_unknown_kind_is_refused_in_one_line(tmp_path):
         contracts.read_metadata(str(path))
     message = str(err.value)
     assert "\n" not in message and str(path) in message and "model_kind" in message and "'skim_lstm'" in message
+
+
+def test_every_cli_kind_names_its_family_s_pieces():
+    from keras_skim.model_kinds import CLI_KINDS, FAMILIES, cli_kind, family_of, load
+
+    assert cli_kind("sj-lstm").name == "structural_jump_lstm" and cli_kind("skim-gru").name == "skim_gru"
+    assert {kind.family for kind in KINDS.values()} == set(FAMILIES)
+    for cell, kind in CLI_KINDS.items():
+        assert kind.cli_name == cell and KINDS[kind.name] is kind
+        commands = load(family_of(kind).commands)
+        assert all(callable(getattr(commands, name)) for name in ("add_arguments", "check", "train", "refusal"))
+    with pytest.raises(ValueError, match="unknown cell 'bert'"):
+        cli_kind("bert")
+
+
+def test_every_import_path_of_the_table_loads():
+    from keras_skim.model_kinds import FAMILIES, load
+
+    for family in FAMILIES.values():
+        assert callable(load(family.trainer)), family.trainer
+        assert load(family.exporter).__name__ == family.exporter
+        if family.flop_report:
+            assert callable(load(family.flop_report))
+
+
+def test_a_loaded_model_s_family_comes_from_its_registered_class():
+    import keras
+
+    from keras_skim.model_kinds import FAMILIES, family_of_model_class
+    from keras_skim.models.structural_jump_lstm import StructuralJumpLSTM
+
+    jump = [f for f in FAMILIES.values() if f.model_class]
+    assert [family_of_model_class(keras.saving.get_registered_name(StructuralJumpLSTM))] == jump
+    assert family_of_model_class("Functional") is FAMILIES["text_classifier"]

@@ -54,7 +54,7 @@ def run(args):
 
     from keras_skim import output_folder
     from keras_skim.cli.errors import CliError
-    from keras_skim.runtime.bench import jumps, markdown_report, run_bench, shown
+    from keras_skim.runtime.bench import markdown_report, run_bench, shown
     from keras_skim.runtime.bench_data import BenchDataError, load_bench_texts
     from keras_skim.runtime.runner import RuntimeModelError, SkimRunner
 
@@ -74,9 +74,9 @@ def run(args):
                     f"{path}: the export takes float sequences [T, {runner.metadata.feature_dim}], not texts or "
                     "token ids, and keras-skim bench times texts; time it with SkimRunner(folder).run_sequence"
                 )
-        if thresholds and jumps(probe.metadata):
+        if thresholds and probe.kind.jumps:
             raise CliError(
-                f"--thresholds does not apply to {args.model}: a Structural-Jump-LSTM's agents "
+                f"--thresholds does not apply to {args.model}: a {probe.kind.title}'s agents "
                 "decide what to read, skip and jump"
             )
         vocab = probe.vocabulary_size

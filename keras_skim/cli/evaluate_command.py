@@ -1,18 +1,18 @@
 """`keras-skim evaluate`: accuracy, skim rate and Flop-R at a threshold (a
 stacked or bidirectional model's skim rate per layer and direction too,
-Flop-R over all of them); for
-a Structural-Jump-LSTM accuracy, read / skip / jump fractions, Flop-r and
-the mean reward of its greedy policy."""
+Flop-R over all of them); a model family with its own report (read / skip /
+jump fractions of a jump model) has it in its commands module
+(`keras_skim.model_kinds.FAMILIES`)."""
 
 import json
 
 from keras_skim.cli.data_args import add_data_argument, add_split_arguments, data_error
 from keras_skim.cli.errors import CliError
 from keras_skim.cli.model_args import (
-    NO_THRESHOLD,
+    NO_THRESHOLD_CELLS,
     THRESHOLD_HELP,
     check_tokenizer_fits,
-    is_structural_jump,
+    family_command,
     load_model_or_fail,
     load_tokenizer_or_fail,
     model_folder,
@@ -38,7 +38,7 @@ def add_arguments(parser):
         "--threshold",
         type=non_negative_float,
         default=None,
-        help=THRESHOLD_HELP + " (default: the model's; not for sj-lstm models)",
+        help=THRESHOLD_HELP + f" (default: the model's; not for {NO_THRESHOLD_CELLS} models)",
     )
     parser.add_argument("--limit", type=positive_int, default=None)
     parser.add_argument("--tokenizer", default=None, help="tokenizer.json (default: next to MODEL)")
@@ -65,8 +65,9 @@ def run(args):
     dataset = source.spec
     tokenizer = load_tokenizer_or_fail(args.tokenizer, folder)
     check_tokenizer_fits(model, tokenizer, model_file)
-    if is_structural_jump(model):
-        return _evaluate_structural_jump(args, model, model_file, tokenizer, source, config)
+    own_report = family_command(model, "evaluate")
+    if own_report is not None:
+        return own_report(args, model, model_file, tokenizer, source, config)
     outputs = model.outputs[0].shape[-1]
     if max(outputs, 2) != len(source.classes):
         raise CliError(
@@ -121,46 +122,3 @@ def _evaluate_stack(model, ids, labels, threshold):
         "layers": layers,
         "flop_r": stack_flop_r(model, [row["skim_rate"] for row in layers]),
     }
-
-
-def _evaluate_structural_jump(args, model, model_file, tokenizer, source, config):
-    from keras_skim.datasets import DatasetUnavailableError
-    from keras_skim.training.structural_jump_evaluation import evaluate_structural_jump
-    from keras_skim.training.text_training import load_encoded
-
-    if args.threshold is not None:
-        raise CliError(f"--threshold does not apply to {model_file}: {NO_THRESHOLD}")
-    if model.num_classes != len(source.classes):
-        raise CliError(
-            f"{model_file}: {model.num_classes} classes, but {source.spec} has "
-            f"{len(source.classes)} ({', '.join(source.classes)})"
-        )
-    max_length = (config.max_length if config else None) or tokenizer.max_length or 400
-    try:
-        ids, labels, _ = load_encoded(source, tokenizer, args.split, max_length, args.limit)
-    except (DatasetUnavailableError, ValueError) as err:
-        raise data_error(err) from None
-    result = evaluate_structural_jump(model, ids, labels)
-    result.update(
-        {
-            "model_kind": "structural_jump_lstm",
-            "dataset": source.spec,
-            "split": args.split,
-            "classes": list(source.classes),
-        }
-    )
-    if args.json:
-        print(json.dumps(result, indent=2))
-        return 0
-    per_doc = result["per_document"]
-    print(
-        f"{model_file} on {source.describe(args.split)} ({len(labels)} texts, {_classes(source)}), "
-        f"Structural-Jump-LSTM ({result['words']} words; punctuation is not read)"
-    )
-    print(f"  accuracy     {result['accuracy']:.4f}")
-    print(f"  read         {result['read_fraction']:.1%} of the words (per-text mean {per_doc['read_fraction']:.1%})")
-    print(f"  skipped      {result['skip_fraction']:.1%} (per-text mean {per_doc['skip_fraction']:.1%})")
-    print(f"  jumped       {result['jump_fraction']:.1%} (per-text mean {per_doc['jump_fraction']:.1%})")
-    print(f"  Flop-r       {result['flop_r']:.2f}x (per-text mean {result['flop_r_per_document_mean']:.2f}x)")
-    print(f"  mean reward  {result['reward']:.4f}")
-    return 0

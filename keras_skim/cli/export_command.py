@@ -3,6 +3,7 @@
 import os
 
 from keras_skim.cli.model_args import THRESHOLD_HELP, non_negative_float, positive_int
+from keras_skim.model_kinds import CUSTOM_OPS, KINDS
 
 
 def add_arguments(parser):
@@ -41,10 +42,11 @@ def add_arguments(parser):
         "--backend",
         choices=["auto", "custom", "builtin"],
         default="auto",
-        help="auto (default): custom where the model has a custom op (Skim-LSTM, Skim-GRU, "
-        "Structural-Jump-LSTM) and this install has the op library, else builtin; it says "
+        help="auto (default): custom where the model has a custom op ("
+        + ", ".join(kind.title for kind in KINDS.values() if kind.custom_op)
+        + ") and this install has the op library, else builtin; it says "
         "in one line which it wrote and what the other costs. custom: the whole recurrence as "
-        "one op (KerasSkimLSTM, KerasSkimGRU, KerasSjLSTM), faster than the LSTM export at "
+        "one op (" + ", ".join(CUSTOM_OPS.values()) + "), faster than the LSTM export at "
         "every size and skim rate measured; it runs in keras-skim's runtime and in apps that "
         "register the op (android_demo does); Embedding -> RNN(cell) -> [Dropout] -> Dense "
         "models. builtin: builtin TFLite ops only, runs in any LiteRT interpreter, but at "

@@ -14,7 +14,7 @@ from keras_skim.cli.errors import CliError
 from keras_skim.version import __version__
 
 COMMANDS = {
-    "train": "Train a skim model, a Structural-Jump-LSTM or a baseline on a text dataset.",
+    "train": "Train a skim model, a jump model or a baseline (--cell) on a text dataset.",
     "evaluate": "Accuracy, skim rate (or read/skip/jump fractions) and Flop-R of a trained model.",
     "show": "Show which words a model read and which it skimmed, skipped or jumped.",
     "export": "Export a trained model to TFLite with its vocabulary and metadata.",

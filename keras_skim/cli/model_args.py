@@ -4,6 +4,7 @@ import argparse
 
 from keras_skim.cli.errors import CliError
 from keras_skim.contract_fields import MAX_SEQUENCE_LENGTH, MAX_VOCABULARY_SIZE
+from keras_skim.model_kinds import CLI_KINDS
 
 
 def _integer_at_least(minimum, wording):
@@ -128,15 +129,27 @@ def refuse_sequence_model(model, model_file, command):
         )
 
 
-def is_structural_jump(model):
-    """Whether a loaded model is a Structural-Jump-LSTM (its agents decide
-    what is read; no threshold applies)."""
-    from keras_skim.training.structural_jump_lstm import StructuralJumpLSTM
+def model_family(model):
+    """The `keras_skim.model_kinds.ModelFamily` of a loaded model, told by
+    the registered name of its class (a functional model: a text classifier)."""
+    import keras
 
-    return isinstance(model, StructuralJumpLSTM)
+    from keras_skim.model_kinds import family_of_model_class
+
+    return family_of_model_class(keras.saving.get_registered_name(type(model)))
 
 
-NO_THRESHOLD = "a Structural-Jump-LSTM's agents decide greedily what to read, skip and jump; no threshold applies"
+def family_command(model, name):
+    """The family's own `name` ("evaluate", "show") for a loaded model, or
+    None where the command's own (a text classifier's) serves."""
+    from keras_skim.model_kinds import load
+
+    commands = model_family(model).commands
+    return getattr(load(commands), name, None) if commands else None
+
+
+# The `--cell` values whose models take no threshold (their agents decide what is read).
+NO_THRESHOLD_CELLS = ", ".join(cell for cell, kind in CLI_KINDS.items() if kind.jumps)
 
 
 def load_tokenizer_or_fail(tokenizer_arg, folder):

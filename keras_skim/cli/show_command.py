@@ -1,8 +1,8 @@
 """`keras-skim show`: a text with its read and skimmed words marked (a
 stacked or bidirectional model's first skim layer's, and the skim rate of
-every layer and direction on the text); for a
-Structural-Jump-LSTM its read, skipped and jumped words (punctuation, which
-it does not read, plain).
+every layer and direction on the text); a model family with its own report
+(the read, skipped and jumped words of a jump model) has it in its commands
+module (`keras_skim.model_kinds.FAMILIES`).
 
 Tokens are marked by the codes of the exports' per-token mask
 (`keras_skim.contracts.TOKEN_*`), the same codes the Android app shows.
@@ -15,10 +15,10 @@ from keras_skim import contracts, output_folder
 from keras_skim.cli.data_args import add_data_argument, add_split_arguments, data_error
 from keras_skim.cli.errors import CliError
 from keras_skim.cli.model_args import (
-    NO_THRESHOLD,
+    NO_THRESHOLD_CELLS,
     THRESHOLD_HELP,
     check_tokenizer_fits,
-    is_structural_jump,
+    family_command,
     load_model_or_fail,
     load_tokenizer_or_fail,
     model_folder,
@@ -64,7 +64,10 @@ def add_arguments(parser):
         help="with --data: show the K-th text of the split (default 0)",
     )
     parser.add_argument(
-        "--threshold", type=non_negative_float, default=None, help=THRESHOLD_HELP + " (not for sj-lstm models)"
+        "--threshold",
+        type=non_negative_float,
+        default=None,
+        help=THRESHOLD_HELP + f" (not for {NO_THRESHOLD_CELLS} models)",
     )
     parser.add_argument("--tokenizer", default=None, help="tokenizer.json (default: next to MODEL)")
     parser.add_argument("--html", default=None, help="also write an HTML page here")
@@ -191,8 +194,9 @@ def run(args):
     ids = tokenizer.encode_one(text, max_length=config.max_length if config else None)
     if len(ids) == 0:
         raise CliError("the text has no tokens")
-    if is_structural_jump(model):
-        return _show_structural_jump(args, model, model_file, tokenizer, text, ids, label, recorded)
+    own_report = family_command(model, "show")
+    if own_report is not None:
+        return own_report(args, model, model_file, tokenizer, text, ids, label, recorded)
     import numpy as np
 
     from keras_skim.layers.skim_controls import skim_cells, thresholds_set_to
@@ -238,42 +242,3 @@ def _per_layer(model, padded, threshold):
         f"skimmed {row['skim_rate']:.0%}"
         for d, row in rows
     )
-
-
-def _show_structural_jump(args, model, model_file, tokenizer, text, ids, label, recorded):
-    from keras_skim.layers.structural_jump_statistics import reading_positions
-
-    if args.threshold is not None:
-        raise CliError(f"--threshold does not apply to {model_file}: {NO_THRESHOLD}")
-    if max(ids) >= model.vocabulary_size:
-        raise CliError(
-            f"{model_file}: the tokenizer's ids go past the model's vocabulary "
-            f"({model.vocabulary_size}); pass the tokenizer it was trained with"
-        )
-    positions = reading_positions(model, ids)
-    codes = [int(code) for code in positions["status"]]  # the exports' read_mask codes
-    words = sum(c != contracts.TOKEN_NOT_A_WORD for c in codes)
-    if words == 0:
-        raise CliError("the text has no words, only punctuation, which a Structural-Jump-LSTM does not read")
-    tokens = tokenizer.tokenize(text)[: len(ids)]
-    read = codes.count(contracts.TOKEN_READ)
-    skipped = codes.count(contracts.TOKEN_SKIMMED)
-    jumped = codes.count(contracts.TOKEN_JUMPED)
-    prediction = _prediction(positions["logits"], recorded.get("classes"))
-    summary = (
-        f"prediction: {prediction}" + (f", label: {label}" if label is not None else "") + "; "
-        f"read {read} of {words} words ({read / words:.0%}), skipped {skipped / words:.0%}, "
-        f"jumped {jumped / words:.0%}; punctuation is not read"
-    )
-    color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
-    print(render_terminal(tokens, codes, color))
-    if not color:
-        print("(word: read, [word]: skipped, {word}: jumped over)")
-    print(summary)
-    if args.html:
-        page = render_html(
-            tokens, codes, "Structural-Jump-LSTM: read, skipped and jumped words", summary, legend=JUMP_LEGEND
-        )
-        write_html(args, page)
-        print(f"wrote {args.html}")
-    return 0

@@ -3,10 +3,10 @@
 Model and baseline runs are interleaved (alternating which goes first) so
 that machine drift hits both alike. Per-token latency = run time / tokens.
 
-A jump model (Structural-Jump-LSTM) also gets the fractions of the words
-it read, skipped and jumped over, counted from its per-token mask codes
-(`keras_skim.contracts.TOKEN_*`; punctuation is not a word), and its Flop-r
-from those counts (`keras_skim.analysis.structural_jump_flops`).
+A jump model (a kind that `jumps`, `keras_skim.model_kinds`) also gets the
+fractions of the words it read, skipped and jumped over, counted from its
+per-token mask codes (`keras_skim.contracts.TOKEN_*`; punctuation is not a
+word), and its Flop-r from those counts (its family's `flop_report`).
 """
 
 import platform
@@ -16,7 +16,7 @@ import time
 import numpy as np
 
 from keras_skim import contracts
-from keras_skim.model_kinds import kind_of
+from keras_skim.model_kinds import family_of, kind_of, load
 from keras_skim.runtime.interpreter_loader import runtime_versions
 from keras_skim.runtime.runner import SkimRunner, probabilities_from_logits
 
@@ -72,10 +72,9 @@ def jump_summary(metadata, words, visited, read):
     """Fractions and Flop-r of a jump model from per-text counts; the FLOP
     counts come from the metadata's `units`, `embedding_dim` and
     `agent_units` (25, the paper's, when absent)."""
-    from keras_skim.analysis.structural_jump_flops import structural_jump_flop_report
-
+    flop_report = load(family_of(_record(metadata).kind).flop_report)
     total, seen, reads = int(np.sum(words)), int(np.sum(visited)), int(np.sum(read))
-    report = structural_jump_flop_report(
+    report = flop_report(
         words,
         visited,
         read,

@@ -1,7 +1,7 @@
 """Makes the runtime's model runner without TensorFlow.
 
 A model with custom ops (whatever their names: the custom-op backend's
-`KerasSkimLSTM` or `KerasSjLSTM`, `contracts.CUSTOM_OPS`; the runner registers
+one of `contracts.CUSTOM_OPS`; the runner registers
 every op of the library and names one it lacks in one line) runs
 through the LiteRT 2.x C API (`keras_skim.runtime.litert_runner`): the route
 the Android app takes for every model, and the only public way to register

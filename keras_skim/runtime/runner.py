@@ -149,7 +149,7 @@ class SkimRunner:
     @property
     def backend(self):
         """ "builtin" (builtin ops only) or "custom" (needs the custom op
-        named in the metadata's `custom_ops`: KerasSkimLSTM or KerasSjLSTM)."""
+        named in the metadata's `custom_ops`: `contracts.CUSTOM_OPS`)."""
         return self.metadata.backend
 
     @property
@@ -163,7 +163,7 @@ class SkimRunner:
 
     @property
     def jumps(self):
-        """Whether the model jumps (Structural-Jump-LSTM): `read_mask` then
+        """Whether the model jumps (`ModelKind.jumps`): `read_mask` then
         holds the four codes of `keras_skim.contracts.TOKEN_CODES` and the
         outputs include `visited_count`; the threshold is ignored."""
         return self.kind.jumps

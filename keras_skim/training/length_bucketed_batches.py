@@ -1,5 +1,5 @@
-"""`LengthBucketedBatches`: batches of documents of similar length (the
-Structural-Jump-LSTM's epoch and step loops both feed on it)."""
+"""`LengthBucketedBatches`: batches of documents of similar length (the jump
+model's epoch and step loops both feed on it)."""
 
 import keras
 import numpy as np

@@ -9,7 +9,7 @@ def greedy_rewards(logits, labels, word_count, visited, read, skip_cost=0.5, rol
     """Per-document reward of the greedy policy, as the loss defines it:
     `final + w * sum_t r_t` with `final = max(1[correct], p(true class))`
     and `r_t` = -1/n per read word, -skip_cost/n per skipped one
-    (`keras_skim.training.actor_critic_loss`), in NumPy."""
+    (`keras_skim.models.actor_critic_loss`), in NumPy."""
     logits = np.asarray(logits, np.float64)
     labels = np.asarray(labels).reshape(-1).astype(np.int64)
     if len(labels) == 0:

@@ -17,10 +17,10 @@ code do it, with plain `model.fit`:
 `structural_jump_steps.fit_structural_jump_steps` instead: validation every
 N steps, a history of every validation, and a checkpoint to resume from.
 
-`train_structural_jump` (what `keras-skim train --cell sj-lstm` runs) also
-loads a dataset, fits the tokenizer, loads GloVe and writes a model folder
-like `keras-skim train`: `model.keras`, `tokenizer.json`,
-`train_config.json`.
+`train_structural_jump` (what `keras-skim train --cell sj-lstm` runs) goes
+through the one training pipeline (`keras_skim.training.pipeline`: data,
+tokenizer, GloVe, this family's `fit_structural_jump_model`, the model
+folder `model.keras`, `tokenizer.json`, `train_config.json`).
 """
 
 import os
@@ -254,21 +254,6 @@ def load_dataset_splits(
     return data, tokenizer, matrix
 
 
-def _source_splits(source, max_length, max_tokens, limit, seed, glove, embedding_dim):
-    """Train / validation / test of a `--data` source, encoded with a tokenizer fitted on train."""
-    from keras_skim.datasets import Tokenizer, glove_embedding_matrix
-
-    eval_limit = None if limit is None else max(limit // 4, 100)
-    splits = source.training_splits(limit=limit, eval_limit=eval_limit, seed=seed)
-    tokenizer = Tokenizer(max_length=max_length).fit(splits["train"][0], max_tokens=max_tokens)
-    data = {
-        name: (tokenizer.encode(texts, max_length=max_length), np.asarray(labels, np.int32))
-        for name, (texts, labels) in splits.items()
-    }
-    matrix = glove_embedding_matrix(tokenizer.vocabulary, dim=embedding_dim, seed=seed) if glove else None
-    return data, tokenizer, matrix
-
-
 def _time_record(phases):
     """Epochs (epoch schedule) or steps (step schedule) run, and time per unit."""
     seconds = sum(p.get("seconds", 0.0) for p in phases.values())
@@ -403,78 +388,92 @@ def train_structural_jump(
 
             run_dir = os.path.join(runs_root(), default_run_name(output_dir))
         arguments["run_dir"] = None if run_dir is None else os.fspath(run_dir)
-    from keras_skim import contracts, output_folder
-    from keras_skim.analysis.structural_jump_flops import structural_jump_step_flops
-    from keras_skim.datasets.registry import resolve_data
-    from keras_skim.layers.text_structure import punctuation_ids
-    from keras_skim.training.structural_jump_lstm import StructuralJumpLSTM
-    from keras_skim.training.text_training import versions
+    from keras_skim.training import pipeline
 
     arguments["cell"] = "sj-lstm"  # the `keras-skim train --cell` of this model
     if output_dir is not None:
         output_dir = os.fspath(output_dir)
         arguments["output_dir"] = output_dir
-        output_folder.check_output_folder(output_dir, force=force)
-    keras.utils.set_random_seed(seed)
 
-    record = {}
-    if data is None:
-        source = (
-            resolve_data(dataset, split_seed=split_seed, training=True)
-            if isinstance(dataset, (str, os.PathLike))
-            else dataset
-        )
+    def prepare(arguments):
+        keras.utils.set_random_seed(seed)
+        if data is not None:
+            given = pipeline.given_data(data, tokenizer, embedding_matrix)
+            arguments.update(dataset=None, max_length=given.max_length, batch_size=batch_size or 32)
+            return given
+        source = pipeline.resolve_source(dataset, split_seed)
         arguments["dataset"] = source.spec
-        max_length = max_length or source.default_max_length
-        batch_size = batch_size or DEFAULT_BATCH_SIZE.get(source.spec, 32)
-        data, tokenizer, loaded = _source_splits(source, max_length, max_tokens, limit, seed, glove, embedding_dim)
-        embedding_matrix = loaded if embedding_matrix is None else embedding_matrix
-        num_classes = len(source.classes)
-        record["data"] = source.to_config()
-    else:
-        if tokenizer is None:
-            raise ValueError("train_structural_jump(data=...) needs the tokenizer that encoded the data")
-        missing = {"train", "validation"} - set(data)
-        if missing:
-            raise ValueError(f"data must hold 'train' and 'validation' (token_ids, labels); missing {sorted(missing)}")
-        data = {k: (np.asarray(v[0], np.int32), np.asarray(v[1]).reshape(-1).astype(np.int32)) for k, v in data.items()}
-        batch_size = batch_size or 32
-        max_length = data["train"][0].shape[1]
-        arguments["dataset"] = None
-        num_classes = int(max(int(labels.max()) for _, labels in data.values() if len(labels)) + 1)
-    arguments.update(max_length=max_length, batch_size=batch_size)
+        length = max_length or source.default_max_length
+        arguments.update(max_length=length, batch_size=batch_size or DEFAULT_BATCH_SIZE.get(source.spec, 32))
+        encoded = pipeline.encode_source(source, length, max_tokens, limit, seed, glove, embedding_dim)
+        if embedding_matrix is not None:
+            encoded.embedding_matrix = embedding_matrix
+        return encoded
 
+    # The step loop writes a checkpoint on SIGINT/SIGTERM: the folder is staged after it.
+    return pipeline.train_model(
+        output_dir,
+        "structural_jump_lstm",
+        arguments,
+        prepare,
+        force=force,
+        verbose=verbose,
+        stage_early=False,
+        schedule=schedule,
+        run_dir=run_dir,
+        resume=resume,
+        restart=restart,
+        max_steps=max_steps,
+    )
+
+
+def fit_structural_jump_model(
+    data, arguments, verbose, schedule=None, run_dir=None, resume=False, restart=False, max_steps=None
+):
+    """The family's trainer (`keras_skim.model_kinds`): builds the
+    `StructuralJumpLSTM` that `arguments` describe, runs both phases on
+    `data` (a `pipeline.TrainingData`) in epochs or on the `schedule` in
+    steps, and evaluates the greedy policy; returns (model, its
+    train_config.json record)."""
+    from keras_skim.analysis.structural_jump_flops import structural_jump_step_flops
+    from keras_skim.layers.text_structure import punctuation_ids
+    from keras_skim.models.structural_jump_lstm import StructuralJumpLSTM
+    from keras_skim.training.pipeline import versions
+
+    tokenizer, splits = data.tokenizer, data.splits
+    units, embedding_dim, agent_units = arguments["units"], arguments["embedding_dim"], arguments["agent_units"]
     model = StructuralJumpLSTM(
         tokenizer.vocabulary_size,
         **punctuation_ids(tokenizer.vocabulary),
-        num_classes=max(num_classes, 2),
+        num_classes=max(data.num_classes, 2),
         embedding_dim=embedding_dim,
         units=units,
         agent_units=agent_units,
-        seed=seed,
-        **(model_options or {}),
+        seed=arguments["seed"],
+        **(arguments["model_options"] or {}),
     )
-    model.build((None, max_length))
-    if embedding_matrix is not None:
-        model.set_embedding_matrix(np.asarray(embedding_matrix, np.float32))
+    model.build((None, data.max_length))
+    if data.embedding_matrix is not None:
+        model.set_embedding_matrix(np.asarray(data.embedding_matrix, np.float32))
 
     common = dict(
-        batch_size=batch_size,
-        learning_rate=learning_rate,
-        speed_learning_rate=speed_learning_rate,
-        optimizer=optimizer,
-        speed_optimizer=speed_optimizer,
-        seed=seed,
+        batch_size=arguments["batch_size"],
+        learning_rate=arguments["learning_rate"],
+        speed_learning_rate=arguments["speed_learning_rate"],
+        optimizer=arguments["optimizer"],
+        speed_optimizer=arguments["speed_optimizer"],
+        seed=arguments["seed"],
         verbose=verbose,
-        **(fit_options or {}),
+        **(arguments["fit_options"] or {}),
     )
+    record = {}
     if schedule is None:
         phases = fit_structural_jump(
             model,
-            data["train"],
-            data["validation"],
-            full_read_epochs=full_read_epochs,
-            speed_read_epochs=speed_read_epochs,
+            splits["train"],
+            splits["validation"],
+            full_read_epochs=arguments["full_read_epochs"],
+            speed_read_epochs=arguments["speed_read_epochs"],
             **common,
         )
     else:
@@ -482,14 +481,14 @@ def train_structural_jump(
 
         phases = fit_structural_jump_steps(
             model,
-            data["train"],
-            data["validation"],
+            splits["train"],
+            splits["validation"],
             schedule,
             run_dir=run_dir,
             resume=resume,
             restart=restart,
             max_steps=max_steps,
-            phase_end_data={"test": data["test"]} if "test" in data else None,
+            phase_end_data={"test": splits["test"]} if "test" in splits else None,
             **common,
         )
         record["history"] = phases.pop("history")
@@ -500,25 +499,17 @@ def train_structural_jump(
             record["history_plot"] = plot_structural_jump_history(
                 record["history"], os.path.join(run_dir, "history.png")
             )
-    results = {"arguments": arguments, **record, "phases": phases, **_time_record(phases)}
+    record.update(phases=phases, **_time_record(phases))
     if "full_read" in phases:
-        results["full_read_validation_accuracy"] = phases["full_read"]["validation_accuracy"]
-    results["validation"] = evaluate_structural_jump(model, *data["validation"])
-    if "test" in data:
-        results["test"] = evaluate_structural_jump(model, *data["test"])
-    results.update(
+        record["full_read_validation_accuracy"] = phases["full_read"]["validation_accuracy"]
+    record["validation"] = evaluate_structural_jump(model, *splits["validation"])
+    if "test" in splits:
+        record["test"] = evaluate_structural_jump(model, *splits["test"])
+    record.update(
         flops=structural_jump_step_flops(units, embedding_dim, agent_units),
-        train_examples=int(len(data["train"][1])),
+        train_examples=int(len(splits["train"][1])),
         vocabulary_size=tokenizer.vocabulary_size,
         punctuation_ids=punctuation_ids(tokenizer.vocabulary),
         versions=versions(),
     )
-    if output_dir is not None:
-        with output_folder.staged_output_dir(output_dir, force=force) as stage, output_folder.deferred_signals():
-            model.save(os.path.join(stage, contracts.MODEL_FILE))
-            tokenizer.save(os.path.join(stage, contracts.TOKENIZER_FILE))
-            contracts.write_json(
-                os.path.join(stage, contracts.TRAIN_CONFIG_FILE),
-                contracts.train_config_record(arguments, **{k: v for k, v in results.items() if k != "arguments"}),
-            )
-    return model, results
+    return model, record

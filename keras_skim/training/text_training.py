@@ -1,20 +1,18 @@
-"""One training run of a text classifier, as `keras-skim train` does it.
-
-Writes a model folder: `model.keras`, `tokenizer.json` (the vocabulary the
-exporter and the Android app need) and `train_config.json` (arguments,
-history, test results, and a `data` section: the source, its classes and
-how it was split, so that `evaluate` and `show` can rebuild the same split).
+"""The text classifier family's training: what `keras-skim train --cell
+skim-lstm|skim-gru|lstm|gru` runs, through the one pipeline
+(`keras_skim.training.pipeline`), and its evaluation (accuracy, skim rate,
+Flop-R) that `evaluate` and the benchmarks share.
 """
 
 import os
-import platform
 import time
 
 import numpy as np
 
-from keras_skim import contracts, output_folder
-from keras_skim.datasets import Tokenizer, glove_embedding_matrix
 from keras_skim.datasets.registry import DEFAULT_SPLIT_SEED, resolve_data
+
+# Re-exported: callers (the CLI, `demo`, the benchmarks) import them from here.
+from keras_skim.training.pipeline import data_input_paths, train_model, versions  # noqa: F401
 
 
 def load_encoded(data, tokenizer, split, max_length, limit=None, seed=0):
@@ -123,85 +121,54 @@ def train_text_model(
     """
     arguments = {k: v for k, v in locals().items() if k not in ("force", "verbose")}
     arguments["output_dir"] = os.fspath(output_dir)
-    # The staging folder is made before the data is read: a folder that
-    # cannot be written fails now, not after the training run.
-    with output_folder.staged_output_dir(output_dir, force=force, inputs=data_input_paths(dataset)) as stage:
-        model, tokenizer, results = _fit_text_model(arguments, dataset, verbose)
-        with output_folder.deferred_signals():  # Keras' save swallows a Ctrl-C in a bare `except:`
-            model.save(os.path.join(stage, contracts.MODEL_FILE))
-            tokenizer.save(os.path.join(stage, contracts.TOKENIZER_FILE))
-            contracts.write_json(os.path.join(stage, contracts.TRAIN_CONFIG_FILE), results)
+
+    def prepare(arguments):
+        from keras_skim.training.pipeline import encode_source, resolve_source
+
+        source = resolve_source(dataset, arguments["split_seed"])
+        arguments["dataset"] = source.spec
+        arguments["max_length"] = arguments["max_length"] or source.default_max_length
+        import keras
+
+        keras.utils.set_random_seed(seed)
+        return encode_source(source, arguments["max_length"], max_tokens, limit, seed, glove)
+
+    from keras_skim.model_kinds import CLI_KINDS, text_classifier_cells
+
+    if cell not in text_classifier_cells():
+        raise ValueError(f"cell must be one of {', '.join(text_classifier_cells())}; got {cell!r}")
+    _, results = train_model(output_dir, CLI_KINDS[cell].name, arguments, prepare, force=force, verbose=verbose)
     return results
 
 
-def data_input_paths(dataset):
-    """The files and folders a `--data` argument makes a command read: the
-    file or folder it names, the local copies named by `KERAS_SKIM_DATA_*`
-    and the cache folder named by `KERAS_SKIM_CACHE` (an output folder must
-    not hold them)."""
-    from keras_skim.datasets.registry import DATASETS, TFDS_PREFIX
-
-    paths = []
-    if isinstance(dataset, (str, os.PathLike)):
-        spec = os.fspath(dataset)
-        if spec not in DATASETS and not spec.startswith(TFDS_PREFIX) and os.path.lexists(spec):
-            paths.append(spec)
-    for name, value in os.environ.items():
-        if (name.startswith("KERAS_SKIM_DATA_") or name == "KERAS_SKIM_CACHE") and value and os.path.lexists(value):
-            paths.append(value)
-    return paths
-
-
-def _fit_text_model(arguments, dataset, verbose):
-    """Trains the model `arguments` describe on `dataset`; returns (model,
-    tokenizer, the train_config.json record)."""
+def fit_text_classifier(data, arguments, verbose):
+    """The family's trainer (`keras_skim.model_kinds`): builds the model
+    `arguments` describe, fits it on `data` (a `pipeline.TrainingData`) and
+    evaluates it; returns (model, its train_config.json record)."""
     import keras
 
+    from keras_skim.models.text_classifier import build_text_classifier, compile_text_classifier
     from keras_skim.training.gumbel_temperature_schedule import GumbelTemperatureSchedule
-    from keras_skim.training.text_classifier import (
-        build_text_classifier,
-        compile_text_classifier,
-    )
 
-    cell, seed, limit, epochs = arguments["cell"], arguments["seed"], arguments["limit"], arguments["epochs"]
-    source = (
-        resolve_data(dataset, split_seed=arguments["split_seed"], training=True)
-        if isinstance(dataset, (str, os.PathLike))
-        else dataset
-    )
-    arguments["dataset"] = source.spec
-    max_length = arguments["max_length"] or source.default_max_length
-    arguments["max_length"] = max_length
-    num_classes = len(source.classes)
-    keras.utils.set_random_seed(seed)
-
-    eval_limit = None if limit is None else max(limit // 4, 100)
-    splits = source.training_splits(limit=limit, eval_limit=eval_limit, seed=seed)
+    cell, epochs = arguments["cell"], arguments["epochs"]
     # One logit takes float 0/1 targets; k logits take integer class ids.
-    label_type = "float32" if num_classes == 2 else "int32"
-    train_texts, y_train = splits["train"][0], np.asarray(splits["train"][1], label_type)
-    val_texts, y_val = splits["validation"][0], np.asarray(splits["validation"][1], label_type)
-    tokenizer = Tokenizer(max_length=max_length).fit(train_texts, max_tokens=arguments["max_tokens"])
-    x_train = tokenizer.encode(train_texts, max_length=max_length)
-    validation = (tokenizer.encode(val_texts, max_length=max_length), y_val)
-    x_test = tokenizer.encode(splits["test"][0], max_length=max_length)
-    y_test = np.asarray(splits["test"][1], "int32")
-
-    glove = arguments["glove"]
-    embedding_matrix = glove_embedding_matrix(tokenizer.vocabulary, dim=50, seed=seed) if glove else None
+    label_type = "float32" if data.num_classes == 2 else "int32"
+    x_train, y_train = data.splits["train"][0], data.splits["train"][1].astype(label_type)
+    validation = (data.splits["validation"][0], data.splits["validation"][1].astype(label_type))
+    x_test, y_test = data.splits["test"]
     model = build_text_classifier(
         cell,
-        tokenizer.vocabulary_size,
-        max_length,
+        data.tokenizer.vocabulary_size,
+        data.max_length,
         embedding_dim=50,
         units=arguments["units"],
         small_units=arguments["small_units"],
         gamma=arguments["gamma"],
         threshold=arguments["threshold"],
-        embedding_matrix=embedding_matrix,
+        embedding_matrix=data.embedding_matrix,
         train_embedding=arguments["train_embedding"],
-        seed=seed,
-        num_classes=num_classes,
+        seed=arguments["seed"],
+        num_classes=data.num_classes,
     )
     compile_text_classifier(model, arguments["learning_rate"])
     callbacks = [GumbelTemperatureSchedule(rate=arguments["temperature_rate"])] if cell.startswith("skim") else []
@@ -224,34 +191,15 @@ def _fit_text_model(arguments, dataset, verbose):
     valid = evaluate_model(model, *validation, progress=progress)
     test = evaluate_model(model, x_test, y_test, progress=progress)
     flops = flop_summary(model, test["skim_rate"])
-    results = contracts.train_config_record(
-        arguments,
-        data=source.to_config(),
-        history={k: [float(v) for v in vs] for k, vs in history.history.items()},
-        seconds_per_epoch=train_seconds / epochs,
-        validation={**valid, "examples": int(len(validation[1]))},
-        test={**test, "flop_r": flops["flop_r"], "examples": int(len(y_test))},
-        flops=flops,
-        train_examples=int(len(y_train)),
-        vocabulary_size=tokenizer.vocabulary_size,
-        versions=versions(),
-    )
-    results["epochs_run"] = len(history.history["loss"])
-    return model, tokenizer, results
-
-
-def versions():
-    import keras
-    import tensorflow as tf
-
-    from keras_skim.version import __version__
-
-    return {
-        "keras_skim": __version__,
-        "keras": keras.__version__,
-        "tensorflow": tf.__version__,
-        "numpy": np.__version__,
-        "python": platform.python_version(),
-        "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
-        "cpus": os.cpu_count(),
+    record = {
+        "history": {k: [float(v) for v in vs] for k, vs in history.history.items()},
+        "seconds_per_epoch": train_seconds / epochs,
+        "validation": {**valid, "examples": int(len(validation[1]))},
+        "test": {**test, "flop_r": flops["flop_r"], "examples": int(len(y_test))},
+        "flops": flops,
+        "train_examples": int(len(y_train)),
+        "vocabulary_size": data.tokenizer.vocabulary_size,
+        "versions": versions(),
+        "epochs_run": len(history.history["loss"]),
     }
+    return model, record

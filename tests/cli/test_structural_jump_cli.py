@@ -47,7 +47,7 @@ TO_SEPARATOR = [-1e3, 1e3, -1e3, -1e3]
 def test_train_writes_a_model_folder_with_both_phases_and_reading_results(sj_folder):
     import keras_skim
     from keras_skim import contracts
-    from keras_skim.training.structural_jump_lstm import StructuralJumpLSTM
+    from keras_skim.models.structural_jump_lstm import StructuralJumpLSTM
 
     assert sorted(os.listdir(sj_folder)) == sorted(
         [contracts.MARKER_FILE, "model.keras", "tokenizer.json", "train_config.json"]

@@ -9,6 +9,7 @@ import keras
 import numpy as np
 import pytest
 
+from keras_skim.models.structural_jump_lstm import StructuralJumpLSTM
 from keras_skim.training.run_checkpoint import (
     CheckpointMismatch,
     RunCheckpoint,
@@ -16,7 +17,6 @@ from keras_skim.training.run_checkpoint import (
     TrainingInterrupted,
     default_run_name,
 )
-from keras_skim.training.structural_jump_lstm import StructuralJumpLSTM
 from keras_skim.training.structural_jump_schedule import StructuralJumpSchedule
 from keras_skim.training.structural_jump_steps import fit_structural_jump_steps
 

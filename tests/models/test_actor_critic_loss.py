@@ -18,7 +18,7 @@ from keras_skim.layers.structural_jump_lstm_cell import (
     TRACE_SKIP_LOGITS,
     TRACE_SKIP_VALUE,
 )
-from keras_skim.training.actor_critic_loss import episode_returns, structural_jump_losses
+from keras_skim.models.actor_critic_loss import episode_returns, structural_jump_losses
 
 # Document A: 4 words; read, skipped, jumped over, read.  Document B: 2 words, both read.
 ACTIVE = [[1, 1, 0, 1], [1, 1, 0, 0]]

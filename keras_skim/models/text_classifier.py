@@ -9,9 +9,9 @@ import keras
 
 from keras_skim.layers.skim_gru import SkimGRU
 from keras_skim.layers.skim_lstm import SkimLSTM
-from keras_skim.training.cell_kinds import TEXT_CLASSIFIER_CELLS
+from keras_skim.model_kinds import text_classifier_cells
 
-CELL_KINDS = TEXT_CLASSIFIER_CELLS
+CELL_KINDS = text_classifier_cells()
 
 
 def build_text_classifier(

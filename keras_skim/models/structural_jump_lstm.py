@@ -11,7 +11,7 @@ from keras_skim.layers.structural_jump_lstm_cell import (
     pack_step_inputs,
 )
 from keras_skim.layers.text_structure import TextStructure
-from keras_skim.training.actor_critic_loss import (
+from keras_skim.models.actor_critic_loss import (
     ADVANTAGES,
     TARGET_LOSSES,
     check_target,
@@ -46,7 +46,7 @@ class StructuralJumpLSTM(keras.Model):
     Training with `model.fit` (compile with an optimizer only): in
     training the agents sample their actions (Gumbel-max), and
     `compute_loss` adds the actor-critic loss of
-    `keras_skim.training.actor_critic_loss.structural_jump_losses` with the
+    `keras_skim.models.actor_critic_loss.structural_jump_losses` with the
     paper's rewards to the cross-entropy. In evaluation and prediction the
     actions are greedy. `model.speed_reading = False` reads every word (the
     full-read pretraining; the agents' logits are then trained towards
