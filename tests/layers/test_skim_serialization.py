@@ -22,6 +22,16 @@ def _model(cell):
     return model
 
 
+def _train_one_step(model, x, y):
+    """One real training step (weights and optimizer state that are not the initial ones), run
+    eagerly: tracing the training graph of these RNNs takes about nine times the CPU of the step
+    itself. predict, which the tests compare, is traced as usual."""
+    model.run_eagerly = True
+    logs = model.train_on_batch(x, y, return_dict=True)
+    model.run_eagerly = False
+    return logs
+
+
 @pytest.fixture(scope="module")
 def trained_models():
     """cell class -> (a model trained one step with its threshold set, its ids, its outputs):
@@ -35,7 +45,7 @@ def trained_models():
             ids = rs.randint(0, 30, (8, 10)).astype("int32")
             ids[:, 7:] = 0
             model = _model(cell_class(7, 2, gamma=0.03, threshold=0.45, seed=4))
-            model.train_on_batch(ids, rs.randint(0, 2, 8))
+            _train_one_step(model, ids, rs.randint(0, 2, 8))
             keras_skim.set_threshold(model, 0.55, layer_name=model.layers[1].name)
             models[cell_class] = model, ids, model.predict(ids, verbose=0)
         return models[cell_class]
@@ -90,7 +100,7 @@ def test_layers_that_own_their_loop_reload_and_plan_for_export(tmp_path, layer_c
         ]
     )
     model.compile("adam", keras.losses.BinaryCrossentropy(from_logits=True))
-    logs = model.train_on_batch(ids, rs.randint(0, 2, (8, 1)), return_dict=True)
+    logs = _train_one_step(model, ids, rs.randint(0, 2, (8, 1)))
     assert 0.0 <= logs["skim_rate"] <= 1.0 and logs["skim_loss"] > 0.0
     path = tmp_path / f"m.{extension}"
     model.save(path)
