@@ -1,4 +1,5 @@
 import os
+import pickle
 
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
@@ -8,16 +9,19 @@ import pytest  # noqa: E402
 
 
 @pytest.fixture(scope="session", autouse=True)
-def op_library_current():
+def op_library_current(tmp_path_factory):
     """The packaged custom-op library, current with its sources. `pip install -e .`
     (CI) builds it in place; a checkout run through PYTHONPATH whose library is
     missing or older than its C++ sources gets it built here once, the way
-    `pip install -e .` would (the runtime itself never compiles). Without a C++
-    compiler nothing is built, and the tests that need the op skip (op_cache)."""
+    `pip install -e .` would (the runtime itself never compiles): by one xdist
+    worker while the other waits. Without a C++ compiler nothing is built, and
+    the tests that need the op skip (op_cache)."""
     from keras_skim.litert_ops import native_build
+    from tests.worker_cache import one_worker_at_a_time
 
-    if not native_build.is_current() and native_build.compiler() is not None:
-        native_build.build_library(native_build.HERE)
+    with one_worker_at_a_time(tmp_path_factory, "op_library"):
+        if not native_build.is_current() and native_build.compiler() is not None:
+            native_build.build_library(native_build.HERE)
 
 
 # Models of every kind the CLI trains, written by the real `keras-skim train`
@@ -69,21 +73,24 @@ SJ_TRAIN = [
 @pytest.fixture(scope="session")
 def trained_folder(tmp_path_factory):
     """Lazily trains one model folder per kind with the real `keras-skim
-    train` (tiny data): name -> folder path; "sj" is a Structural-Jump-LSTM."""
+    train` (tiny data): name -> folder path; "sj" is a Structural-Jump-LSTM.
+    Each kind is trained once for all xdist workers (tests/worker_cache.py)."""
     from keras_skim.cli.main import main
     from tests.tiny_data import use_tiny_rotten_tomatoes
+    from tests.worker_cache import shared_folder
 
-    root = tmp_path_factory.mktemp("trained")
     cache = {}
+
+    def train(name, root):
+        with pytest.MonkeyPatch.context() as patch:
+            use_tiny_rotten_tomatoes(patch, root)
+            argv = SJ_TRAIN if name == "sj" else TRAIN + KINDS[name]
+            assert main(argv + ["-o", str(root / name)]) == 0
 
     def get(name):
         if name not in cache:
-            folder = str(root / name)
-            with pytest.MonkeyPatch.context() as patch:
-                use_tiny_rotten_tomatoes(patch, root)
-                argv = SJ_TRAIN if name == "sj" else TRAIN + KINDS[name]
-                assert main(argv + ["-o", folder]) == 0
-            cache[name] = folder
+            root = shared_folder(tmp_path_factory, f"trained_{name}", lambda root: train(name, root))
+            cache[name] = str(root / name)
         return cache[name]
 
     return get
@@ -93,20 +100,54 @@ def trained_folder(tmp_path_factory):
 def exported(trained_folder, tmp_path_factory):
     """Lazily exports (builtin backend) the real trained folders, with the
     tiny data at hand for parity on real texts: name -> (model file,
-    export folder, ExportResult)."""
+    export folder, ExportResult). Each export is made once for all xdist
+    workers; the others read its ExportResult back from the export folder."""
     from keras_skim.export.exporter import export_model
     from tests.tiny_data import use_tiny_rotten_tomatoes
+    from tests.worker_cache import shared_folder
 
     cache = {}
 
+    def export(name, root):
+        (root / "data").mkdir()
+        with pytest.MonkeyPatch.context() as patch:
+            use_tiny_rotten_tomatoes(patch, root / "data")
+            result = export_model(trained_folder(name), str(root / f"{name}_export"), backend="builtin")
+        with open(root / "result.pickle", "wb") as f:
+            pickle.dump(result, f)
+
     def get(name):
         if name not in cache:
-            folder = trained_folder(name)
-            out = os.path.join(os.path.dirname(folder), f"{name}_export")
-            with pytest.MonkeyPatch.context() as patch:
-                use_tiny_rotten_tomatoes(patch, tmp_path_factory.mktemp("data"))
-                result = export_model(folder, out, backend="builtin")
-            cache[name] = (os.path.join(folder, "model.keras"), out, result)
+            root = shared_folder(tmp_path_factory, f"exported_{name}", lambda root: export(name, root))
+            with open(root / "result.pickle", "rb") as f:
+                result = pickle.load(f)
+            cache[name] = (os.path.join(trained_folder(name), "model.keras"), str(root / f"{name}_export"), result)
+        return cache[name]
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def custom_exported(trained_folder, tmp_path_factory):
+    """Lazily exports the real trained folders with the custom-op backend
+    (the op library must be built: callers skip first where it is not):
+    name -> export folder. Each is made once for all xdist workers."""
+    from keras_skim.export.exporter import export_model
+    from tests.tiny_data import use_tiny_rotten_tomatoes
+    from tests.worker_cache import shared_folder
+
+    cache = {}
+
+    def export(name, root):
+        (root / "data").mkdir()
+        with pytest.MonkeyPatch.context() as patch:
+            use_tiny_rotten_tomatoes(patch, root / "data")
+            export_model(trained_folder(name), str(root / f"{name}_custom"), backend="custom")
+
+    def get(name):
+        if name not in cache:
+            root = shared_folder(tmp_path_factory, f"custom_exported_{name}", lambda root: export(name, root))
+            cache[name] = str(root / f"{name}_custom")
         return cache[name]
 
     return get

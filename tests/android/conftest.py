@@ -33,12 +33,17 @@ def _java_sources():
 
 @pytest.fixture(scope="session")
 def java_classes(tmp_path_factory):
-    """The core and the probe, compiled once. `--release 8` keeps the
+    """The core and the probe, compiled once (for all xdist workers). `--release 8` keeps the
     core to the Java 8 library, which Android API 26 carries without desugaring."""
+    from tests.worker_cache import shared_folder
+
     for tool in ("javac", "java"):
         if shutil.which(tool) is None:
             pytest.skip(f"{tool} not found: the app's Java core needs a JDK (javac 17) to be checked")
-    out = str(tmp_path_factory.mktemp("java_classes"))
+    return str(shared_folder(tmp_path_factory, "java_classes", _compile_java))
+
+
+def _compile_java(out):
     core, probe = _java_sources()
     done = subprocess.run(
         [
@@ -52,7 +57,7 @@ def java_classes(tmp_path_factory):
             "-encoding",
             "UTF-8",
             "-d",
-            out,
+            str(out),
             *core,
             *probe,
         ],
@@ -60,7 +65,6 @@ def java_classes(tmp_path_factory):
         text=True,
     )
     assert done.returncode == 0, f"javac failed:\n{done.stdout}\n{done.stderr}"
-    return out
 
 
 class Probe:
@@ -101,20 +105,49 @@ def probe(java_classes):
 
 
 @pytest.fixture(scope="session")
-def tiny_exports(tmp_path_factory, trained_folder):
+def tiny_exports(exported, custom_exported):
     """Export folders of tiny models trained by the real `keras-skim train` (max length 30): the
     Skim-LSTM with the custom-op backend (where a C++ compiler builds the op) and the builtin
-    one, and an LSTM."""
-    from keras_skim.export.exporter import export_model
-
-    root = tmp_path_factory.mktemp("tiny_exports")
-    skim, lstm = trained_folder("skim"), trained_folder("lstm")
+    one, and an LSTM: the session's exports (tests/conftest.py)."""
     folders = {}
     if shutil.which(os.environ.get("CXX", "g++")) is not None:
-        folders["skim_lstm_custom"] = export_model(skim, str(root / "skim_custom"), backend="custom").output_dir
-    folders["skim_lstm_builtin"] = export_model(skim, str(root / "skim_builtin"), backend="builtin").output_dir
-    folders["lstm_builtin"] = export_model(lstm, str(root / "lstm_builtin"), backend="builtin").output_dir
+        folders["skim_lstm_custom"] = custom_exported("skim")
+    folders["skim_lstm_builtin"] = exported("skim")[1]
+    folders["lstm_builtin"] = exported("lstm")[1]
     return folders
+
+
+@pytest.fixture(scope="session")
+def shim(tmp_path_factory):
+    """(libkeras_skim_jni.so, libLiteRt.so): the app's JNI shim built once per run (for all
+    xdist workers) with its CMakeLists.txt (app/src/main/cpp), Release, warnings as errors,
+    against the JDK's JNI headers; the LiteRT C library is the ai-edge-litert wheel's."""
+    from tests.worker_cache import shared_folder
+
+    for tool in ("cmake", os.environ.get("CXX", "g++"), "javac"):
+        if shutil.which(tool) is None:
+            pytest.skip(f"{tool} not found: needed to build the JNI shim")
+    import ai_edge_litert
+
+    litert = os.path.join(os.path.dirname(ai_edge_litert.__file__), "libLiteRt.so")
+    if not os.path.isfile(litert):
+        pytest.skip(f"{litert} not found: this ai-edge-litert wheel has no LiteRT C library")
+    build = shared_folder(tmp_path_factory, "jni_shim", _build_shim)
+    return os.path.join(build, "libkeras_skim_jni.so"), litert
+
+
+def _build_shim(build):
+    env = dict(os.environ)
+    env.setdefault("JAVA_HOME", os.path.dirname(os.path.dirname(os.path.realpath(shutil.which("javac")))))
+    for command in (
+        # (warnings as errors for the shim's sources only: the Release flags, which CMake's own
+        # compiler probes do not use)
+        ["cmake", "-S", os.path.join(APP_MAIN, "cpp"), "-B", str(build), "-DCMAKE_BUILD_TYPE=Release"]
+        + ["-DCMAKE_CXX_FLAGS_RELEASE=-O3 -DNDEBUG -Werror"],
+        ["cmake", "--build", str(build), "-j2"],
+    ):
+        done = subprocess.run(command, capture_output=True, text=True, env=env)
+        assert done.returncode == 0, f"{' '.join(command)}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
 
 
 BENCH_ROWS = [
@@ -140,9 +173,22 @@ def run_pipeline(*args):
 
 @pytest.fixture(scope="session")
 def release(tmp_path_factory, tiny_exports):
-    """The pipeline's `assets` command on the tiny exports: an assets folder laid out as the
-    APK's (with the committed sample reviews) and the golden files."""
-    root = tmp_path_factory.mktemp("release")
+    """The pipeline's `assets` command on the tiny exports (run once for all xdist workers): an
+    assets folder laid out as the APK's (with the committed sample reviews) and the golden files."""
+    from tests.worker_cache import shared_folder
+
+    root = shared_folder(tmp_path_factory, "release", lambda root: _run_release(root, tiny_exports))
+    assets = root / "assets"
+    return {
+        "assets": str(assets),
+        "output": str(assets / "keras_skim"),
+        "golden": str(root / "golden"),
+        "exports": tiny_exports,
+        "stdout": (root / "stdout.txt").read_text(encoding="utf-8"),
+    }
+
+
+def _run_release(root, tiny_exports):
     bench = root / "bench.tsv"
     bench.write_text("text\tlabel\n" + "".join(f"{t}\t{y}\n" for t, y in BENCH_ROWS), encoding="utf-8")
     assets = root / "assets"
@@ -164,10 +210,4 @@ def release(tmp_path_factory, tiny_exports):
         "10",
     )
     assert code == 0, f"build_release.py assets failed:\n{out}\n{err}"
-    return {
-        "assets": str(assets),
-        "output": str(assets / "keras_skim"),
-        "golden": str(root / "golden"),
-        "exports": tiny_exports,
-        "stdout": out,
-    }
+    (root / "stdout.txt").write_text(out, encoding="utf-8")

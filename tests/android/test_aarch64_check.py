@@ -23,17 +23,11 @@ def _script():
     return module
 
 
-def test_aarch64_runtime_matches_python(exported, tmp_path):
+def test_aarch64_runtime_matches_python(exported, custom_exported, tmp_path):
     missing = _script().missing_tools()
     if missing:
         pytest.skip(f"missing {', '.join(missing)}: apt-get install g++-aarch64-linux-gnu qemu-user")
-    from keras_skim.export.exporter import export_model
-
-    exports = [exported("skim")[1], exported("lstm")[1]]
-    for name in ("skim", "skip"):
-        out = str(tmp_path / f"{name}_custom")
-        export_model(exported(name)[0], out, backend="custom")
-        exports.append(out)
+    exports = [exported("skim")[1], exported("lstm")[1], custom_exported("skim"), custom_exported("skip")]
     done = subprocess.run(
         [sys.executable, SCRIPT, *[a for e in exports for a in ("--export", e)], "--out", str(tmp_path / "report")],
         capture_output=True,

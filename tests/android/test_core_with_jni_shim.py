@@ -3,43 +3,17 @@ opened through ModelRepository / DemoModel / NativeModel, every golden file chec
 GoldenCheck (tokens, ids, read masks, read counts, logits within 1e-5 of the Python runner),
 and the Benchmark button's report on real runs.
 
-The shim (app/src/main/cpp) is built here with CMake against the JDK's JNI headers; the LiteRT
-C library is the ai-edge-litert wheel's libLiteRt.so."""
+The shim (app/src/main/cpp) is built with CMake against the JDK's JNI headers (the `shim`
+fixture of tests/android/conftest.py); the LiteRT C library is the ai-edge-litert wheel's
+libLiteRt.so."""
 
 import json
 import os
-import shutil
-import subprocess
 
 import numpy as np
 import pytest
 
 from tests.android.conftest import APP_MAIN, Probe
-
-CMAKE_DIR = os.path.join(APP_MAIN, "cpp")
-
-
-@pytest.fixture(scope="module")
-def shim(tmp_path_factory):
-    """(libkeras_skim_jni.so, libLiteRt.so)."""
-    for tool in ("cmake", os.environ.get("CXX", "g++"), "javac"):
-        if shutil.which(tool) is None:
-            pytest.skip(f"{tool} not found: needed to build the JNI shim")
-    import ai_edge_litert
-
-    litert = os.path.join(os.path.dirname(ai_edge_litert.__file__), "libLiteRt.so")
-    if not os.path.isfile(litert):
-        pytest.skip(f"{litert} not found: this ai-edge-litert wheel has no LiteRT C library")
-    build = str(tmp_path_factory.mktemp("jni_build"))
-    env = dict(os.environ)
-    env.setdefault("JAVA_HOME", os.path.dirname(os.path.dirname(os.path.realpath(shutil.which("javac")))))
-    for command in (
-        ["cmake", "-S", CMAKE_DIR, "-B", build, "-DCMAKE_BUILD_TYPE=Release"],
-        ["cmake", "--build", build, "-j2"],
-    ):
-        done = subprocess.run(command, capture_output=True, text=True, env=env)
-        assert done.returncode == 0, f"{' '.join(command)}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
-    return os.path.join(build, "libkeras_skim_jni.so"), litert
 
 
 @pytest.fixture(scope="module")

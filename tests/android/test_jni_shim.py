@@ -42,38 +42,16 @@ def shim_sources():
 
 
 @pytest.fixture(scope="session")
-def jni_build(tmp_path_factory):
-    """(shim .so, Java classes folder, libLiteRt.so), built once per session."""
-    for tool in ("g++", "javac", "java"):
+def jni_build(shim, tmp_path_factory):
+    """(shim .so, Java classes folder, libLiteRt.so): the shim is the one CMakeLists.txt builds
+    (tests/android/conftest.py, warnings as errors; test_cmake_source_list_names_the_library_sources
+    checks that it compiles shim_sources()), the Java API compiled here once per session."""
+    for tool in ("javac", "java"):
         if shutil.which(tool) is None:
-            pytest.skip(f"{tool} not found: the JNI shim check needs g++ and a JDK")
-    include = _jni_include()
+            pytest.skip(f"{tool} not found: the JNI shim check needs a JDK")
     from keras_skim.runtime.litert_runner import litert_library_path
 
     out = tmp_path_factory.mktemp("jni")
-    shim = str(out / "libkeras_skim_jni.so")
-    built = subprocess.run(
-        [
-            "g++",
-            "-O2",
-            "-std=c++17",
-            "-fPIC",
-            "-shared",
-            "-fvisibility=hidden",
-            "-Wall",
-            "-Werror",
-            *[f"-I{d}" for d in include],
-            f"-I{OPS}",
-            *shim_sources(),
-            "-o",
-            shim,
-            "-ldl",
-            "-pthread",
-        ],
-        capture_output=True,
-        text=True,
-    )
-    assert built.returncode == 0, built.stderr[-3000:]
     classes = str(out / "classes")
     compiled = subprocess.run(
         [
@@ -94,7 +72,7 @@ def jni_build(tmp_path_factory):
         text=True,
     )
     assert compiled.returncode == 0, compiled.stdout + compiled.stderr
-    return shim, classes, litert_library_path()
+    return shim[0], classes, litert_library_path()
 
 
 class Jvm:
@@ -132,16 +110,11 @@ def jvm(jni_build):
 
 
 @pytest.fixture(scope="module")
-def models(exported, tmp_path_factory):
+def models(exported, custom_exported):
     """{name: export folder}: builtin Skim-LSTM and LSTM, custom-op Skim-LSTM at d' = 4 and 0."""
-    from keras_skim.export.exporter import export_model
-
-    root = tmp_path_factory.mktemp("jni_models")
     folders = {"skim builtin": exported("skim")[1], "lstm builtin": exported("lstm")[1]}
     for name in ("skim", "skip"):
-        out = str(root / name)
-        export_model(exported(name)[0], out, backend="custom")
-        folders[f"{name} custom"] = out
+        folders[f"{name} custom"] = custom_exported(name)
     return folders
 
 

@@ -14,10 +14,9 @@ import pytest
 
 from keras_skim import contracts
 from keras_skim.cli.show_command import render_terminal
-from keras_skim.export.exporter import export_model
 from keras_skim.runtime import bench
 from keras_skim.runtime.runner import probabilities_from_logits
-from tests.android.test_core_with_jni_shim import native_probe, shim  # noqa: F401  (fixtures)
+from tests.android.test_core_with_jni_shim import native_probe  # noqa: F401  (a fixture)
 from tests.android.test_highlight_and_bench import LSTM_META, _assert_same, _Clock, _FakeRunner, _script
 
 R, S, J, P = (contracts.TOKEN_READ, contracts.TOKEN_SKIMMED, contracts.TOKEN_JUMPED, contracts.TOKEN_NOT_A_WORD)
@@ -195,12 +194,12 @@ def test_benchmark_of_a_jump_model_equals_keras_skim_bench(probe, monkeypatch, w
 
 
 @pytest.fixture(scope="module")
-def jump_release(tmp_path_factory, trained_folder, tiny_exports):
+def jump_release(tmp_path_factory, exported, tiny_exports):
     """The pipeline's assets from a real jump-model export (builtin backend) and the LSTM."""
     from tests.android.conftest import BENCH_ROWS, run_pipeline
 
     root = tmp_path_factory.mktemp("jump_release")
-    sj = export_model(trained_folder("sj"), str(root / "sj_export"), backend="builtin").output_dir
+    _, sj, _ = exported("sj")
     bench_file = root / "bench.tsv"
     bench_file.write_text("text\tlabel\n" + "".join(f"{t}\t{y}\n" for t, y in BENCH_ROWS), encoding="utf-8")
     assets = root / "assets"

@@ -7,6 +7,7 @@ import pytest
 
 from keras_skim.cli.main import main
 from tests.assertions import check_bench_result, one_line
+from tests.tiny_data import use_tiny_rotten_tomatoes
 
 TRAIN = [
     "train",
@@ -31,11 +32,23 @@ def _error_line(capsys):
     return one_line(capsys.readouterr().err)
 
 
+@pytest.fixture(scope="module")
+def trained_once(tmp_path_factory):
+    """(model folder, tiny data wheel, data cache): one training for the tests that only read it."""
+    root = tmp_path_factory.mktemp("trained")
+    with pytest.MonkeyPatch.context() as patch:
+        wheel = use_tiny_rotten_tomatoes(patch, root)
+        assert main(TRAIN + ["-o", str(root / "model")]) == 0
+    return root / "model", wheel, root / "cache"
+
+
 @pytest.fixture
-def trained(tmp_path, tiny_rotten_tomatoes):
-    out = tmp_path / "model"
-    assert main(TRAIN + ["-o", str(out)]) == 0
-    return out
+def trained(trained_once, monkeypatch):
+    """The module's trained model folder, its tiny data wired in as when it was trained."""
+    folder, wheel, cache = trained_once
+    monkeypatch.setenv("KERAS_SKIM_DATA_ROTTEN_TOMATOES", str(wheel))
+    monkeypatch.setenv("KERAS_SKIM_CACHE", str(cache))
+    return folder
 
 
 def test_train_writes_model_tokenizer_and_results(trained):

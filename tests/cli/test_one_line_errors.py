@@ -109,17 +109,16 @@ def test_argument_errors_are_one_line():
     one_line_error(["nosuchcommand"], "invalid choice")
 
 
-def test_bench_when_the_custom_op_cannot_be_registered(trained_folder, tmp_path):
+def test_bench_when_the_custom_op_cannot_be_registered(custom_exported, tmp_path):
     """A custom-op export on an install without the op library (built without
     a C++ compiler, or not Linux): one line when the model is opened, nothing written."""
     from keras_skim import litert_ops
-    from keras_skim.export.exporter import export_model
 
     try:
         litert_ops.library_path()
     except RuntimeError:
         pytest.skip("the op library is not built here: the custom-op export cannot be made")
-    out = export_model(trained_folder("skim"), tmp_path / "custom", backend="custom", parity_samples=1).output_dir
+    out = custom_exported("skim")
     (tmp_path / "no_build").mkdir()
     line = one_line_error(
         ["bench", out, "--samples", "1", "-o", tmp_path / "report"],

@@ -22,18 +22,45 @@ def _model(cell):
     return model
 
 
+def _train_one_step(model, x, y):
+    """One real training step (weights and optimizer state that are not the initial ones), run
+    eagerly: tracing the training graph of these RNNs takes about nine times the CPU of the step
+    itself. predict, which the tests compare, is traced as usual."""
+    model.run_eagerly = True
+    logs = model.train_on_batch(x, y, return_dict=True)
+    model.run_eagerly = False
+    return logs
+
+
+@pytest.fixture(scope="module")
+def trained_models():
+    """cell class -> (a model trained one step with its threshold set, its ids, its outputs):
+    made on first use, then shared by that cell's .keras and .h5 cases (the trace of the
+    training step and of predict are the slow part)."""
+    models = {}
+
+    def get(cell_class):
+        if cell_class not in models:
+            rs = np.random.RandomState(0)
+            ids = rs.randint(0, 30, (8, 10)).astype("int32")
+            ids[:, 7:] = 0
+            model = _model(cell_class(7, 2, gamma=0.03, threshold=0.45, seed=4))
+            _train_one_step(model, ids, rs.randint(0, 2, 8))
+            keras_skim.set_threshold(model, 0.55, layer_name=model.layers[1].name)
+            models[cell_class] = model, ids, model.predict(ids, verbose=0)
+        return models[cell_class]
+
+    return get
+
+
 @pytest.mark.parametrize("cell_class, extension", [(SkimLSTMCell, "keras"), (SkimLSTMCell, "h5"), (SkimGRUCell, "h5")])
-def test_save_and_reload_give_identical_outputs(tmp_path, cell_class, extension):
-    rs = np.random.RandomState(0)
-    ids = rs.randint(0, 30, (8, 10)).astype("int32")
-    ids[:, 7:] = 0
-    model = _model(cell_class(7, 2, gamma=0.03, threshold=0.45, seed=4))
-    model.train_on_batch(ids, rs.randint(0, 2, 8))
-    keras_skim.set_threshold(model, 0.55, layer_name=model.layers[1].name)
+def test_save_and_reload_give_identical_outputs(tmp_path, trained_models, cell_class, extension):
+    model, ids, outputs = trained_models(cell_class)
     path = tmp_path / f"m.{extension}"
     model.save(path)
     restored = keras_skim.load_model(path)
-    np.testing.assert_array_equal(model.predict(ids, verbose=0), restored.predict(ids, verbose=0))
+    np.testing.assert_array_equal(outputs, restored.predict(ids, verbose=0))
+    np.testing.assert_array_equal(model.predict(ids, verbose=0), outputs)  # saving changed nothing
     thresholds = [c.threshold for c in keras_skim.skim_cells(restored)]
     assert thresholds == pytest.approx([0.55, 0.55, 0.3])
     assert isinstance(keras_skim.skim_cells(restored)[0], cell_class)
@@ -73,7 +100,7 @@ def test_layers_that_own_their_loop_reload_and_plan_for_export(tmp_path, layer_c
         ]
     )
     model.compile("adam", keras.losses.BinaryCrossentropy(from_logits=True))
-    logs = model.train_on_batch(ids, rs.randint(0, 2, (8, 1)), return_dict=True)
+    logs = _train_one_step(model, ids, rs.randint(0, 2, (8, 1)))
     assert 0.0 <= logs["skim_rate"] <= 1.0 and logs["skim_loss"] > 0.0
     path = tmp_path / f"m.{extension}"
     model.save(path)

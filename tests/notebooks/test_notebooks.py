@@ -78,7 +78,7 @@ def notebook_env(tmp_path, monkeypatch):
     for key in [k for k in os.environ if k.startswith("KERAS_SKIM_DATA_")]:
         monkeypatch.delenv(key)
     monkeypatch.setenv("KERAS_SKIM_NOTEBOOK_SMALL", "1")
-    monkeypatch.setenv("KERAS_SKIM_DATA_ROTTEN_TOMATOES", str(write_rotten_tomatoes_wheel(tmp_path, rows=400)))
+    monkeypatch.setenv("KERAS_SKIM_DATA_ROTTEN_TOMATOES", str(write_rotten_tomatoes_wheel(tmp_path)))
     monkeypatch.setenv("KERAS_SKIM_DATA_GLOVE", str(write_glove_wheel(tmp_path)))
     monkeypatch.setenv("KERAS_SKIM_CACHE", str(tmp_path / "cache"))
     (tmp_path / "tmp").mkdir()

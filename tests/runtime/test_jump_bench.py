@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 from keras_skim import contracts
-from keras_skim.export.exporter import export_model
 from keras_skim.runtime import bench
 
 R, S, J, P = (contracts.TOKEN_READ, contracts.TOKEN_SKIMMED, contracts.TOKEN_JUMPED, contracts.TOKEN_NOT_A_WORD)
@@ -117,13 +116,13 @@ def test_skim_results_have_no_jump_fields():
     assert result["flop_r"] == pytest.approx(100 / (0.5 * 110 + 0.5 * 10))
 
 
-def test_bench_of_a_structural_jump_export(trained_folder, exported, tmp_path):
+def test_bench_of_a_structural_jump_export(exported, tmp_path):
     """`keras-skim bench` on a real Structural-Jump-LSTM export: word fractions and Flop-r."""
     from keras_skim.runtime import SkimRunner
     from tests.assertions import one_line
     from tests.export.helpers import run_cli
 
-    sj = export_model(trained_folder("sj"), str(tmp_path / "sj_export"), backend="builtin").output_dir
+    _, sj, _ = exported("sj")
     _, lstm, _ = exported("lstm")
     texts = [
         "a moving , funny and brilliant film . the cast is great",

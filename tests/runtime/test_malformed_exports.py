@@ -28,10 +28,10 @@ def library():
 
 
 @pytest.fixture(scope="module")
-def every_export(library, exported, trained_folder, tmp_path_factory):
+def every_export(library, exported, custom_exported, tmp_path_factory):
     """{name: export folder}: Skim-LSTM (builtin, custom), LSTM, scoRNN,
     Structural-Jump-LSTM (builtin, custom). The Skim-LSTM and LSTM ones are
-    the session's trained exports; the others are tiny untrained models."""
+    the session's trained exports (tests/conftest.py); the others are tiny untrained models."""
     from keras_skim.datasets.tokenizer import Tokenizer
     from keras_skim.export.exporter import export_model
     from tests.export.test_scornn_export import _model as scornn_model
@@ -40,8 +40,7 @@ def every_export(library, exported, trained_folder, tmp_path_factory):
 
     root = tmp_path_factory.mktemp("every_export")
     folders = {"skim_builtin": exported("skim")[1], "lstm_builtin": exported("lstm")[1]}
-    folders["skim_custom"] = str(root / "skim_custom")
-    export_model(trained_folder("skim"), folders["skim_custom"], backend="custom", parity_samples=1)
+    folders["skim_custom"] = custom_exported("skim")
     scornn = root / "scornn"
     scornn.mkdir()
     scornn_model()[0].save(scornn / "model.keras")
