@@ -62,18 +62,25 @@ def _text_vectorization(model):
     return next((layer for layer in model.layers if isinstance(layer, keras.layers.TextVectorization)), None)
 
 
+def _model_inputs(model):
+    # A subclassed keras.Model (a family's own model class) has no `inputs`
+    # until it is called functionally: not a sequence model then.
+    return getattr(model, "inputs", None) or []
+
+
 def _is_float_sequence(model):
-    if len(model.inputs) != 1:
+    inputs = _model_inputs(model)
+    if len(inputs) != 1:
         return False
-    tensor = model.inputs[0]
-    return len(tensor.shape) == 3 and "float" in str(tensor.dtype)
+    return len(inputs[0].shape) == 3 and "float" in str(inputs[0].dtype)
 
 
 def recognise(model):
     """Models this module plans (or refuses): float sequences, raw text."""
     if _text_vectorization(model) is not None:
         return True
-    if len(model.inputs) == 1 and "string" in str(model.inputs[0].dtype):
+    inputs = _model_inputs(model)
+    if len(inputs) == 1 and "string" in str(inputs[0].dtype):
         return True
     return _is_float_sequence(model)
 
