@@ -6,11 +6,14 @@ Skim-LSTM step was 114 ops to the LSTM's 36, its gradient 203 to 73). This
 loop keeps only what depends on the state inside:
 
 - the input products of the big cell, the small cell and the gate, with the
-  Gumbel noise, for all steps in one matmul before the loop, time-major;
+  Gumbel noise (one more input feature, whose kernel row is one-hot), for
+  all steps in one 2D matmul before the loop, time-major;
 - one recurrent matmul per step, `h @ [R_big | R_small | r_gate]`, the
   columns laid out by the cell (`fused_weights`) so that one activation
   serves both cells and the Gumbel-softmax weight;
-- the mix of the candidates and one select per state at masked steps;
+- the mix of the candidates and one select of whole rows at masked steps,
+  with a written-out gradient (`_mix`): the one TensorFlow derives, with the
+  batch size unknown at tracing, adds shape ops at every step;
 - the gate logit l_read - l_skim written out per step: the skim loss, the
   skim counts and the last decision are computed after the loop over all
   steps at once, instead of a bookkeeping state updated at every step.
