@@ -33,7 +33,17 @@ if str(ROOT) not in sys.path:
 VOCABULARY = 5000
 EMBEDDING_DIM = 50
 SMALL_UNITS = 10
-JIT_ROWS = ("LSTM", "SkimLSTM", "SkimLSTM per-step (before)", "GRU", "SkimGRU", "SkimGRU per-step (before)")
+BEFORE = "fused 7a35a01 (before)"
+JIT_ROWS = (
+    "LSTM",
+    "SkimLSTM",
+    f"SkimLSTM {BEFORE}",
+    "SkimLSTM per-step (before)",
+    "GRU",
+    "SkimGRU",
+    f"SkimGRU {BEFORE}",
+    "SkimGRU per-step (before)",
+)
 PUNCTUATION = dict(separator_ids=[2], sentence_end_ids=[3], other_punctuation_ids=[4])
 
 
@@ -90,18 +100,47 @@ def model_builders():
 
         return make
 
+    def fused_before(layer_class):
+        # The fused loop as it was at commit 7a35a01 (benchmarks/fused_loop_before.py):
+        # the model is marked, and `_fit` swaps that loop in while it traces and trains.
+        def build(units, length, jit):
+            model = text(lambda d: layer_class(d, SMALL_UNITS))(units, length, jit)
+            model._fused_loop_before = True
+            return model
+
+        return build
+
     rows = {
         "LSTM": (None, text(lambda d: keras.layers.LSTM(d))),
         "SkimLSTM": ("LSTM", text(lambda d: keras_skim.SkimLSTM(d, SMALL_UNITS))),
+        f"SkimLSTM {BEFORE}": ("LSTM", fused_before(keras_skim.SkimLSTM)),
         "RNN(SkimLSTMCell)": ("LSTM", text(lambda d: keras.layers.RNN(keras_skim.SkimLSTMCell(d, SMALL_UNITS)))),
         "SkimLSTM per-step (before)": ("LSTM", text(per_step(keras_skim.SkimLSTM))),
         "GRU": (None, text(lambda d: keras.layers.GRU(d))),
         "SkimGRU": ("GRU", text(lambda d: keras_skim.SkimGRU(d, SMALL_UNITS))),
+        f"SkimGRU {BEFORE}": ("GRU", fused_before(keras_skim.SkimGRU)),
         "RNN(SkimGRUCell)": ("GRU", text(lambda d: keras.layers.RNN(keras_skim.SkimGRUCell(d, SMALL_UNITS)))),
         "SkimGRU per-step (before)": ("GRU", text(per_step(keras_skim.SkimGRU))),
         "StructuralJumpLSTM": ("LSTM", jump),
     }
     return rows
+
+
+def _fit(model, ids, target, batch_size):
+    """One epoch; a model marked `_fused_loop_before` runs the loop of
+    benchmarks/fused_loop_before.py (patched in only while it fits, so that
+    a retrace of it keeps that loop and the other models keep today's)."""
+    if not getattr(model, "_fused_loop_before", False):
+        return model.fit(ids, target, batch_size=batch_size, epochs=1, verbose=0)
+    from benchmarks import fused_loop_before
+    from keras_skim.layers import skim_training_loop
+
+    today = skim_training_loop.fused_training_loop
+    skim_training_loop.fused_training_loop = fused_loop_before.fused_training_loop
+    try:
+        return model.fit(ids, target, batch_size=batch_size, epochs=1, verbose=0)
+    finally:
+        skim_training_loop.fused_training_loop = today
 
 
 def time_epochs(models, ids, labels, batch_size, repeats):
@@ -110,13 +149,13 @@ def time_epochs(models, ids, labels, batch_size, repeats):
 
     target = labels.reshape(-1, 1)
     for model in models.values():
-        model.fit(ids, target, batch_size=batch_size, epochs=1, verbose=0)
+        _fit(model, ids, target, batch_size)
     times = {key: [] for key in models}
     cpu = {key: [] for key in models}
     for _ in range(repeats):
         for key, model in models.items():
             started, cpu_started = time.perf_counter(), time.process_time()
-            model.fit(ids, target, batch_size=batch_size, epochs=1, verbose=0)
+            _fit(model, ids, target, batch_size)
             times[key].append(time.perf_counter() - started)
             cpu[key].append(time.process_time() - cpu_started)
     keras.backend.clear_session()
@@ -177,8 +216,10 @@ def markdown(report):
         "on a shared machine; both are medians of the same epochs.",
         "",
         "After and before in the same run: `SkimLSTM`, `SkimGRU` and `RNN(Skim...Cell)` train with the fused loop",
-        "(`keras_skim/layers/skim_training_loop.py`, the default); the `per-step (before)` rows are the same layers",
-        "with `cell.fused_loop = False`, Keras' loop calling the cell at every step (main before the fused loop).",
+        "(`keras_skim/layers/skim_training_loop.py`, the default); the `fused 7a35a01 (before)` rows are the same",
+        "layers with the fused loop as it was at commit 7a35a01 (`benchmarks/fused_loop_before.py`); the",
+        "`per-step (before)` rows, where present, have `cell.fused_loop = False`, Keras' loop calling the cell at",
+        "every step (main before the fused loop).",
         "",
         "| layer | d | jit_compile | s / epoch | ratio | CPU s / epoch | CPU ratio | baseline |",
         "|---|---|---|---|---|---|---|---|",
@@ -199,6 +240,8 @@ def markdown(report):
         f"Command: `{report['command']}`",
         "",
     ]
+    if report.get("note"):
+        lines[-1:-1] = [report["note"], ""]
     return "\n".join(lines)
 
 
@@ -223,8 +266,10 @@ def main():
     parser.add_argument("--label", default="", help="suffix of the result files")
     parser.add_argument("--rows", nargs="*", help="only these layers (names as in the table)")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--texts", type=int, default=2048, help="texts per epoch (batch 64 and 100 tokens stay)")
+    parser.add_argument("--note", default="", help="a sentence for the result file (e.g. the machine's load)")
     args = parser.parse_args()
-    args.texts, args.length, args.batch_size = 2048, 100, 64
+    args.length, args.batch_size = 100, 64
     args.configs = [(int(c.split(":")[0]), c.endswith(":jit")) for c in args.configs]
     if args.quick:
         args.texts, args.configs, args.repeats = 512, [(100, False)], 2
@@ -242,6 +287,7 @@ def main():
             gpu=gpu_note(),
             versions=_versions(),
             command=litert_report.command(),
+            note=args.note,
         )
         litert_report.write(stem, report, markdown(report))
 

@@ -6,11 +6,14 @@ Skim-LSTM step was 114 ops to the LSTM's 36, its gradient 203 to 73). This
 loop keeps only what depends on the state inside:
 
 - the input products of the big cell, the small cell and the gate, with the
-  Gumbel noise, for all steps in one matmul before the loop, time-major;
+  Gumbel noise (one more input feature, whose kernel row is one-hot), for
+  all steps in one 2D matmul before the loop, time-major;
 - one recurrent matmul per step, `h @ [R_big | R_small | r_gate]`, the
   columns laid out by the cell (`fused_weights`) so that one activation
   serves both cells and the Gumbel-softmax weight;
-- the mix of the candidates and one select per state at masked steps;
+- the mix of the candidates and one select of whole rows at masked steps,
+  with a written-out gradient (`_mix`): the one TensorFlow derives, with the
+  batch size unknown at tracing, adds shape ops at every step;
 - the gate logit l_read - l_skim written out per step: the skim loss, the
   skim counts and the last decision are computed after the loop over all
   steps at once, instead of a bookkeeping state updated at every step.
@@ -53,10 +56,12 @@ def fused_training_loop(cell, sequences, initial_state, mask, go_backwards, retu
         if recurrent_mask is not None:
             h = h * recurrent_mask
         product = tf.matmul(h, recurrent)
-        return product if recurrent_bias is None else product + recurrent_bias
+        # bias_add: its gradient needs no shape ops (the batch size is unknown)
+        return product if recurrent_bias is None else tf.nn.bias_add(product, recurrent_bias)
 
     row_array = tf.TensorArray(rows.dtype, size=steps).unstack(rows)
-    mask_array = None if mask is None else tf.TensorArray(tf.bool, size=steps).unstack(mask)
+    # (steps, batch): one select per row of the state (see `_mix`).
+    mask_array = None if mask is None else tf.TensorArray(tf.bool, size=steps).unstack(mask[..., 0])
     logit_array = tf.TensorArray(rows.dtype, size=steps)
     # Only with return_sequences: an unwritten TensorArray in the loop
     # breaks its XLA gradient ("uninitialized list").
@@ -65,11 +70,8 @@ def fused_training_loop(cell, sequences, initial_state, mask, go_backwards, retu
     def body(t, *arrays_and_states):
         written, states = arrays_and_states[: len(arrays)], arrays_and_states[len(arrays) :]
         read, skim, read_weight, logit = cell.fused_step(row_array.read(t), list(states), recurrent_part)
-        # = w_read * read + (1 - w_read) * skim, with one product
-        new_states = [s + read_weight * (r - s) for r, s in zip(read, skim)]
-        if mask_array is not None:
-            real = mask_array.read(t)
-            new_states = [tf.where(real, n, s) for n, s in zip(new_states, states)]
+        real = None if mask_array is None else mask_array.read(t)
+        new_states = [_mix(r, s, read_weight, previous, real) for r, s, previous in zip(read, skim, states)]
         written = [written[0].write(t, logit)] + [a.write(t, new_states[0]) for a in written[1:]]
         return (t + 1, *written, *new_states)
 
@@ -95,6 +97,38 @@ def fused_training_loop(cell, sequences, initial_state, mask, go_backwards, retu
     return last_output, outputs, final_states + [stats]
 
 
+def _mix(read, skim, read_weight, previous, real):
+    """The new state: w_read * read + (1 - w_read) * skim where `real`
+    (batch,) is true, `previous` where it is false (a padded step).
+
+    Its gradient is written out: what TensorFlow derives for the products
+    and the select, with a batch size unknown when the loop is traced,
+    reduces each broadcast operand back with shape ops at every step (a
+    third of the step's ops), where only the read weight needs a sum.
+    """
+
+    @tf.custom_gradient
+    def mix(read, skim, read_weight, previous):
+        difference = read - skim
+        mixed = skim + read_weight * difference
+        if real is not None:
+            # The select of whole rows (rank-1 condition), without broadcasting.
+            mixed = tf.compat.v1.where(real, mixed, previous)
+
+        def gradient(upstream):
+            to_mixed, to_previous = upstream, tf.zeros_like(upstream)
+            if real is not None:
+                to_mixed = tf.compat.v1.where(real, upstream, to_previous)
+                to_previous = upstream - to_mixed
+            to_read = read_weight * to_mixed
+            to_weight = tf.reduce_sum(to_mixed * difference, axis=-1, keepdims=True)
+            return to_read, to_mixed - to_read, to_weight, to_previous
+
+        return mixed, gradient
+
+    return mix(read, skim, read_weight, previous)
+
+
 def _project(cell, x):
     """(rows, recurrent kernel, recurrent bias, Gumbel noise): the rows are
     x @ kernel + bias for all steps, (steps, batch, width), with the noise
@@ -104,15 +138,23 @@ def _project(cell, x):
     if cell.dropout > 0.0:
         # Keras' cells drop the same input units at every step.
         x = x * DropoutRNNCell.get_dropout_mask(cell, x[0])
-    rows = tf.matmul(x, kernel)
-    if bias is not None:
-        rows = rows + bias
-    steps, batch = tf.shape(x)[0], tf.shape(x)[1]
+    steps, batch, features = tf.shape(x)[0], tf.shape(x)[1], x.shape[-1]
     gumbel = tf.convert_to_tensor(cell._gumbel_noise((batch, steps, 2)), tf.float32)
     noise = tf.transpose(gumbel[..., :1] - gumbel[..., 1:], [1, 0, 2])
     inverse_temperature = 1.0 / tf.stop_gradient(tf.cast(cell.temperature, tf.float32))
-    one_hot = tf.one_hot(scaled_column, tf.shape(rows)[-1], dtype=rows.dtype)
-    rows = rows + tf.cast(noise * inverse_temperature, rows.dtype) * one_hot
+    # The noise over the temperature enters the scaled column through the
+    # matmul, as one more input feature whose kernel row is one-hot: cheaper
+    # than adding a (steps, batch, width) one-hot product afterwards.
+    width = kernel.shape[-1]
+    noise_row = tf.one_hot([scaled_column], width, dtype=kernel.dtype)
+    x = tf.concat([x, tf.cast(noise * inverse_temperature, x.dtype)], axis=-1)
+    # A 2D matmul: a 3D one is a broadcast batch matmul, and its kernel
+    # gradient a batch of products summed afterwards (both several times
+    # slower on CPU).
+    rows = tf.matmul(tf.reshape(x, [-1, features + 1]), tf.concat([kernel, noise_row], axis=0))
+    if bias is not None:
+        rows = tf.nn.bias_add(rows, bias)
+    rows = tf.reshape(rows, [steps, batch, width])
     return rows, recurrent, recurrent_bias, noise
 
 

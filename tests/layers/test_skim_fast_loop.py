@@ -175,3 +175,30 @@ def test_fused_loop_equals_keras_loop_backwards_sequences_without_bias(layer_cla
     assert loss_fused == pytest.approx(loss_keras, rel=1e-5)
     for name, a, b in zip([v.path for v in layer.trainable_weights], got, want):
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-6, err_msg=name)
+
+
+@pytest.mark.parametrize("layer_class", [SkimLSTM, SkimGRU])
+def test_fused_loop_gradients_are_the_same_traced_with_unknown_batch_and_with_xla(layer_class, monkeypatch):
+    """The loop traced as `fit` traces it (a `tf.while_loop` with the batch
+    size unknown, where the mix's written-out gradient and the row select
+    run), and compiled by XLA, gives the eager loop's outputs and gradients."""
+    x, mask, noise = _batch()
+    layer = layer_class(6, 2, gamma=0.5)
+    layer(x[:1])
+    _randomise(layer.cell)
+    layer.cell.temperature.assign(0.5)
+    monkeypatch.setattr(layer.cell, "_gumbel_noise", lambda shape: tf.constant(noise))
+    probe = np.random.RandomState(1).normal(size=(6,)).astype("float32")
+
+    def step(inputs, real):
+        with tf.GradientTape() as tape:
+            y = layer(inputs, mask=real, training=True)
+            loss = tf.reduce_sum(y * probe) + tf.add_n(layer.losses)
+        return [y, loss] + tape.gradient(loss, layer.trainable_weights)
+
+    want = [np.asarray(v) for v in step(tf.constant(x), tf.constant(mask))]
+    signature = [tf.TensorSpec((None, STEPS, FEATURES)), tf.TensorSpec((None, STEPS), tf.bool)]
+    for jit in (False, True):
+        got = tf.function(step, input_signature=signature, jit_compile=jit)(tf.constant(x), tf.constant(mask))
+        for name, a, b in zip(["output", "loss"] + [v.path for v in layer.trainable_weights], got, want):
+            np.testing.assert_allclose(np.asarray(a), b, rtol=1e-4, atol=1e-6, err_msg=f"{name}, jit_compile={jit}")
