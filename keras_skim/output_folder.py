@@ -61,7 +61,14 @@ def deferred_signals():
         yield
         return
     received = []
-    previous = {sig: signal.signal(sig, lambda number, _frame: received.append(number)) for sig in _SIGNALS}
+    # A signal the process ignores (SIGINT of a job started in the background
+    # of a non-interactive shell) stays ignored: holding it would turn it
+    # into an interrupt the user never asked for.
+    previous = {
+        sig: signal.signal(sig, lambda number, _frame: received.append(number))
+        for sig in _SIGNALS
+        if signal.getsignal(sig) is not signal.SIG_IGN
+    }
     try:
         yield
     finally:

@@ -151,7 +151,17 @@ def test_sigterm_in_the_block_cleans_up_like_ctrl_c(tmp_path):
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
 
 
-def test_ctrl_c_during_a_save_is_held_not_swallowed(tmp_path):
+@pytest.fixture
+def sigint_handler():
+    """Sets SIGINT's handler for a test (pytest may run in the background of a
+    shell, where SIGINT starts ignored) and puts back the one it found."""
+    found = signal.getsignal(signal.SIGINT)
+    yield lambda handler: signal.signal(signal.SIGINT, handler)
+    signal.signal(signal.SIGINT, found)
+
+
+def test_ctrl_c_during_a_save_is_held_not_swallowed(tmp_path, sigint_handler):
+    sigint_handler(signal.default_int_handler)
     steps = []
     with pytest.raises(KeyboardInterrupt):
         with output_folder.deferred_signals():
@@ -163,6 +173,14 @@ def test_ctrl_c_during_a_save_is_held_not_swallowed(tmp_path):
             steps.append("save finished")
     assert steps == ["after the signal", "save finished"]
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_an_ignored_ctrl_c_stays_ignored_during_a_save(tmp_path, sigint_handler):
+    sigint_handler(signal.SIG_IGN)
+    with output_folder.deferred_signals():
+        os.kill(os.getpid(), signal.SIGINT)
+        saved = True
+    assert saved and signal.getsignal(signal.SIGINT) is signal.SIG_IGN
 
 
 def test_stale_staging_folders_of_dead_processes_are_removed(tmp_path):

@@ -26,10 +26,10 @@ from keras_skim import contracts
 from keras_skim.contracts import CUSTOM_OPS, SIGNATURE_KEY
 from keras_skim.export.flatbuffer_writer import BUFFER_ALIGNMENT  # noqa: F401  (the file's alignment)
 from keras_skim.export.parity import apply_activation, sample_sequences
+from keras_skim.export.plan import OUTPUT_ACTIVATIONS
 from keras_skim.export.skim_op_cells import CELLS
 
 OP_NAME = CUSTOM_OPS["skim_lstm"]
-_ACTIVATIONS = ("linear", "sigmoid", "softmax")
 _FORM = "expected Input -> Embedding -> RNN(SkimLSTMCell | SkimGRUCell) -> [Dropout] -> Dense"
 
 
@@ -99,8 +99,8 @@ def read_model(model):
     if _activation_name(cell.activation) != "tanh" or _activation_name(cell.recurrent_activation) != "sigmoid":
         _fail(rnn, "the cell must use activation='tanh' and recurrent_activation='sigmoid'")
     output_activation = _activation_name(dense.activation)
-    if output_activation not in _ACTIVATIONS:
-        _fail(dense, f"activation {output_activation!r} (supported: {', '.join(_ACTIVATIONS)})")
+    if output_activation not in OUTPUT_ACTIVATIONS:
+        _fail(dense, f"activation {output_activation!r} (supported: {', '.join(OUTPUT_ACTIVATIONS)})")
 
     def arr(v):
         return np.asarray(keras.ops.convert_to_numpy(v), dtype=np.float64)

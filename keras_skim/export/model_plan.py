@@ -14,19 +14,14 @@ from keras_skim.contracts import PADDING_ID
 from keras_skim.export.emitter_registry import emitter_for, known_cells
 from keras_skim.export.errors import WHAT_EXPORT_TAKES, ExportError
 from keras_skim.export.model_planners import planner_for, refusal_for
-from keras_skim.export.plan import ModelPlan, RecurrentLayerPlan
-from keras_skim.export.weights import activation_name, to_numpy
-
-_INFERENCE_IDENTITY = (
-    "Dropout",
-    "SpatialDropout1D",
-    "GaussianDropout",
-    "GaussianNoise",
-    "AlphaDropout",
-    "ActivityRegularization",
+from keras_skim.export.plan import (
+    HIDDEN_ACTIVATIONS,
+    INFERENCE_IDENTITY_LAYERS,
+    OUTPUT_ACTIVATIONS,
+    ModelPlan,
+    RecurrentLayerPlan,
 )
-HIDDEN_ACTIVATIONS = ("linear", "relu", "tanh", "sigmoid")
-OUTPUT_ACTIVATIONS = ("linear", "sigmoid", "softmax")
+from keras_skim.export.weights import activation_name, to_numpy
 
 
 def plan_model(model):
@@ -45,7 +40,7 @@ def plan_model(model):
     head = []
     for layer in layers:
         kind = type(layer).__name__
-        if kind in _INFERENCE_IDENTITY:
+        if kind in INFERENCE_IDENTITY_LAYERS:
             continue
         if isinstance(layer, keras.layers.Embedding):
             if embedding is not None or recurrent:

@@ -11,6 +11,20 @@ import numpy as np
 
 from keras_skim.metadata_record import read_mask_name
 
+# Layers that are identities at inference, between the input and the
+# recurrent layers or before the head: every planner skips them.
+INFERENCE_IDENTITY_LAYERS = (
+    "Dropout",
+    "SpatialDropout1D",
+    "GaussianDropout",
+    "GaussianNoise",
+    "AlphaDropout",
+    "ActivityRegularization",
+)
+# The activations an export computes: hidden Dense layers, the output layer.
+HIDDEN_ACTIVATIONS = ("linear", "relu", "tanh", "sigmoid")
+OUTPUT_ACTIVATIONS = ("linear", "sigmoid", "softmax")
+
 
 @dataclasses.dataclass
 class ModelPlan:

@@ -17,20 +17,8 @@ from keras_skim.contracts import INPUT_KIND_SEQUENCE
 from keras_skim.export.emitter_registry import emitter_for, known_cells
 from keras_skim.export.errors import WHAT_EXPORT_TAKES, ExportError
 from keras_skim.export.model_planners import refusal_for, register_model_planner
-from keras_skim.export.plan import ModelPlan
+from keras_skim.export.plan import HIDDEN_ACTIVATIONS, INFERENCE_IDENTITY_LAYERS, OUTPUT_ACTIVATIONS, ModelPlan
 from keras_skim.export.weights import activation_name, to_numpy
-
-# Layers that are identities at inference (as in `model_plan`).
-_INFERENCE_IDENTITY = (
-    "Dropout",
-    "SpatialDropout1D",
-    "GaussianDropout",
-    "GaussianNoise",
-    "AlphaDropout",
-    "ActivityRegularization",
-)
-_HIDDEN_ACTIVATIONS = ("linear", "relu", "tanh", "sigmoid")
-_OUTPUT_ACTIVATIONS = ("linear", "sigmoid", "softmax")
 
 
 @dataclasses.dataclass
@@ -120,7 +108,7 @@ def _layers(model):
     rnn, head = None, []
     for layer in model.layers:
         kind = type(layer).__name__
-        if isinstance(layer, keras.layers.InputLayer) or kind in _INFERENCE_IDENTITY:
+        if isinstance(layer, keras.layers.InputLayer) or kind in INFERENCE_IDENTITY_LAYERS:
             continue
         if isinstance(layer, (keras.layers.RNN, keras.layers.Bidirectional)):
             if rnn is not None:
@@ -151,13 +139,11 @@ def plan_sequence_model(model):
         raise ExportError("the model's Input((T, F)) must fix F, the features per step")
     rnn, head = _layers(model)
     for _, _, activation in head[:-1]:
-        if activation not in _HIDDEN_ACTIVATIONS:
+        if activation not in HIDDEN_ACTIVATIONS:
             raise ExportError(f"unsupported hidden Dense activation {activation!r}")
     output_activation = head[-1][2]
-    if output_activation not in _OUTPUT_ACTIVATIONS:
-        raise ExportError(
-            f"unsupported output activation {output_activation!r} (expected one of {_OUTPUT_ACTIVATIONS})"
-        )
+    if output_activation not in OUTPUT_ACTIVATIONS:
+        raise ExportError(f"unsupported output activation {output_activation!r} (expected one of {OUTPUT_ACTIVATIONS})")
     emitter = emitter_for(rnn.cell)
     if emitter is None:
         raise ExportError(
