@@ -13,6 +13,7 @@ Standard library only, so that `setup.py` can load it by path before
 keras-skim or its dependencies are installed.
 """
 
+import concurrent.futures
 import hashlib
 import json
 import os
@@ -126,11 +127,8 @@ def build_library(out_dir, folder=HERE, cxx=None):
     fd, tmp = tempfile.mkstemp(prefix=".build-", suffix=".so", dir=out_dir)
     os.close(fd)
     try:
-        done = subprocess.run([cxx, *flags, *sources, "-o", tmp, "-ldl"], capture_output=True, text=True)
-        if done.returncode != 0:
-            lines = [line for line in (done.stderr or done.stdout).splitlines() if "error" in line]
-            detail = (lines or (done.stderr or "").splitlines() or ["no output"])[0].strip()
-            raise BuildError(f"the custom-op library build failed ({cxx}): {detail}")
+        with tempfile.TemporaryDirectory(prefix=".objects-", dir=out_dir) as objects:
+            _link(cxx, flags, _compile_objects(cxx, flags, sources, objects), tmp)
         os.chmod(tmp, 0o755)
         manifest = {
             "library": LIBRARY_NAME,
@@ -149,6 +147,36 @@ def build_library(out_dir, folder=HERE, cxx=None):
             os.unlink(tmp)
     _write_json(os.path.join(out_dir, MANIFEST_NAME), manifest)
     return manifest
+
+
+def _compile_objects(cxx, flags, sources, objects):
+    """Object files of `sources`, compiled side by side on every core (three
+    kernel cores take most of a build: about 65 s in one process, 35 s on 2
+    cores); the paths in the order of `sources`."""
+    compile_flags_only = [flag for flag in flags if flag != "-shared"]
+    paths = [os.path.join(objects, f"{index}.o") for index in range(len(sources))]
+
+    def compile_one(source, path):
+        return subprocess.run([cxx, *compile_flags_only, "-c", source, "-o", path], capture_output=True, text=True)
+
+    # The largest sources first, so that the last to start is a short one.
+    order = sorted(range(len(sources)), key=lambda i: -os.path.getsize(sources[i]))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        done = {i: pool.submit(compile_one, sources[i], paths[i]) for i in order}
+        for i in range(len(sources)):
+            _check(cxx, done[i].result())
+    return paths
+
+
+def _link(cxx, flags, objects, output):
+    _check(cxx, subprocess.run([cxx, *flags, *objects, "-o", output, "-ldl"], capture_output=True, text=True))
+
+
+def _check(cxx, done):
+    if done.returncode != 0:
+        lines = [line for line in (done.stderr or done.stdout).splitlines() if "error" in line]
+        detail = (lines or (done.stderr or "").splitlines() or ["no output"])[0].strip()
+        raise BuildError(f"the custom-op library build failed ({cxx}): {detail}")
 
 
 def _compiler_version(cxx):
