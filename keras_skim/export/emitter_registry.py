@@ -133,3 +133,23 @@ class SkimInputProjections:
         kernel = np.concatenate([self.small_kernel, self.gate_kernel], axis=1)
         bias = np.concatenate([self.small_input_bias, self.gate_bias])
         return (kernel, bias), read
+
+
+def checked_emitter(cell, layer_name):
+    """The checked emitter of `cell`, of the layer the user named
+    `layer_name`; ExportError (one line) for a cell a family refuses outside
+    its own model, or one no emitter knows."""
+    from keras_skim.export.errors import ExportError
+    from keras_skim.export.model_planners import refusal_for
+
+    refusal = refusal_for(cell)
+    if refusal is not None:
+        raise ExportError(f"layer {layer_name!r}: {refusal}")
+    emitter = emitter_for(cell)
+    if emitter is None:
+        raise ExportError(
+            f"unsupported layer {layer_name!r}: no exporter for cell {type(cell).__name__} "
+            f"(known: {', '.join(known_cells())})"
+        )
+    emitter.check()
+    return emitter

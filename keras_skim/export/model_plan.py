@@ -11,15 +11,14 @@ that registry first, without naming any family.
 import numpy as np
 
 from keras_skim.contracts import PADDING_ID
-from keras_skim.export.emitter_registry import emitter_for, known_cells
+from keras_skim.export.emitter_registry import checked_emitter
 from keras_skim.export.errors import WHAT_EXPORT_TAKES, ExportError
-from keras_skim.export.model_planners import planner_for, refusal_for
+from keras_skim.export.model_planners import planner_for
 from keras_skim.export.plan import (
-    HIDDEN_ACTIVATIONS,
     INFERENCE_IDENTITY_LAYERS,
-    OUTPUT_ACTIVATIONS,
     ModelPlan,
     RecurrentLayerPlan,
+    checked_output_activation,
 )
 from keras_skim.export.weights import activation_name, to_numpy
 
@@ -81,12 +80,7 @@ def plan_model(model):
         raise ExportError(f"the model has no recurrent layer: {WHAT_EXPORT_TAKES}")
     if not head:
         raise ExportError("the model has no Dense layer after its recurrent layer")
-    for _kernel, _, act in head[:-1]:
-        if act not in HIDDEN_ACTIVATIONS:
-            raise ExportError(f"unsupported hidden Dense activation {act!r}")
-    output_activation = head[-1][2]
-    if output_activation not in OUTPUT_ACTIVATIONS:
-        raise ExportError(f"unsupported output activation {output_activation!r} (expected one of {OUTPUT_ACTIVATIONS})")
+    output_activation = checked_output_activation(head)
     input_dim = embedding.shape[1]
     for planned in recurrent:
         for emitter in planned.emitters:
@@ -139,18 +133,7 @@ def _plan_recurrent(layer):
 
 def _emitter(rnn, name=None):
     """The checked emitter of the cell of `rnn` (`name`: the layer the user named)."""
-    name = name or rnn.name
-    refusal = refusal_for(rnn.cell)
-    if refusal is not None:
-        raise ExportError(f"layer {name!r}: {refusal}")
-    emitter = emitter_for(rnn.cell)
-    if emitter is None:
-        raise ExportError(
-            f"unsupported layer {name!r}: no exporter for cell {type(rnn.cell).__name__} "
-            f"(known: {', '.join(known_cells())})"
-        )
-    emitter.check()
-    return emitter
+    return checked_emitter(rnn.cell, name or rnn.name)
 
 
 def _check_thresholds(recurrent):

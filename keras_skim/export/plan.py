@@ -9,6 +9,7 @@ import dataclasses
 
 import numpy as np
 
+from keras_skim.export.errors import ExportError
 from keras_skim.metadata_record import read_mask_name
 
 # Layers that are identities at inference, between the input and the
@@ -24,6 +25,18 @@ INFERENCE_IDENTITY_LAYERS = (
 # The activations an export computes: hidden Dense layers, the output layer.
 HIDDEN_ACTIVATIONS = ("linear", "relu", "tanh", "sigmoid")
 OUTPUT_ACTIVATIONS = ("linear", "sigmoid", "softmax")
+
+
+def checked_output_activation(head):
+    """The output activation of a Dense `head` [(kernel, bias, activation)],
+    every activation checked against what an export computes (ExportError)."""
+    for _kernel, _, activation in head[:-1]:
+        if activation not in HIDDEN_ACTIVATIONS:
+            raise ExportError(f"unsupported hidden Dense activation {activation!r}")
+    output_activation = head[-1][2]
+    if output_activation not in OUTPUT_ACTIVATIONS:
+        raise ExportError(f"unsupported output activation {output_activation!r} (expected one of {OUTPUT_ACTIVATIONS})")
+    return output_activation
 
 
 @dataclasses.dataclass

@@ -14,10 +14,10 @@ import dataclasses
 import numpy as np
 
 from keras_skim.contracts import INPUT_KIND_SEQUENCE
-from keras_skim.export.emitter_registry import emitter_for, known_cells
+from keras_skim.export.emitter_registry import checked_emitter
 from keras_skim.export.errors import WHAT_EXPORT_TAKES, ExportError
 from keras_skim.export.model_planners import refusal_for, register_model_planner
-from keras_skim.export.plan import HIDDEN_ACTIVATIONS, INFERENCE_IDENTITY_LAYERS, OUTPUT_ACTIVATIONS, ModelPlan
+from keras_skim.export.plan import INFERENCE_IDENTITY_LAYERS, ModelPlan, checked_output_activation
 from keras_skim.export.weights import activation_name, to_numpy
 
 
@@ -138,19 +138,8 @@ def plan_sequence_model(model):
     if features is None:
         raise ExportError("the model's Input((T, F)) must fix F, the features per step")
     rnn, head = _layers(model)
-    for _, _, activation in head[:-1]:
-        if activation not in HIDDEN_ACTIVATIONS:
-            raise ExportError(f"unsupported hidden Dense activation {activation!r}")
-    output_activation = head[-1][2]
-    if output_activation not in OUTPUT_ACTIVATIONS:
-        raise ExportError(f"unsupported output activation {output_activation!r} (expected one of {OUTPUT_ACTIVATIONS})")
-    emitter = emitter_for(rnn.cell)
-    if emitter is None:
-        raise ExportError(
-            f"unsupported layer {rnn.name!r}: no exporter for cell {type(rnn.cell).__name__} "
-            f"(known: {', '.join(known_cells())})"
-        )
-    emitter.check()
+    output_activation = checked_output_activation(head)
+    emitter = checked_emitter(rnn.cell, rnn.name)
     if emitter.input_dim != features:
         raise ExportError(f"layer {rnn.name!r} takes {emitter.input_dim} features per step, the Input has {features}")
     return SequencePlan(
