@@ -17,7 +17,7 @@ Timed models, each against the GRU export of the same d:
   * builtin skim graph: `keras-skim export` of the Skim-GRU (builtin ops).
 
 Every row's read decisions (custom op, folded op, builtin skim graph) are
-checked against the op's NumPy reference (`custom_op_backend.op_reference`).
+checked against the op's NumPy reference (`skim_op_reference.op_reference`).
 
     python benchmarks/skim_gru_op_speed.py [--runs 60] [--quick] [--cpu 1]
 
@@ -71,7 +71,9 @@ def keras_models(d):
 def measure(d, tokens, runs):
     """The rows of one d: one per target skim rate."""
     from keras_skim.analysis.flops import flop_report
-    from keras_skim.export.custom_op_backend import custom_op_flatbuffer, op_reference, quantized_weights, read_model
+    from keras_skim.export.custom_op_backend import custom_op_flatbuffer, read_model
+    from keras_skim.export.skim_op_reference import op_reference
+    from keras_skim.export.skim_op_weights import quantized_weights
 
     skim, gru = keras_models(d)
     info = read_model(skim)
@@ -152,7 +154,7 @@ def _markdown(report):
         "",
         'Flop-R: `keras_skim.analysis.flops.flop_report("gru", d, 10, 50, skim_rate)` at the measured rate. '
         "Read decisions of the custom op, the folded op and the builtin skim graph are compared with the op's "
-        "NumPy reference (`custom_op_backend.op_reference`).",
+        "NumPy reference (`skim_op_reference.op_reference`).",
         "",
         file_sizes(report),
         "",

@@ -160,7 +160,7 @@ def bench_model(name, folder, samples, rounds):
     model, tokenizer, config = read_folder(folder)
     info = read_model(model)
     d, ds, e = info["d"], info["ds"], info["weights"]["emb"].shape[1]
-    threshold = float(info["cell"].threshold)
+    threshold = float(info["threshold"])
     dataset = config["arguments"]["dataset"]
     max_length = config.get("max_length") or config["arguments"].get("max_length")
     texts, labels = load_text_dataset(dataset, "test")

@@ -87,8 +87,11 @@ class ModelFamily:
         trainer: The function that builds, fits and evaluates a model of
             the family on encoded data; the one training pipeline
             (`keras_skim.training.pipeline.train_model`) calls it.
-        exporter: The module that teaches `keras_skim.export` the family
-            (its cell emitters, or its whole-model planner).
+        exporter: The family's export module, whose `EXPORTER` (a
+            `keras_skim.export.family_exporter.FamilyExporter`) is all that
+            `keras_skim.export` asks of the family: its planners, its
+            builtin graph and custom op, its metadata entries, its parity
+            reference and its backend note.
         commands: The family's `keras-skim` command pieces
             (`keras_skim.cli`): its train options, and its evaluate and
             show reports where they differ from a text classifier's; None:
@@ -114,13 +117,13 @@ FAMILIES = {
         ModelFamily(
             "text_classifier",
             trainer="keras_skim.training.text_training:fit_text_classifier",
-            exporter="keras_skim.export.emitter_registry",
+            exporter="keras_skim.export.text_classifier_exporter",
             commands="keras_skim.cli.text_classifier_commands",
         ),
         ModelFamily(
             "structural_jump",
             trainer="keras_skim.training.structural_jump_training:fit_structural_jump_model",
-            exporter="keras_skim.export.structural_jump_emitter",
+            exporter="keras_skim.export.structural_jump_exporter",
             commands="keras_skim.cli.structural_jump_commands",
             model_class="keras_skim>StructuralJumpLSTM",
             flop_report="keras_skim.analysis.structural_jump_flops:structural_jump_flop_report",

@@ -4,8 +4,8 @@ A model family lives in its own files and one row of the model-kind table
 (`keras_skim/model_kinds.py`); everything else asks the table (`kind.jumps`,
 `family_of(kind).commands`) instead of naming it. This test greps every
 module of `keras_skim/` (code, docstrings and comments alike) for the
-family's names and fails for a module that is neither the family's nor
-listed below as known debt, so a new branch on the family cannot slip in.
+family's names and fails for a module that is not the family's, so a new
+branch on the family cannot slip in.
 """
 
 import pathlib
@@ -28,29 +28,13 @@ FAMILY_FILES = {
 }
 # The table that maps the family's names, and the package's index of public names.
 INDEX_FILES = {"model_kinds.py", "__init__.py"}
-# Known debt: modules that still name the family, being reworked on other branches this session
-# (keras_skim/export: branches h-stack, h-runfloat; the op library's docstring lists its kernels).
-# Remove an entry once its module asks the table; never add one.
-KNOWN_DEBT = {
-    "export/__init__.py",
-    "export/backend_choice.py",
-    "export/builtin_backend.py",
-    "export/custom_op_backend.py",
-    "export/exporter.py",
-    "export/flatbuffer_writer.py",
-    "export/metadata.py",
-    "export/model_planners.py",
-    "export/parity.py",
-    "export/plan.py",
-    "litert_ops/__init__.py",
-}
 
 
-def modules_naming_the_family():
+def modules_naming_the_family(package=PACKAGE):
     found = set()
-    for path in PACKAGE.rglob("*.py"):
+    for path in package.rglob("*.py"):
         if FAMILY_NAMES.search(path.read_text(encoding="utf-8")):
-            found.add(path.relative_to(PACKAGE).as_posix())
+            found.add(path.relative_to(package).as_posix())
     return found
 
 
@@ -58,18 +42,27 @@ def is_the_family_s(relative):
     return pathlib.PurePosixPath(relative).match(FAMILY_PATTERN) or relative in FAMILY_FILES | INDEX_FILES
 
 
+def strangers(package=PACKAGE):
+    """The modules of `package` that name the family but are not its own."""
+    return sorted(m for m in modules_naming_the_family(package) if not is_the_family_s(m))
+
+
 def test_no_module_outside_the_family_names_it():
-    strangers = sorted(m for m in modules_naming_the_family() if not is_the_family_s(m) and m not in KNOWN_DEBT)
-    assert strangers == [], "these modules name the Structural-Jump family: ask keras_skim.model_kinds instead"
+    assert strangers() == [], "these modules name the Structural-Jump family: ask keras_skim.model_kinds instead"
 
 
-def test_the_known_debt_is_still_owed():
-    # An entry whose module no longer names the family must go, so the list only shrinks.
-    assert sorted(KNOWN_DEBT - modules_naming_the_family()) == []
+def test_a_stranger_naming_the_family_is_found(tmp_path):
+    # The check fails for a module outside the family's files, in code or in a comment, in any spelling.
+    (tmp_path / "export").mkdir()
+    (tmp_path / "export" / "exporter.py").write_text("if plan.model_kind == 'structural_jump_lstm':\n    pass\n")
+    (tmp_path / "export" / "metadata.py").write_text("# the KerasSjLSTM op's extra output\n")
+    (tmp_path / "export" / "structural_jump_exporter.py").write_text("MODEL = 'StructuralJumpLSTM'\n")
+    (tmp_path / "model_kinds.py").write_text("CLI = 'sj-lstm'\n")
+    assert strangers(tmp_path) == ["export/exporter.py", "export/metadata.py"]
 
 
 def test_the_grep_finds_the_family_where_it_lives():
     # Guards the pattern itself: the family's own files must match, or the first test passes vacuously.
     found = modules_naming_the_family()
     assert {"model_kinds.py", "cli/structural_jump_commands.py", "layers/structural_jump_lstm_cell.py"} <= found
-    assert all((PACKAGE / name).exists() for name in FAMILY_FILES | KNOWN_DEBT)
+    assert all((PACKAGE / name).exists() for name in FAMILY_FILES)

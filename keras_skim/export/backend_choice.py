@@ -9,26 +9,15 @@ from the committed benchmarks (nothing is timed at export).
 """
 
 from keras_skim.export.errors import ExportError
+from keras_skim.export.family_exporter import family_exporters
 from keras_skim.model_kinds import kind_of
 
 AUTO = "auto"
 
-# Speed-ups over keras-skim's builtin LSTM export of the same size, (custom op,
-# builtin graph), batch 1, one thread, by units; with the table they come from
-# and where in it (the ~80% skim rows: a trained Skim-LSTM skims 82-95%).
-MEASURED = {
-    "skim_lstm": (
-        "benchmarks/results/custom_op_speed.md",
-        "80% skim",
-        {100: (4.24, 0.75), 256: (4.08, 1.52), 512: (5.30, 3.44)},
-    ),
-    "skim_gru": ("benchmarks/results/skim_gru_op_speed.md", "80% skim", {100: (4.22, 0.76)}),
-    "structural_jump_lstm": (
-        "benchmarks/results/sj_export_speed.md",
-        "a trained IMDB model jumping 39% of the words",
-        {128: (1.72, 0.55)},
-    ),
-}
+# {model kind: (table, which rows, {units: (custom op, builtin graph)})}: each
+# family's measured speed-ups over keras-skim's builtin LSTM export of the same
+# size, batch 1, one thread (`FamilyExporter.measured_speeds`).
+MEASURED = {kind: speeds for family in family_exporters() for kind, speeds in family.measured_speeds.items()}
 
 
 # The builtin graph of stacked and bidirectional exports against the same stack of LSTMs.

@@ -1,16 +1,17 @@
-"""The builtin backend: the inference graph of `graph_builder` (for a
-Structural-Jump-LSTM model, of `structural_jump_graph`; for a stack of
-recurrent layers or a Bidirectional one, of `stack_graph`), converted with
+"""The builtin backend: the inference graph of `graph_builder` (for a model
+family with a graph of its own, of its exporter's `builtin_graph`; for a
+stack of recurrent layers or a Bidirectional one, of `stack_graph`), converted with
 TensorFlow's TFLite converter to builtin ops only, so that any LiteRT /
 TFLite interpreter runs it on any platform."""
 
 from keras_skim.export.errors import ExportError
+from keras_skim.export.family_exporter import exporter_of
 from keras_skim.export.sequence_input import takes_sequence
 
 
 class BuiltinBackend:
-    """Exports every cell the emitter registry knows, and Structural-Jump-LSTM
-    models, with builtin ops only."""
+    """Exports every cell the emitter registry knows, and every model family's
+    own graph, with builtin ops only."""
 
     name = "builtin"
     custom_ops = ()
@@ -32,8 +33,9 @@ class BuiltinBackend:
         from keras_skim.export.graph_builder import build_module, convert
         from keras_skim.runtime.tflite_check import non_builtin_ops
 
-        if plan.jumps:  # the loop that advances by the jump
-            from keras_skim.export.structural_jump_graph import build_module
+        family_graph = exporter_of(plan.model_kind).builtin_graph(plan)
+        if family_graph is not None:
+            build_module = family_graph
         elif plan.stacked:  # several layers, or both directions
             from keras_skim.export.stack_graph import build_module
         elif takes_sequence(plan):  # float steps instead of token ids

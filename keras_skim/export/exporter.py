@@ -54,18 +54,34 @@ def default_output_dir(model_path):
     return os.path.splitext(path)[0] + "_tflite"
 
 
-def _parity_texts(tokenizer, train_config, count):
-    """A few real test texts when the training data is at hand."""
-    if tokenizer is None or train_config is None or not train_config.dataset:
-        return []
-    try:
-        from keras_skim.datasets.registry import recorded_data, resolve_data
+def recorded_test_texts(train_config, count, notes):
+    """Up to `count` test texts of the data `train_config` records; [] with
+    a note when that data is not at hand (a recorded file that is gone, a
+    data set that cannot be fetched offline). Any other error is raised."""
+    from keras_skim.datasets.errors import DatasetUnavailableError, DataSourceError, FetchError
+    from keras_skim.datasets.registry import recorded_data, resolve_data
 
+    try:
         source = resolve_data(recorded=recorded_data(train_config.as_dict()))
         texts, _ = source.load("test", limit=count)
-    except Exception:  # no data offline: random sequences are used instead
+    except (DataSourceError, DatasetUnavailableError, FetchError) as err:
+        notes.append(f"parity on random token ids only: the training data is not at hand ({str(err).splitlines()[0]})")
         return []
-    return [tokenizer.encode_one(t, max_length=train_config.max_length) for t in list(texts)[:count]]
+    return list(texts)[:count]
+
+
+def _parity_token_lists(texts, tokenizer, train_config, count, notes):
+    """The token ids of the parity texts: the caller's `texts`, or when None
+    the recorded data's (`recorded_test_texts`); none without a tokenizer."""
+    if tokenizer is None:
+        if texts:
+            raise ExportError("parity texts need the model's tokenizer.json (use --tokenizer)")
+        return []
+    if texts is None:
+        recorded = train_config is not None and train_config.dataset
+        texts = recorded_test_texts(train_config, count, notes) if recorded else []
+    max_length = train_config.max_length if train_config else None
+    return [tokenizer.encode_one(t, max_length=max_length) for t in list(texts)[:count]]
 
 
 def _class_names(train_config, plan, notes):
@@ -128,6 +144,7 @@ def export_model(
     log=None,
     backend="auto",
     quantize=None,
+    parity_texts=None,
 ):
     """Exports a trained model to TFLite; see `keras-skim export --help`.
 
@@ -147,9 +164,9 @@ def export_model(
         backend: "auto" (the default: "custom" where the model kind has a
             custom op and this install runs it, else "builtin";
             `backend_choice`), "builtin" (builtin TFLite ops only, runs in
-            any LiteRT interpreter) or "custom" (one custom op per model:
-            `KerasSkimLSTM`, `KerasSkimGRU`, `KerasSjLSTM`; interpreters must
-            register `keras_skim.litert_ops`).
+            any LiteRT interpreter) or "custom" (one custom op per model
+            kind, `model_kinds.CUSTOM_OPS`; interpreters must register
+            `keras_skim.litert_ops`).
         quantize: None (float32 weights) or "int8": dynamic-range int8
             weights (builtin: the converter's quantization of the
             FULLY_CONNECTED weights; custom: int8 embedding rows and big-cell
@@ -158,6 +175,10 @@ def export_model(
             builtin int8 one, whose kernels quantize activations too, with
             `parity.INT8_AGREEMENT` (>= 99% of read decisions kept, outputs
             within 0.05 of the float model's).
+        parity_texts: texts the parity check runs first (encoded with the
+            export's tokenizer, up to `parity_samples`); None: the test
+            texts of the data the model was trained on when they are at hand
+            (`recorded_test_texts`), else random token ids only.
 
     Raises:
         ExportError: one-line reason; nothing is written then.
@@ -190,6 +211,7 @@ def export_model(
     except ModelLoadError as err:
         raise ExportError(str(err)) from None
 
+    from keras_skim.export.family_exporter import exporter_of
     from keras_skim.export.metadata import build_metadata, weights_bytes
     from keras_skim.export.model_plan import plan_model
     from keras_skim.export.parity import (
@@ -202,7 +224,8 @@ def export_model(
     from keras_skim.runtime.tflite_check import op_inventory
 
     plan = plan_model(model)
-    if plan.jumps and quantize:
+    family = exporter_of(plan.model_kind)
+    if quantize and not family.quantizes:
         raise ExportError(f"--quantize {quantize} is not available for {plan.model_kind} models (export float32)")
     backend_note = None  # what the other backend gives, printed after the custom-op note
     if backend == "auto":
@@ -223,8 +246,8 @@ def export_model(
         tokenizer_file = None
     default_threshold = emitter.default_threshold
     if threshold is not None:
-        if plan.jumps:
-            notes.append("--threshold ignored: a Structural-Jump-LSTM's agents decide what is read")
+        if family.threshold_note:
+            notes.append(family.threshold_note)
         elif not emitter.skims:
             notes.append("--threshold ignored: the model has no skim cell")
         else:
@@ -249,7 +272,7 @@ def export_model(
     if sequence:
         max_length = plan.sequence_length
 
-    texts = _parity_texts(tokenizer, train_config, parity_samples)
+    texts = _parity_token_lists(parity_texts, tokenizer, train_config, parity_samples, notes)
     punctuation = sorted(i for ids in plan.structure.values() for i in ids) if plan.structure else None
     if sequence:
         from keras_skim.export import sequence_graph

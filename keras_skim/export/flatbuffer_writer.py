@@ -1,7 +1,8 @@
 """Writes the .tflite flatbuffer of a custom-op export directly (LiteRT schema
 object API, no converter): one subgraph, constant buffers 64-byte aligned,
 the `serving_default` signature. Used by the custom-op backend's writers
-(`custom_op_backend` for KerasSkimLSTM, `structural_jump_op` for KerasSjLSTM).
+(`skim_op_flatbuffer` for the skim cells' ops, and a model family's own op
+writer, reached through its exporter: `family_exporter`).
 """
 
 import functools

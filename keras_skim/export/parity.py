@@ -5,6 +5,8 @@ import dataclasses
 
 import numpy as np
 
+from keras_skim.export.family_exporter import exporter_of
+
 ATOL = 1e-4
 PARITY_MAX_TOKENS = 96  # the Keras reference runs the cell step by step
 
@@ -89,6 +91,36 @@ def parity_thresholds(default_threshold):
     return out
 
 
+def record_decisions(cell, x, ids, padding_id, backward=False):
+    """The read decisions [T] of a skim `cell` stepped (training=False) over
+    its inputs `x` [1, T, e] in one `tf.while_loop` (a backward direction
+    from the last token to the first); padding (`padding_id` in `ids`) is
+    skipped the way Keras' mask skips it: the state kept, the decision 0.
+    The one recorder of every reference: a single layer's and each layer
+    and direction of a stack."""
+    import tensorflow as tf
+
+    from keras_skim.layers.skim_cell_base import STAT_PENDING
+
+    length = tf.shape(x)[1]
+    init = list(cell.get_initial_state(batch_size=1))
+
+    def body(k, decisions, *states):
+        t = length - 1 - k if backward else k
+        _, new_states = cell(x[:, t, :], list(states), training=False)
+        read = 1.0 - new_states[-1][0, STAT_PENDING]
+        if padding_id is not None:
+            pad = tf.equal(ids[0, t], padding_id)
+            new_states = [tf.where(pad, old, new) for old, new in zip(states, new_states)]
+            read = tf.where(pad, 0.0, read)
+        return (k + 1, decisions.write(t, read), *new_states)
+
+    out = tf.while_loop(
+        lambda k, *_: k < length, body, (tf.constant(0), tf.TensorArray(tf.float32, size=length), *init)
+    )
+    return out[1].stack()
+
+
 def keras_reference(model, plan):
     """A compiled function ids [1, T] -> (model output, read decisions [T]).
 
@@ -100,11 +132,11 @@ def keras_reference(model, plan):
     """
     import tensorflow as tf
 
-    from keras_skim.layers.skim_cell_base import STAT_PENDING
     from keras_skim.layers.skim_controls import skim_cells
 
-    if plan.jumps:
-        return structural_jump_reference(model)
+    family_reference = exporter_of(plan.model_kind).keras_reference(model, plan)
+    if family_reference is not None:
+        return family_reference
     if plan.stacked:
         return stack_reference(model, plan)
     cells = skim_cells(model)
@@ -117,25 +149,7 @@ def keras_reference(model, plan):
         def recorder(ids):
             # Layers between the embedding and the RNN are inference identities
             # (checked by `plan_model`).
-            x = tf.gather(embeddings, ids)
-            length = tf.shape(x)[1]
-            init = list(cell.get_initial_state(batch_size=1))
-
-            def body(t, decisions, *states):
-                _, new_states = cell(x[:, t, :], list(states), training=False)
-                read = 1.0 - new_states[-1][0, STAT_PENDING]
-                if padding_id is not None:
-                    pad = tf.equal(ids[0, t], padding_id)
-                    new_states = [tf.where(pad, old, new) for old, new in zip(states, new_states)]
-                    read = tf.where(pad, 0.0, read)
-                return (t + 1, decisions.write(t, read), *new_states)
-
-            out = tf.while_loop(
-                lambda t, *_: t < length,
-                body,
-                (tf.constant(0), tf.TensorArray(tf.float32, size=length), *init),
-            )
-            return out[1].stack()
+            return record_decisions(cell, tf.gather(embeddings, ids), ids, padding_id)
 
     @tf.function(input_signature=[tf.TensorSpec([1, None], tf.int32)], reduce_retracing=True)
     def reference(ids):
@@ -169,7 +183,7 @@ def stack_reference(model, plan):
     import keras
     import tensorflow as tf
 
-    from keras_skim.layers.skim_cell_base import STAT_PENDING, SkimCellBase
+    from keras_skim.layers.skim_cell_base import SkimCellBase
 
     padding_id = plan.padding_id
     names = {(index, direction): name for index, direction, name in plan.read_mask_outputs()}
@@ -177,25 +191,6 @@ def stack_reference(model, plan):
         keras.Model(model.inputs, layer.layer.input[0] if isinstance(layer.layer.input, list) else layer.layer.input)
         for layer in plan.layers
     ]
-
-    def record(cell, x, ids, backward):
-        length = tf.shape(x)[1]
-        init = list(cell.get_initial_state(batch_size=1))
-
-        def body(k, decisions, *states):
-            t = length - 1 - k if backward else k
-            _, new_states = cell(x[:, t, :], list(states), training=False)
-            read = 1.0 - new_states[-1][0, STAT_PENDING]
-            if padding_id is not None:
-                pad = tf.equal(ids[0, t], padding_id)
-                new_states = [tf.where(pad, old, new) for old, new in zip(states, new_states)]
-                read = tf.where(pad, 0.0, read)
-            return (k + 1, decisions.write(t, read), *new_states)
-
-        out = tf.while_loop(
-            lambda k, *_: k < length, body, (tf.constant(0), tf.TensorArray(tf.float32, size=length), *init)
-        )
-        return out[1].stack()
 
     @tf.function(input_signature=[tf.TensorSpec([1, None], tf.int32)], reduce_retracing=True)
     def reference(ids):
@@ -212,42 +207,10 @@ def stack_reference(model, plan):
                     decisions[names[(index, direction)]] = every
                     continue
                 x = feature(ids, training=False) if x is None else x
-                decisions[names[(index, direction)]] = record(cell, x, ids, direction == "backward")
+                decisions[names[(index, direction)]] = record_decisions(
+                    cell, x, ids, padding_id, backward=direction == "backward"
+                )
         return output, decisions
-
-    return reference
-
-
-def token_codes(trace, word_count, positions, length):
-    """The per-token codes (`contracts.TOKEN_*`) of one text from a
-    Structural-Jump-LSTM's greedy pass: its trace over the word stream, its
-    word count and the raw position of each word."""
-    from keras_skim.contracts import TOKEN_JUMPED, TOKEN_NOT_A_WORD, TOKEN_READ, TOKEN_SKIMMED
-    from keras_skim.layers.structural_jump_lstm_cell import TRACE_ACTIVE, TRACE_READ
-
-    codes = np.full((length,), TOKEN_NOT_A_WORD, np.int32)
-    n = int(word_count)
-    active = trace[:n, TRACE_ACTIVE] > 0.5
-    read = trace[:n, TRACE_READ] > 0.5
-    codes[positions[:n]] = np.where(read, TOKEN_READ, np.where(active, TOKEN_SKIMMED, TOKEN_JUMPED))
-    return codes
-
-
-def structural_jump_reference(model):
-    """A function ids [1, T] -> (logits [1, k], token codes [T]) of a
-    Structural-Jump-LSTM model's greedy pass (`training=False`): the
-    model's own call, traced once for any length."""
-    import tensorflow as tf
-
-    @tf.function(input_signature=[tf.TensorSpec([1, None], tf.int32)], reduce_retracing=True)
-    def run(ids):
-        out = model(ids, training=False)
-        _, _, positions = model.text_structure(ids)
-        return out["logits"], out["trace"], out["word_count"], positions
-
-    def reference(ids):
-        logits, trace, word_count, positions = (np.asarray(v) for v in run(tf.constant(ids, tf.int32)))
-        return logits, token_codes(trace[0], word_count[0], positions[0], np.asarray(ids).shape[1])
 
     return reference
 

@@ -89,7 +89,7 @@ class ModelPlan:
 
     @property
     def jumps(self):
-        """Whether the model jumps (Structural-Jump-LSTM): its mask has four codes."""
+        """Whether the model jumps (`ModelKind.jumps`): its mask has four codes."""
         return bool(getattr(self.emitter, "jumps", False))
 
 

@@ -3,12 +3,13 @@
 as `KerasSkimGRU`.
 
 Both ops take the same weight inputs (keras_skim/litert_ops/kernels/skim_rnn_op.h)
-with G gate blocks per cell (LSTM 4: i, f, c, o; GRU 3: z, r, h). Here a
-cell's Keras weights become those inputs' float64 parts (`read_weights`:
-W, U, b and the small cell's Ws, Us, bs; the GRU's candidate recurrent
-biases `bhh`, `bhhs`), and one step of the cell is written in NumPy for the
-backend's reference (`step`), from the input terms z_x = x W + b and the
-recurrent terms z_h = h U of its n units.
+with G gate blocks per cell (LSTM 4: i, f, c, o; GRU 3: z, r, h). Here the
+cell's emitter (the `ModelPlan`'s reading of its Keras weights) becomes
+those inputs' float64 parts (`read_weights`: W, U, b and the small cell's
+Ws, Us, bs; the GRU's candidate recurrent biases `bhh`, `bhhs`), and one
+step of the cell is written in NumPy for the backend's reference (`step`),
+from the input terms z_x = x W + b and the recurrent terms z_h = h U of its
+n units.
 """
 
 import dataclasses
@@ -16,6 +17,7 @@ import dataclasses
 import numpy as np
 
 from keras_skim.contracts import CUSTOM_OPS
+from keras_skim.export.weights import reorder_lstm_gates
 
 
 def _sigmoid(z):
@@ -42,34 +44,35 @@ def gru_step(h, c, z_x, z_h, n, bhh):
     return h, c
 
 
-def _as_float64(variable):
-    import keras
-
-    return np.asarray(keras.ops.convert_to_numpy(variable), np.float64)
-
-
-def lstm_weights(cell):
-    d, ds = cell.units, cell.small_units
-    w = {"W": _as_float64(cell.kernel), "U": _as_float64(cell.recurrent_kernel)}
-    w["b"] = _as_float64(cell.bias) if cell.use_bias else np.zeros(4 * d)
+def lstm_weights(emitter):
+    """The op's LSTM weights in Keras' gate order (i, f, c, o): the emitter
+    holds them as (i, f, o, c), and swapping the last two blocks is its own
+    inverse."""
+    d, ds = emitter.units, emitter.small_units
+    w = {
+        "W": reorder_lstm_gates(emitter.kernel, d),
+        "U": reorder_lstm_gates(emitter.recurrent, d),
+        "b": reorder_lstm_gates(emitter.bias, d),
+    }
     if ds:
-        w["Ws"], w["Us"] = _as_float64(cell.small_kernel), _as_float64(cell.small_recurrent_kernel)
-        w["bs"] = _as_float64(cell.small_bias) if cell.use_bias else np.zeros(4 * ds)
+        w["Ws"] = reorder_lstm_gates(emitter.small_kernel, ds)
+        w["Us"] = reorder_lstm_gates(emitter.small_recurrent, ds)
+        w["bs"] = reorder_lstm_gates(emitter.small_input_bias, ds)
     return w
 
 
-def gru_weights(cell):
+def gru_weights(emitter):
     """A GRU's biases, split as the op takes them: [b_z | b_r | b_xh] with
     Keras' input and recurrent biases of z and r summed, and b_hh apart
     (r scales it)."""
-    from keras_skim.export.gru_emitters import gru_weights as keras_gru_weights
-
     w = {}
-    for prefix, size, suffix in (("", cell.units, ""), ("small_", cell.small_units, "s")):
+    for prefix, size, suffix in (("", emitter.units, ""), ("small_", emitter.small_units, "s")):
         if not size:
             continue
-        kernel, recurrent, b_input, b_recurrent = keras_gru_weights(cell, prefix, size)
-        w["W" + suffix], w["U" + suffix] = kernel, recurrent
+        b_input = getattr(emitter, f"{prefix}input_bias")
+        b_recurrent = getattr(emitter, f"{prefix}recurrent_bias")
+        w["W" + suffix] = getattr(emitter, f"{prefix}kernel")
+        w["U" + suffix] = getattr(emitter, f"{prefix}recurrent")
         w["b" + suffix] = np.concatenate([b_input[: 2 * size] + b_recurrent[: 2 * size], b_input[2 * size :]])
         w["bhh" + suffix] = b_recurrent[2 * size :]
     return w
@@ -78,7 +81,7 @@ def gru_weights(cell):
 @dataclasses.dataclass(frozen=True)
 class SkimOpCell:
     """One skim cell's op: its model kind, Keras class, gate blocks, weight
-    reader (cell -> dict of float64 arrays) and NumPy step."""
+    reader (emitter -> dict of float64 arrays) and NumPy step."""
 
     kind: str
     cell_class: str
@@ -96,7 +99,8 @@ class SkimOpCell:
         return self.kind == "skim_gru"
 
 
+# By model kind (`ModelPlan.model_kind`).
 CELLS = {
-    "SkimLSTMCell": SkimOpCell("skim_lstm", "SkimLSTMCell", 4, lstm_weights, lstm_step),
-    "SkimGRUCell": SkimOpCell("skim_gru", "SkimGRUCell", 3, gru_weights, gru_step),
+    "skim_lstm": SkimOpCell("skim_lstm", "SkimLSTMCell", 4, lstm_weights, lstm_step),
+    "skim_gru": SkimOpCell("skim_gru", "SkimGRUCell", 3, gru_weights, gru_step),
 }

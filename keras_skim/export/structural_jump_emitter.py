@@ -29,7 +29,6 @@ import numpy as np
 
 from keras_skim.contracts import CUSTOM_OPS, PADDING_ID
 from keras_skim.export.errors import ExportError
-from keras_skim.export.model_planners import register_model_planner
 from keras_skim.export.plan import ModelPlan
 from keras_skim.export.weights import activation_name, to_numpy
 
@@ -153,13 +152,6 @@ class StructuralJumpEmitter:
         }
 
 
-@register_model_planner(
-    is_structural_jump,
-    cells={
-        CELL_CLASS: f"a {CELL_CLASS} is exported only inside a keras_skim.{MODEL_CLASS} model "
-        "(which computes the word stream and the jump offsets from the token ids)"
-    },
-)
 def plan_structural_jump(model):
     """The `ModelPlan` of a Structural-Jump-LSTM model, or a one-line ExportError."""
     import keras

@@ -1,6 +1,6 @@
-"""keras-skim's custom LiteRT ops (`KerasSkimLSTM`: a whole Skim-LSTM
-sequence in one op; `KerasSjLSTM`: a whole Structural-Jump-LSTM text in one
-op) and the runtime that runs them through LiteRT's C API.
+"""keras-skim's custom LiteRT ops (one per model kind that has one,
+`keras_skim.model_kinds.CUSTOM_OPS`: a whole sequence, or a whole text, in
+one op) and the runtime that runs them through LiteRT's C API.
 
 How the op reaches LiteRT. The prebuilt LiteRT libraries export C symbols
 only: `libLiteRt.so` (in the `ai-edge-litert` wheel and in the Android AAR
@@ -13,7 +13,7 @@ would not link. What works everywhere is the public C API:
 2. `LiteRtCreateOptions`, CPU with one XNNPACK thread (the opaque option
    "xnnpack", payload `num_threads = 1`), and per op
    `LiteRtAddCustomOpKernelOption(options, "KerasSkimLSTM", 1, &kernel, data)`
-   (every op of `kernels/library_ops.cc`: KerasSkimLSTM, KerasSjLSTM, KerasSkimGRU)
+   (every op of `kernels/library_ops.cc`, in the order of the model-kind table)
    where `kernel` is a `LiteRtCustomOpKernel` (Init / GetOutputLayouts / Run
    / Destroy over `LiteRtTensorBuffer`s);
 3. `LiteRtCreateCompiledModel`, then per input shape
@@ -33,8 +33,8 @@ The C++ is in three layers, each folder including only those before it:
 - `kernels/`: the ops and their cores, free of LiteRT types.
   `op_kernel.h` is the seam every op is written against (`TensorView`,
   `OpKernel`, `LibraryOps()`, listed in `library_ops.cc`);
-  `skim_lstm_op.cc`, `skim_gru_op.cc` (on `skim_rnn_op.cc`), `sj_lstm_op.cc`
-  and their `*_core.cc`: the ops; `simd_isa.cc` picks the instruction set
+  the kernels of `library_ops.cc` (`*_op.cc`, the skim cells' on
+  `skim_rnn_op.cc`) and their `*_core.cc`: the ops; `simd_isa.cc` picks the instruction set
   and `simd_regions.inc` compiles each kernel once per set and holds the one
   dispatch to it (`run_on_isa`);
 - `litert/`: `litert_c_abi.h`, our own declarations of the LiteRT C ABI we

@@ -49,7 +49,7 @@ def sequences(vocabulary=50):
 
 
 def test_custom_backend_buffers_are_64_byte_aligned(custom_models):
-    from keras_skim.export.custom_op_backend import BUFFER_ALIGNMENT
+    from keras_skim.export.flatbuffer_writer import BUFFER_ALIGNMENT
     from keras_skim.runtime.litert_runner import LiteRtModel
 
     assert BUFFER_ALIGNMENT == 64

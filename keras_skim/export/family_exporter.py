@@ -1,0 +1,74 @@
+"""The per-family exporter seam: what `keras_skim.export` asks a model family
+(keras-hub's one exporter per model behind one table is the idea).
+
+Each `ModelFamily.exporter` of the model-kind table (`keras_skim.model_kinds`)
+names the family's export module, whose `EXPORTER` is a `FamilyExporter`.
+The planners (`model_planners`), both backends, the metadata, the parity
+check and the default backend's note ask `exporter_of(plan.model_kind)` (or
+every family: `family_exporters`) and name no family. The base class answers
+for a family of cells in a text classifier (the cells the emitter registry
+knows, the generic graphs, the skim cells' ops); a family that is more than
+a cell (its own `keras.Model`, its own op) overrides what differs, in its
+own files.
+"""
+
+from keras_skim.model_kinds import FAMILIES, family_of, load
+
+
+class FamilyExporter:
+    """A model family's export pieces; the defaults are a text classifier's.
+
+    Attributes:
+        cell_refusals: {cell class name: why it is exported only inside the
+            family's own model} (one phrase each).
+        measured_speeds: {model kind: (benchmark table, which rows, {units:
+            (custom op, builtin graph) speed-ups over the LSTM export})}: the
+            note of the default backend (`backend_choice`).
+        quantizes: whether `--quantize int8` applies.
+        threshold_note: the note when `--threshold` is given for a kind
+            without a skim gate; None: the text classifier's.
+        writes_custom_op: the family writes its op's flatbuffer itself
+            (`custom_op_flatbuffer`); False: the skim cells' ops.
+    """
+
+    cell_refusals = {}
+    measured_speeds = {}
+    quantizes = True
+    threshold_note = None
+    writes_custom_op = False
+
+    def planners(self):
+        """((recognise(model) -> bool, plan(model) -> ModelPlan), ...): the
+        models the family plans itself (`model_planners.planner_for`)."""
+        return ()
+
+    def builtin_graph(self, plan):
+        """The `build_module(plan, fold)` of the family's builtin graph, or
+        None (the generic graphs of `builtin_backend`)."""
+        return None
+
+    def custom_op_flatbuffer(self, plan, *, length, fold):
+        """The .tflite bytes of the family's own op (`writes_custom_op`)."""
+        raise NotImplementedError
+
+    def flops_section(self, plan):
+        """The metadata's FLOP counts of the family's models, or None (a cell's)."""
+        return None
+
+    def add_metadata_entries(self, plan, metadata):
+        """What the family adds to or changes in an export's `ExportMetadata`."""
+
+    def keras_reference(self, model, plan):
+        """The parity check's Keras reference of the family's models
+        (ids [1, T] -> (outputs, per-token codes [T])), or None (a cell's)."""
+        return None
+
+
+def exporter_of(model_kind):
+    """The `FamilyExporter` of a model kind's family."""
+    return load(family_of(model_kind).exporter).EXPORTER
+
+
+def family_exporters():
+    """Every family's `FamilyExporter`, in the order of `model_kinds.FAMILIES`."""
+    return [load(family.exporter).EXPORTER for family in FAMILIES.values()]
