@@ -132,6 +132,140 @@ def _runner(flatbuffer, plan=None):
 QUANTIZE = (None, "int8")
 
 
+def _checked_threshold(threshold, parity_samples, quantize, backend):
+    """The options checked: the --threshold (None stays None); ExportError otherwise."""
+    if threshold is not None:
+        try:
+            threshold = contracts.check_threshold(threshold, "--threshold")
+        except contracts.ContractError as err:
+            raise ExportError(str(err)) from None
+    if parity_samples < 1:
+        raise ExportError("--parity-samples must be at least 1")
+    if quantize not in QUANTIZE:
+        raise ExportError(f"--quantize must be int8 (or left out for float32); got {quantize!r}")
+    if backend not in BACKENDS:
+        raise ExportError(f"--backend must be one of {', '.join(BACKENDS)}; got {backend!r}")
+    return threshold
+
+
+def _export_inputs(model_path, output_dir, tokenizer_path, force):
+    """(model folder, tokenizer file, output folder, train config, the loaded model), checked."""
+    from keras_skim.model_io import ModelLoadError, load_model
+
+    try:
+        folder = contracts.resolve_model(model_path)
+        tokenizer_file = contracts.tokenizer_file(tokenizer_path) if tokenizer_path is not None else folder.tokenizer
+        output_dir = os.path.abspath(os.fspath(output_dir or default_output_dir(model_path)))
+        output_folder.check_output_folder(output_dir, force=force, inputs=[folder.model, tokenizer_file])
+        train_config = contracts.read_train_config(folder.train_config) if folder.train_config else None
+    except contracts.ContractError as err:
+        raise ExportError(str(err)) from None
+    try:
+        model = load_model(folder.model)
+    except ModelLoadError as err:
+        raise ExportError(str(err)) from None
+    return folder, tokenizer_file, output_dir, train_config, model
+
+
+def _checked_backend(model, plan, family, backend, quantize):
+    """(the backend, the note on the other one or None), checked for `plan`."""
+    if quantize and not family.quantizes:
+        raise ExportError(f"--quantize {quantize} is not available for {plan.model_kind} models (export float32)")
+    backend_note = None  # what the other backend gives, printed after the custom-op note
+    if backend == "auto":
+        from keras_skim.export.backend_choice import choose_backend
+
+        backend, backend_note = choose_backend(model, plan)
+    chosen = backends()[backend]
+    chosen.check(model, plan)
+    return chosen, backend_note
+
+
+def _default_threshold(plan, family, threshold, notes):
+    """The threshold the metadata records: --threshold where a skim gate takes it."""
+    emitter = plan.emitter
+    if threshold is None:
+        return emitter.default_threshold
+    if family.threshold_note:
+        notes.append(family.threshold_note)
+    elif not emitter.skims:
+        notes.append("--threshold ignored: the model has no skim cell")
+    else:
+        return threshold
+    return emitter.default_threshold
+
+
+def _tokenizer(tokenizer_file, plan):
+    """The export's tokenizer (None without a file), checked against the embedding."""
+    if tokenizer_file is None:
+        return None
+    from keras_skim.datasets.tokenizer import Tokenizer
+
+    try:
+        tokenizer = Tokenizer.load(tokenizer_file)
+    except ValueError as err:
+        raise ExportError(str(err).splitlines()[0]) from None
+    if tokenizer.vocabulary_size > plan.vocabulary_size:
+        raise ExportError(
+            f"{tokenizer_file}: {tokenizer.vocabulary_size} tokens but the model's embedding has "
+            f"{plan.vocabulary_size} rows"
+        )
+    return tokenizer
+
+
+def _parity_sequences(plan, token_lists, count):
+    """The parity check's inputs: the texts' token ids first, then random ones."""
+    from keras_skim.export.parity import sample_sequences
+
+    if takes_sequence(plan):
+        from keras_skim.export import sequence_graph
+
+        return sequence_graph.sample_sequences(plan, count)
+    punctuation = sorted(i for ids in plan.structure.values() for i in ids) if plan.structure else None
+    return sample_sequences(
+        plan.vocabulary_size, count, token_lists=token_lists, padding_id=plan.padding_id, punctuation_ids=punctuation
+    )
+
+
+def _checked_parity(model, plan, chosen, flatbuffer, sequences, default_threshold, quantize):
+    """(parity, against, tolerance) of the export's `flatbuffer` against its reference; ExportError if it fails."""
+    from keras_skim.export.parity import EXACT, INT8_AGREEMENT, check_parity, parity_thresholds
+
+    thresholds = parity_thresholds(default_threshold if plan.emitter.skims else None)
+    reference, against = chosen.parity_reference(model, flatbuffer)
+    tolerance = INT8_AGREEMENT if quantize and reference is None else EXACT
+    if takes_sequence(plan) and reference is None:  # the Keras model, fed float steps instead of token ids
+        from keras_skim.export import sequence_graph
+
+        reference = sequence_graph.keras_reference(model, plan)
+    parity = check_parity(
+        model,
+        plan,
+        _runner(flatbuffer, plan),
+        sequences,
+        thresholds,
+        reference=reference,
+        against=against,
+        tolerance=tolerance,
+    )
+    return parity, against, tolerance
+
+
+def _write_export(output_dir, force, model_file, tokenizer_file, flatbuffer, metadata):
+    """Writes the export folder (staged: all of it or nothing)."""
+    try:
+        with output_folder.staged_output_dir(output_dir, force=force, inputs=[model_file, tokenizer_file]) as stage:
+            with open(os.path.join(stage, contracts.TFLITE_FILE), "wb") as f:
+                f.write(flatbuffer)
+            if tokenizer_file:
+                shutil.copyfile(tokenizer_file, os.path.join(stage, contracts.TOKENIZER_FILE))
+            contracts.write_json(os.path.join(stage, contracts.METADATA_FILE), metadata.to_json())
+    except contracts.ContractError as err:
+        raise ExportError(str(err)) from None
+    except OSError as err:
+        raise ExportError(f"{output_dir}: cannot write the export ({err.strerror})") from None
+
+
 def export_model(
     model_path,
     output_dir=None,
@@ -183,57 +317,20 @@ def export_model(
     Raises:
         ExportError: one-line reason; nothing is written then.
     """
-    from keras_skim.model_io import ModelLoadError, load_model
-
-    log = log or (lambda message: None)
-    notes = []
-    if threshold is not None:
-        try:
-            threshold = contracts.check_threshold(threshold, "--threshold")
-        except contracts.ContractError as err:
-            raise ExportError(str(err)) from None
-    if parity_samples < 1:
-        raise ExportError("--parity-samples must be at least 1")
-    if quantize not in QUANTIZE:
-        raise ExportError(f"--quantize must be int8 (or left out for float32); got {quantize!r}")
-    if backend not in BACKENDS:
-        raise ExportError(f"--backend must be one of {', '.join(BACKENDS)}; got {backend!r}")
-    try:
-        folder = contracts.resolve_model(model_path)
-        tokenizer_file = contracts.tokenizer_file(tokenizer_path) if tokenizer_path is not None else folder.tokenizer
-        output_dir = os.path.abspath(os.fspath(output_dir or default_output_dir(model_path)))
-        output_folder.check_output_folder(output_dir, force=force, inputs=[folder.model, tokenizer_file])
-        train_config = contracts.read_train_config(folder.train_config) if folder.train_config else None
-    except contracts.ContractError as err:
-        raise ExportError(str(err)) from None
-    try:
-        model = load_model(folder.model)
-    except ModelLoadError as err:
-        raise ExportError(str(err)) from None
-
     from keras_skim.export.family_exporter import exporter_of
     from keras_skim.export.metadata import build_metadata, weights_bytes
     from keras_skim.export.model_plan import plan_model
-    from keras_skim.export.parity import (
-        EXACT,
-        INT8_AGREEMENT,
-        check_parity,
-        parity_thresholds,
-        sample_sequences,
-    )
     from keras_skim.runtime.tflite_check import op_inventory
 
+    log = log or (lambda message: None)
+    notes = []
+    threshold = _checked_threshold(threshold, parity_samples, quantize, backend)
+    folder, tokenizer_file, output_dir, train_config, model = _export_inputs(
+        model_path, output_dir, tokenizer_path, force
+    )
     plan = plan_model(model)
     family = exporter_of(plan.model_kind)
-    if quantize and not family.quantizes:
-        raise ExportError(f"--quantize {quantize} is not available for {plan.model_kind} models (export float32)")
-    backend_note = None  # what the other backend gives, printed after the custom-op note
-    if backend == "auto":
-        from keras_skim.export.backend_choice import choose_backend
-
-        backend, backend_note = choose_backend(model, plan)
-    chosen = backends()[backend]
-    chosen.check(model, plan)
+    chosen, backend_note = _checked_backend(model, plan, family, backend, quantize)
     emitter = plan.emitter
     sequence = takes_sequence(plan)
     if not emitter.skims and not plan.jumps and not type(emitter.cell).__module__.startswith("keras_skim."):
@@ -244,65 +341,19 @@ def export_model(
     if sequence and tokenizer_file is not None:
         notes.append("the model takes float sequences, not token ids: tokenizer.json is not exported")
         tokenizer_file = None
-    default_threshold = emitter.default_threshold
-    if threshold is not None:
-        if family.threshold_note:
-            notes.append(family.threshold_note)
-        elif not emitter.skims:
-            notes.append("--threshold ignored: the model has no skim cell")
-        else:
-            default_threshold = threshold
-
-    tokenizer = None
-    if tokenizer_file is not None:
-        from keras_skim.datasets.tokenizer import Tokenizer
-
-        try:
-            tokenizer = Tokenizer.load(tokenizer_file)
-        except ValueError as err:
-            raise ExportError(str(err).splitlines()[0]) from None
-        if tokenizer.vocabulary_size > plan.vocabulary_size:
-            raise ExportError(
-                f"{tokenizer_file}: {tokenizer.vocabulary_size} tokens but the model's embedding has "
-                f"{plan.vocabulary_size} rows"
-            )
-    elif not sequence:
+    default_threshold = _default_threshold(plan, family, threshold, notes)
+    tokenizer = _tokenizer(tokenizer_file, plan)
+    if tokenizer_file is None and not sequence:
         notes.append("no tokenizer.json next to the model (use --tokenizer): the export takes token ids only")
-    max_length = train_config.max_length if train_config else None
-    if sequence:
-        max_length = plan.sequence_length
+    max_length = plan.sequence_length if sequence else (train_config.max_length if train_config else None)
 
     texts = _parity_token_lists(parity_texts, tokenizer, train_config, parity_samples, notes)
-    punctuation = sorted(i for ids in plan.structure.values() for i in ids) if plan.structure else None
-    if sequence:
-        from keras_skim.export import sequence_graph
-
-        sequences = sequence_graph.sample_sequences(plan, parity_samples)
-    else:
-        sequences = sample_sequences(
-            plan.vocabulary_size,
-            parity_samples,
-            token_lists=texts,
-            padding_id=plan.padding_id,
-            punctuation_ids=punctuation,
-        )
-    thresholds = parity_thresholds(default_threshold if emitter.skims else None)
+    sequences = _parity_sequences(plan, texts, parity_samples)
     flatbuffer = chosen.flatbuffer(
         model, plan, threshold=default_threshold, length=max_length, fold=fold, quantize=quantize
     )
-    reference, against = chosen.parity_reference(model, flatbuffer)
-    tolerance = INT8_AGREEMENT if quantize and reference is None else EXACT
-    if sequence and reference is None:  # the Keras model, fed float steps instead of token ids
-        reference = sequence_graph.keras_reference(model, plan)
-    parity = check_parity(
-        model,
-        plan,
-        _runner(flatbuffer, plan),
-        sequences,
-        thresholds,
-        reference=reference,
-        against=against,
-        tolerance=tolerance,
+    parity, against, tolerance = _checked_parity(
+        model, plan, chosen, flatbuffer, sequences, default_threshold, quantize
     )
     log(parity.message)
     if not parity.ok:
@@ -332,16 +383,6 @@ def export_model(
         metadata.runtime_note = CUSTOM_OP_NOTE.format(op=op)
         notes.append(f"custom-op model: {metadata.runtime_note}")
     notes += [backend_note] if backend_note else []
+    _write_export(output_dir, force, folder.model, tokenizer_file, flatbuffer, metadata)
     files = [contracts.TFLITE_FILE, contracts.METADATA_FILE] + ([contracts.TOKENIZER_FILE] if tokenizer_file else [])
-    try:
-        with output_folder.staged_output_dir(output_dir, force=force, inputs=[folder.model, tokenizer_file]) as stage:
-            with open(os.path.join(stage, contracts.TFLITE_FILE), "wb") as f:
-                f.write(flatbuffer)
-            if tokenizer_file:
-                shutil.copyfile(tokenizer_file, os.path.join(stage, contracts.TOKENIZER_FILE))
-            contracts.write_json(os.path.join(stage, contracts.METADATA_FILE), metadata.to_json())
-    except contracts.ContractError as err:
-        raise ExportError(str(err)) from None
-    except OSError as err:
-        raise ExportError(f"{output_dir}: cannot write the export ({err.strerror})") from None
     return ExportResult(output_dir, files, metadata, parity, notes)

@@ -19,7 +19,7 @@
 #include "skim_rnn_core.h"
 
 // Symmetric int8 with one scale per row (axis 0) or column (axis 1), as
-// keras_skim.export.custom_op_backend.quantize_int8 does.
+// keras_skim.export.skim_op_weights.quantize_int8 does.
 inline void quantize(const std::vector<float>& a, int rows, int cols, int axis, std::vector<int8_t>* q,
                      std::vector<float>* scale) {
   const int n = axis == 0 ? rows : cols;
