@@ -122,6 +122,32 @@ def test_exported_size_close_to_keras_weights(tmp_path):
     assert meta["tflite_bytes"] <= 1.1 * meta["keras_weights_bytes"], meta
 
 
+def test_parity_runs_the_caller_s_texts(tmp_path):
+    """Texts the caller gives are encoded with the export's tokenizer and
+    checked first, then random ids fill up to parity_samples."""
+    from keras_skim.export.exporter import export_model
+
+    path, _ = train_tiny(str(tmp_path / "m"), "skim_lstm", fit=False)
+    texts = ["a good film", "not a good film at all"]
+    result = export_model(path, str(tmp_path / "out"), parity_samples=3, backend="builtin", parity_texts=texts)
+    assert result.metadata["parity"]["real_texts"] == 2 and result.parity.samples == 3
+
+
+def test_recorded_data_not_at_hand_is_a_note(tmp_path):
+    """A train_config.json whose data file is gone: parity runs on random
+    ids and a note says why (no silent fallback)."""
+    from keras_skim.export.exporter import export_model
+
+    folder = tmp_path / "m"
+    train_tiny(str(folder), "skim_lstm", fit=False)
+    gone = str(tmp_path / "gone.csv")
+    record = {"arguments": {"dataset": gone, "max_length": 30}, "data": {"path": gone, "format": "csv"}}
+    (folder / "train_config.json").write_text(json.dumps(record))
+    result = export_model(str(folder), str(tmp_path / "out"), parity_samples=2, backend="builtin")
+    assert result.metadata["parity"]["real_texts"] == 0
+    assert [note for note in result.notes if "not at hand" in note and "gone.csv" in note and "\n" not in note]
+
+
 def test_parity_failure_writes_nothing(tmp_path, monkeypatch):
     from keras_skim.export import ExportError, parity
     from keras_skim.export.exporter import export_model
