@@ -65,11 +65,16 @@ def test_every_cli_kind_names_its_family_s_pieces():
 
 
 def test_every_import_path_of_the_table_loads():
+    from keras_skim.export.family_exporter import FamilyExporter
     from keras_skim.model_kinds import FAMILIES, load
 
     for family in FAMILIES.values():
         assert callable(load(family.trainer)), family.trainer
         assert load(family.exporter).__name__ == family.exporter
+        exporter = load(family.exporter).EXPORTER
+        assert isinstance(exporter, FamilyExporter), family.exporter
+        # a family's measured speeds are its own kinds'
+        assert all(KINDS[kind].family == family.name for kind in exporter.measured_speeds), family.exporter
         if family.flop_report:
             assert callable(load(family.flop_report))
 
