@@ -239,11 +239,12 @@ def _show_skims(args, model, model_file, tokenizer, text, ids, label, recorded):
     with thresholds_set_to(skim_cells(model), args.threshold):
         prediction = _prediction(model.predict(padded, verbose=0)[0], recorded.get("classes"))
     read, steps = sum(int(m.sum()) for m in masks), len(masks) * len(ids)
+    over = ""
+    if stacked:  # a stack with one skim layer (after plain ones) has one skim direction
+        over = f" over {len(masks)} skim " + ("layers and directions" if len(masks) > 1 else "direction")
     summary = (
         f"prediction: {prediction}" + (f", label: {label}" if label is not None else "") + "; "
-        f"read {read} of {steps} tokens"
-        + (f" over {len(masks)} skim layers and directions" if stacked else "")
-        + f", skimmed {1 - read / steps:.0%}"
+        f"read {read} of {steps} tokens{over}, skimmed {1 - read / steps:.0%}"
     )
     color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
     sections = [(None, masks[0])]

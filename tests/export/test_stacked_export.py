@@ -220,6 +220,17 @@ def test_mixed_cells_and_merge_modes_without_mask(tmp_path):
     masks = runner.read_masks(runner.run_ids(ids, 0.5))
     assert set(masks) == {(0, "forward"), (0, "backward"), (1, "forward"), (1, "backward"), (2, "forward")}
     assert all(masks[key].tolist() == [1] * 5 for key in ((0, "forward"), (0, "backward"), (2, "forward")))
+    # Keras' side, step by step on what layer 0 gives layer 1 (no mask: id 0 is read too)
+    from keras_skim.layers.skim_statistics import direction_decisions
+
+    skims = [masks[(1, "forward")].tolist(), masks[(1, "backward")].tolist()]
+    assert [d.tolist() for d in direction_decisions(model, ids, threshold=0.5)] == skims
+    # `show` marks the skim directions only, named by their layer's index among the recurrent ones
+    code, stdout, stderr = run_cli(["show", path, "--text", "the movie was good", "--threshold", "0.5"])
+    assert code == 0, stderr
+    headings = [line.split(":")[0].split() for line in stdout.splitlines() if line.startswith("layer ")]
+    assert [(h[1], h[-1]) for h in headings] == [("1", "forward"), ("1", "backward")]
+    assert "tokens over 2 skim layers and directions, skimmed" in stdout
 
 
 def test_the_last_layer_must_give_its_last_output():
