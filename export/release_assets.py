@@ -50,6 +50,12 @@ KIND_TITLES = {
 BACKEND_TITLES = {"custom": "custom op", "builtin": "builtin ops"}
 BASELINE_KIND = "lstm"
 JUMP_KIND = "structural_jump_lstm"  # ModelMetadata.JUMP_MODEL_KIND in the app
+# The app reads text: an export of any other input kind (a model on float sequences) is refused
+# in these words, here and by the app (ModelMetadata.TEXT_INPUTS_ONLY).
+TEXT_INPUTS_ONLY = (
+    'the app reads text, so it runs only token-id exports (input_kind "token_ids": a model whose first layer '
+    "is an Embedding)"
+)
 
 
 class ReleaseError(ValueError):
@@ -148,23 +154,31 @@ def read_export(folder):
     from keras_skim import contracts
 
     folder = os.path.abspath(folder)
+    path = os.path.join(folder, contracts.METADATA_FILE)
+    record = _metadata_json(path) if os.path.isfile(path) else None
+    # Before the file checks: a sequence export has no tokenizer.json, and asking for one would mislead.
+    kind = record.get("input_kind") if isinstance(record, dict) else None
+    if kind not in (None, contracts.INPUT_KIND_TOKEN_IDS):
+        raise ReleaseError(f"{folder}: input_kind {json.dumps(kind)}: {TEXT_INPUTS_ONLY}")
     for name in EXPORT_FILES:
         if not os.path.isfile(os.path.join(folder, name)):
             raise ReleaseError(
                 f"{folder}: no {name} (expected a folder written by `keras-skim export`, with the model's tokenizer)"
             )
-    path = os.path.join(folder, contracts.METADATA_FILE)
-    try:
-        with open(path, encoding="utf-8") as f:
-            record = json.load(f)
-    except (OSError, ValueError) as err:
-        raise ReleaseError(f"{path}: cannot read ({err})") from None
     if not isinstance(record, dict) or record.get("format") != contracts.METADATA_FORMAT:
         raise ReleaseError(f"{path}: not a {contracts.METADATA_FORMAT} metadata file")
     try:
         return folder, contracts.read_metadata(path)
     except contracts.ContractError as err:
         raise ReleaseError(str(err)) from None
+
+
+def _metadata_json(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError) as err:
+        raise ReleaseError(f"{path}: cannot read ({err})") from None
 
 
 def _record(metadata):

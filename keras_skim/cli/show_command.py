@@ -1,6 +1,6 @@
 """`keras-skim show`: a text with its read and skimmed words marked (a
-stacked or bidirectional model's first skim layer's, and the skim rate of
-every layer and direction on the text); a model family with its own report
+stacked or bidirectional model's once per layer and direction, the
+Skim-RNN paper's Figure 3 for one text); a model family with its own report
 (the read, skipped and jumped words of a jump model) has it in its commands
 module (`keras_skim.model_kinds.FAMILIES`).
 
@@ -27,7 +27,7 @@ from keras_skim.cli.model_args import (
     refuse_sequence_model,
     train_config_of,
 )
-from keras_skim.cli.skim_layers import is_stack, layer_rows, skim_directions
+from keras_skim.cli.skim_layers import is_stack, skim_directions
 from keras_skim.contracts import HTML_MARKER
 
 _BOLD, _DIM, _RESET = "\033[1m", "\033[2;37m", "\033[0m"
@@ -88,16 +88,30 @@ def render_terminal(tokens, decisions, color):
 
 
 def render_html(tokens, decisions, title, summary, legend=SKIM_LEGEND):
-    words = " ".join(f'<span class="{_LOOKS[int(d)][2]}">{html.escape(t)}</span>' for t, d in zip(tokens, decisions))
+    """A page with the tokens marked by their mask codes (`render_terminal`'s)."""
+    return render_html_sections(tokens, [(None, decisions)], title, summary, legend)
+
+
+def render_html_sections(tokens, sections, title, summary, legend=SKIM_LEGEND):
+    """A page with the tokens marked once per section: [(heading or None,
+    mask codes)] (a stacked model: one per layer and direction)."""
+    body = "".join(
+        (f"<h2>{html.escape(heading)}</h2>" if heading else "")
+        + "<p>"
+        + " ".join(f'<span class="{_LOOKS[int(d)][2]}">{html.escape(t)}</span>' for t, d in zip(tokens, decisions))
+        + "</p>"
+        for heading, decisions in sections
+    )
+    summary_html = "<br>".join(html.escape(line) for line in summary.split("\n"))
     return (
         f"<!DOCTYPE html>\n{HTML_MARKER}\n<html><head><meta charset='utf-8'>"
         f"<title>{html.escape(title)}</title><style>"
         "body{font-family:Georgia,serif;max-width:48em;margin:2em auto;line-height:1.6}"
         ".read{font-weight:bold;color:#000}.skim{color:#aaa}"
-        ".jump{color:#ccc;text-decoration:line-through}.punct{color:#000}</style></head><body>"
-        f"<h1>{html.escape(title)}</h1><p>{html.escape(summary)}</p>"
+        ".jump{color:#ccc;text-decoration:line-through}.punct{color:#000}h2{font-size:1em}</style></head><body>"
+        f"<h1>{html.escape(title)}</h1><p>{summary_html}</p>"
         f"{legend}"
-        f"<p>{words}</p></body></html>\n"
+        f"{body}</body></html>\n"
     )
 
 
@@ -197,48 +211,58 @@ def run(args):
     own_report = family_command(model, "show")
     if own_report is not None:
         return own_report(args, model, model_file, tokenizer, text, ids, label, recorded)
+    return _show_skims(args, model, model_file, tokenizer, text, ids, label, recorded)
+
+
+def _show_skims(args, model, model_file, tokenizer, text, ids, label, recorded):
+    """A skim model's read and skimmed words: one marked line, or, for a
+    stacked or bidirectional model, one per layer and direction (the
+    paper's Figure 3 for one text)."""
     import numpy as np
 
     from keras_skim.layers.skim_controls import skim_cells, thresholds_set_to
-    from keras_skim.layers.skim_statistics import read_decisions
+    from keras_skim.layers.skim_statistics import direction_decisions
 
     if not skim_cells(model):
         raise CliError(f"{model_file}: has no skim layer, so every word is read")
     max_length = model.inputs[0].shape[1]
     if max_length is not None and len(ids) > max_length:
         ids = ids[:max_length]
-    decisions = read_decisions(model, ids, threshold=args.threshold)
+    stacked = is_stack(model)
+    try:
+        masks = direction_decisions(model, ids, threshold=args.threshold, first_only=not stacked)
+    except ValueError as err:  # a skim cell outside a top-level RNN or Bidirectional layer
+        raise CliError(f"{model_file}: {err}") from None
     tokens = tokenizer.tokenize(text)[: len(ids)]
     padded = np.zeros((1, max_length or len(ids)), "int32")
     padded[0, : len(ids)] = ids
     with thresholds_set_to(skim_cells(model), args.threshold):
         prediction = _prediction(model.predict(padded, verbose=0)[0], recorded.get("classes"))
-    read = int(decisions.sum())
+    read, steps = sum(int(m.sum()) for m in masks), len(masks) * len(ids)
+    over = ""
+    if stacked:  # a stack with one skim layer (after plain ones) has one skim direction
+        over = f" over {len(masks)} skim " + ("layers and directions" if len(masks) > 1 else "direction")
     summary = (
         f"prediction: {prediction}" + (f", label: {label}" if label is not None else "") + "; "
-        f"read {read} of {len(ids)} tokens, skimmed {1 - read / len(ids):.0%}"
+        f"read {read} of {steps} tokens{over}, skimmed {1 - read / steps:.0%}"
     )
-    if is_stack(model):
-        summary += "; marked: " + skim_directions(model)[0].label + "\n" + _per_layer(model, padded, args.threshold)
     color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
-    print(render_terminal(tokens, decisions, color))
+    sections = [(None, masks[0])]
+    if stacked:
+        sections = [(_direction_line(d, m), m) for d, m in zip(skim_directions(model), masks)]
+    for heading, mask in sections:
+        if heading:
+            print(heading)
+        print(("  " if heading else "") + render_terminal(tokens, mask, color))
     print(summary)
     if args.html:
-        page = render_html(tokens, decisions, "Skim-RNN: read and skimmed words", summary)
+        page = render_html_sections(tokens, sections, "Skim-RNN: read and skimmed words", summary)
         write_html(args, page)
         print(f"wrote {args.html}")
     return 0
 
 
-def _per_layer(model, padded, threshold):
-    """One line per layer and direction of a stacked or bidirectional
-    model: its skim rate on this text (the paper's Figure 3, per text)."""
-    from keras_skim.layers.skim_statistics import skim_statistics
-
-    stats = skim_statistics(model, padded, threshold=threshold, progress=False)
-    rows = zip(skim_directions(model), layer_rows(model, stats))
-    return "\n".join(
-        f"  {d.label}: read {int(row['tokens'] - row['skimmed'])} of {int(row['tokens'])} tokens, "
-        f"skimmed {row['skim_rate']:.0%}"
-        for d, row in rows
-    )
+def _direction_line(direction, mask):
+    """'layer 0 (bidirectional) backward: read 4 of 6 tokens, skimmed 33%'."""
+    read, tokens = int(mask.sum()), len(mask)
+    return f"{direction.label}: read {read} of {tokens} tokens, skimmed {1 - read / tokens:.0%}"

@@ -133,20 +133,14 @@ def _probe_model(model, logits):
     # The same mask as the model's: id 0 is padding (contracts.PADDING_ID).
     mask = keras.ops.not_equal(ids, 0)
     outputs, cells = [], []
-    for layer in model.layers:
-        rnns = [layer.forward_layer, layer.backward_layer] if hasattr(layer, "forward_layer") else [layer]
-        for rnn in rnns:
-            cell = getattr(rnn, "cell", None)
-            if isinstance(cell, SkimCellBase):
-                # Named after the layer: an automatic name ("rnn_1") can be one of the model's own
-                # in a freshly loaded model, and a functional model refuses a name used twice.
-                twin = keras.layers.RNN(
-                    cell, return_state=True, go_backwards=rnn.go_backwards, name=f"{layer.name}_{rnn.name}_probe"
-                )
-                outputs.append(twin(_first(layer.input), mask=mask, training=False)[-1])
-                cells.append(cell)
-    if not cells or len(cells) != len(skim_cells(model)):
-        raise ValueError("skim_statistics supports skim cells in top-level RNN or Bidirectional layers.")
+    for layer, rnn in _checked_skim_rnns(model):
+        # Named after the layer: an automatic name ("rnn_1") can be one of the model's own
+        # in a freshly loaded model, and a functional model refuses a name used twice.
+        twin = keras.layers.RNN(
+            rnn.cell, return_state=True, go_backwards=rnn.go_backwards, name=f"{layer.name}_{rnn.name}_probe"
+        )
+        outputs.append(twin(_first(layer.input), mask=mask, training=False)[-1])
+        cells.append(rnn.cell)
     if logits:
         outputs = [model.outputs[0]] + outputs
     cached[logits] = (keras.Model(model.inputs, outputs), cells)
@@ -167,17 +161,47 @@ def read_decisions(model, token_ids, threshold=None):
     Returns:
         int array `(T,)`.
     """
-    cells = skim_cells(model)
-    if not cells:
-        raise ValueError("The model has no keras-skim skim cell.")
-    cell = cells[0]
-    rnn_layer = _layer_holding(model, cell)
-    feature_model = keras.Model(model.inputs, _first(rnn_layer.input))
+    return direction_decisions(model, token_ids, threshold, first_only=True)[0]
+
+
+def direction_decisions(model, token_ids, threshold=None, first_only=False):
+    """Per-token decisions (1 = read, 0 = skimmed) of every skim layer and
+    direction, in `skim_statistics`' `layers` order (layer by layer, forward
+    before backward); each in token order, a backward direction's too.
+
+    Each cell runs step by step on the inputs that reach its layer (the
+    earlier layers' outputs, as Keras computes them); a backward direction
+    reads the text from its last token, as Keras runs it (the mask puts the
+    padding before the text, and a masked step keeps the state).
+
+    Args:
+        model: a functional or Sequential Keras model with skim cells in
+            top-level `RNN` or `Bidirectional` layers.
+        token_ids: int array `(T,)` of one text, without padding.
+        threshold: the threshold to decide at; the cells' own by default.
+        first_only: stop after the first skim direction.
+
+    Returns:
+        list of int arrays `(T,)`.
+    """
+    rnns = _checked_skim_rnns(model)
     token_ids = np.asarray(token_ids, dtype=np.int32)
     length = model.inputs[0].shape[1] or len(token_ids)
     padded = np.zeros((1, max(length, len(token_ids))), np.int32)
     padded[0, : len(token_ids)] = token_ids
-    features = np.asarray(feature_model([padded]))[:, : len(token_ids)]
+    found = []
+    for layer, rnn in rnns[:1] if first_only else rnns:
+        features = np.asarray(keras.Model(model.inputs, _first(layer.input))([padded]))[:, : len(token_ids)]
+        if rnn.go_backwards:
+            features = features[:, ::-1]
+        decisions = _step_decisions(rnn.cell, features, threshold)
+        found.append(decisions[::-1].copy() if rnn.go_backwards else decisions)
+    return found
+
+
+def _step_decisions(cell, features, threshold):
+    """The read (1) / skim (0) decision of `cell` at each step of `features`
+    `(1, T, F)`, from a zero state."""
     with thresholds_set_to([cell], threshold):
         states = cell.get_initial_state(batch_size=1)
         decisions = []
@@ -189,13 +213,24 @@ def read_decisions(model, token_ids, threshold=None):
     return np.asarray(decisions, dtype=np.int32)
 
 
+def _checked_skim_rnns(model):
+    """`_skim_rnns(model)`, which must hold every skim cell of the model."""
+    rnns = _skim_rnns(model)
+    if not rnns or len(rnns) != len(skim_cells(model)):
+        raise ValueError("skim_statistics supports skim cells in top-level RNN or Bidirectional layers.")
+    return rnns
+
+
+def _skim_rnns(model):
+    """[(top-level layer, RNN)] of every skim direction, layer by layer,
+    forward before backward (a `Bidirectional` layer holds two RNNs)."""
+    found = []
+    for layer in model.layers:
+        rnns = [layer.forward_layer, layer.backward_layer] if hasattr(layer, "forward_layer") else [layer]
+        found += [(layer, rnn) for rnn in rnns if isinstance(getattr(rnn, "cell", None), SkimCellBase)]
+    return found
+
+
 def _first(tensors):
     # A layer called with a mask records [inputs, mask] as its input.
     return tensors[0] if isinstance(tensors, (list, tuple)) else tensors
-
-
-def _layer_holding(model, cell):
-    for layer in model.layers:
-        if cell in skim_cells(layer):
-            return layer
-    raise ValueError("Could not find the layer that holds the skim cell.")

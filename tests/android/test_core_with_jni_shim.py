@@ -80,3 +80,29 @@ def test_benchmark_button_on_real_runs(native_probe, shim, release):
         assert result["model_latency"]["runs"] == result["baseline_latency"]["runs"] == 2 * len(texts["texts"])
         assert result["model_latency"]["median_us"] > 0 and result["speedup"] > 0
     assert answer["markdown"].startswith("# keras-skim bench\n")
+
+
+def test_a_stacked_bidirectional_export_runs_in_the_app(native_probe, shim, tmp_path):
+    """The README's stacked model (`Bidirectional(RNN(SkimLSTMCell)) -> RNN(SkimLSTMCell)`,
+    issue 19 item 1), exported by `keras-skim export` (the builtin graph, extra read masks per
+    layer and direction) and bundled by the pipeline: NativeModel gives its golden file (logits,
+    layer 0's forward read mask and count, as the Python runner) through the shim."""
+    from tests.android.conftest import run_pipeline
+    from tests.export.helpers import run_cli
+    from tests.export.test_stacked_export import _fit_and_save, _readme_model
+
+    path = _fit_and_save(_readme_model(), str(tmp_path / "run"), 3)
+    code, _, err = run_cli(["export", path, "-o", str(tmp_path / "export"), "--parity-samples", "1"])
+    assert code == 0, err
+    with open(tmp_path / "export" / "metadata.json", encoding="utf-8") as f:
+        assert len(json.load(f)["layers"]) == 2
+    assets, golden = tmp_path / "assets", tmp_path / "golden"
+    code, out, err = run_pipeline(
+        "assets", "--from-exports", str(tmp_path / "export"), "-o", str(assets / "keras_skim"), "--golden", str(golden)
+    )
+    assert code == 0, err
+    answer = native_probe.call("native_golden", library=shim[0], assets=str(assets), golden=str(golden), tolerance=1e-5)
+    assert answer == {"skim_lstm_builtin": []}
+    with open(golden / "skim_lstm_builtin.json", encoding="utf-8") as f:
+        masks = [run["read_mask"] for case in json.load(f)["cases"] for run in case["runs"]]
+    assert len({tuple(m) for m in masks}) > 1  # the masks compared vary

@@ -97,7 +97,7 @@ def test_runtime_masks_agree_with_keras_per_layer_and_direction(stacked):
     the model's mask, not the exporter's reference), on a padded text, at
     several thresholds; layer 0's forward mask token by token against
     `read_decisions`."""
-    from keras_skim.layers.skim_statistics import read_decisions, skim_statistics
+    from keras_skim.layers.skim_statistics import direction_decisions, read_decisions, skim_statistics
     from keras_skim.model_io import load_model
     from keras_skim.runtime.runner import SkimRunner
 
@@ -120,6 +120,9 @@ def test_runtime_masks_agree_with_keras_per_layer_and_direction(stacked):
             seen.add(int(mask.sum()))
         real = ids[ids != 0]
         assert masks[(0, "forward")][ids != 0].tolist() == read_decisions(model, real, threshold=threshold).tolist()
+        # every layer and direction token by token, the backward one in token order too
+        per_direction = direction_decisions(model, real, threshold=threshold)
+        assert [m[ids != 0].tolist() for m in masks.values()] == [d.tolist() for d in per_direction]
     assert len(seen) > 1  # the decisions vary: the comparison can fail
     # `bench` counts every layer and direction: its Flop-R (from the export's
     # FLOP counts) is the Keras-side one of `evaluate` (from the layers' sizes).
@@ -145,11 +148,35 @@ def test_custom_backend_refuses_a_stack_in_one_line(stacked, tmp_path):
 
 
 def test_show_and_evaluate_report_every_layer_and_direction(stacked, tmp_path):
-    path, _, _ = stacked
-    code, stdout, stderr = run_cli(["show", path, "--text", "the movie was good and fun", "--threshold", "0.5"])
+    """`show` marks the words once per layer and direction (the paper's
+    Figure 3 for one text), each line the export's read mask of that layer
+    and direction on the same text, in the terminal and the HTML page."""
+    from keras_skim.cli.show_command import render_terminal
+    from keras_skim.datasets.tokenizer import Tokenizer
+    from keras_skim.runtime.runner import SkimRunner
+
+    path, out, _ = stacked
+    text = "the movie was good and fun but the plot was thin"
+    page = tmp_path / "show.html"
+    code, stdout, stderr = run_cli(["show", path, "--text", text, "--threshold", "0.5", "--html", str(page)])
     assert code == 0, stderr
-    for label in ("layer 0 (bidirectional) forward", "layer 0 (bidirectional) backward", "layer 1 (rnn_1) forward"):
-        assert f"  {label}: read " in stdout
+    tokenizer = Tokenizer.load(os.path.join(os.path.dirname(path), "tokenizer.json"))
+    ids = np.asarray(tokenizer.encode_one(text), np.int32)
+    runner = SkimRunner(out)
+    masks = list(runner.read_masks(runner.run_ids(ids, 0.5)).values())
+    labels = ("layer 0 (bidirectional) forward", "layer 0 (bidirectional) backward", "layer 1 (rnn_1) forward")
+    lines = stdout.splitlines()
+    tokens = tokenizer.tokenize(text)
+    for label, mask in zip(labels, masks):
+        heading = f"{label}: read {int(mask.sum())} of {len(ids)} tokens, skimmed {1 - mask.sum() / len(ids):.0%}"
+        assert heading in lines
+        assert lines[lines.index(heading) + 1] == "  " + render_terminal(tokens, mask, color=False)
+    assert len({tuple(m) for m in masks}) > 1  # the directions differ: the lines can be told apart
+    read = sum(int(m.sum()) for m in masks)
+    assert f"read {read} of {3 * len(ids)} tokens over 3 skim layers and directions" in lines[-2]
+    html = page.read_text()
+    assert [html.count(f"<h2>{label}: read ") for label in labels] == [1, 1, 1]
+    assert html.count('<span class="skim">') == sum(int((m == 0).sum()) for m in masks)
     data = tmp_path / "three.csv"
     with open(data, "w", newline="") as f:
         rows = [(f"{name} text number {i} good", name) for i in range(4) for name in CLASSES]
@@ -193,6 +220,17 @@ def test_mixed_cells_and_merge_modes_without_mask(tmp_path):
     masks = runner.read_masks(runner.run_ids(ids, 0.5))
     assert set(masks) == {(0, "forward"), (0, "backward"), (1, "forward"), (1, "backward"), (2, "forward")}
     assert all(masks[key].tolist() == [1] * 5 for key in ((0, "forward"), (0, "backward"), (2, "forward")))
+    # Keras' side, step by step on what layer 0 gives layer 1 (no mask: id 0 is read too)
+    from keras_skim.layers.skim_statistics import direction_decisions
+
+    skims = [masks[(1, "forward")].tolist(), masks[(1, "backward")].tolist()]
+    assert [d.tolist() for d in direction_decisions(model, ids, threshold=0.5)] == skims
+    # `show` marks the skim directions only, named by their layer's index among the recurrent ones
+    code, stdout, stderr = run_cli(["show", path, "--text", "the movie was good", "--threshold", "0.5"])
+    assert code == 0, stderr
+    headings = [line.split(":")[0].split() for line in stdout.splitlines() if line.startswith("layer ")]
+    assert [(h[1], h[-1]) for h in headings] == [("1", "forward"), ("1", "backward")]
+    assert "tokens over 2 skim layers and directions, skimmed" in stdout
 
 
 def test_the_last_layer_must_give_its_last_output():

@@ -102,6 +102,8 @@ public final class CoreProbe {
         out.put("token_pattern", Tokenizer.TOKEN_PATTERN);
         out.put("tokenizer_format", Tokenizer.FORMAT);
         out.put("metadata_format", ModelMetadata.FORMAT);
+        out.put("token_ids_input", ModelMetadata.TOKEN_IDS_INPUT);
+        out.put("text_inputs_only", ModelMetadata.TEXT_INPUTS_ONLY);
         out.put("catalog_format", ModelCatalog.FORMAT);
         out.put("bench_texts_format", BenchTexts.FORMAT);
         out.put("golden_format", GoldenFile.FORMAT);

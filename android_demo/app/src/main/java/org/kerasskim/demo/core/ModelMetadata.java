@@ -14,6 +14,14 @@ public final class ModelMetadata {
     public static final String FORMAT = "keras_skim.export";
     /** The model kind of a Structural-Jump-LSTM export: its mask tells read, skipped and jumped words. */
     public static final String JUMP_MODEL_KIND = "structural_jump_lstm";
+    /** The {@code input_kind} of an export that takes token ids: the only kind the app runs. */
+    public static final String TOKEN_IDS_INPUT = "token_ids";
+    /**
+     * Why an export of another input kind (a model on float sequences, {@code input_kind
+     * "sequence"}) is refused; {@code export/release_assets.py} refuses it in the same words.
+     */
+    public static final String TEXT_INPUTS_ONLY = "the app reads text, so it runs only token-id exports "
+            + "(input_kind \"token_ids\": a model whose first layer is an Embedding)";
     /** The agents' hidden size of the paper (and the exporter's default) when the metadata has none. */
     public static final int DEFAULT_AGENT_UNITS = 25;
 
@@ -55,6 +63,11 @@ public final class ModelMetadata {
         Object format = m.get("format");
         if (!FORMAT.equals(format)) {
             throw new JsonException("not a " + FORMAT + " metadata file (format=" + Json.write(format) + ")");
+        }
+        // Absent in exports written before sequence inputs, which all took token ids.
+        String inputKind = Json.optString(m, "input_kind");
+        if (inputKind != null && !TOKEN_IDS_INPUT.equals(inputKind)) {
+            throw new JsonException("input_kind " + Json.write(inputKind) + ": " + TEXT_INPUTS_ONLY);
         }
         modelKind = Json.string(m, "model_kind");
         units = Json.integer(m, "units");
