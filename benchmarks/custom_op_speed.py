@@ -24,7 +24,7 @@ speed-up >= 0.85 x Flop-R (d=256, 512), >= 0.75 x Flop-R (d=100); at 100%
 skim the per-token time within 2x of the skim step's FLOPs at the read
 step's FLOP rate (the custom op's own all-read row of the same d).
 
-    python benchmarks/custom_op_speed.py [--runs 60] [--quick] [--cpu 1]
+    python benchmarks/custom_op_speed.py [--runs 60] [--quick | --units D ...] [--cpu 1]
 
 Writes benchmarks/results/custom_op_speed.{json,md} (or --out STEM).
 """
@@ -165,14 +165,25 @@ def arguments(description, stem):
     ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--runs", type=int, default=60, help="timed rounds per row (default 60)")
     ap.add_argument("--quick", action="store_true", help="d=100 only")
+    ap.add_argument("--units", type=int, nargs="+", default=None, help="these d only (of 100, 256, 512)")
     ap.add_argument("--cpu", type=int, default=None, help="pin the process to this CPU")
     ap.add_argument("--out", default=os.path.join(litert_report.RESULTS, stem), help="output path without extension")
     a = ap.parse_args()
+    a.units = _chosen_units(ap, a)
     if a.runs < 20:
         ap.error("--runs must be >= 20")
     if a.cpu is not None:
         os.sched_setaffinity(0, {a.cpu})
     return a
+
+
+def _chosen_units(parser, a):
+    """The d values to measure: --units, else d=100 for --quick, else all."""
+    if a.units is None:
+        return UNITS[:1] if a.quick else UNITS
+    if not set(a.units) <= set(UNITS):
+        parser.error(f"--units takes values of {UNITS}")
+    return a.units
 
 
 def report_record(name, runs, load_before, started, rows, baseline):
@@ -240,7 +251,7 @@ def main():
     load_before = [round(x, 2) for x in os.getloadavg()]
     started = time.time()
     rows = []
-    for d in UNITS[:1] if a.quick else UNITS:
+    for d in a.units:
         skim, lstm, stock = keras_models(d)
         info = read_model(skim)
         ops = quantized_weights(info)

@@ -19,7 +19,7 @@ Timed models, each against the GRU export of the same d:
 Every row's read decisions (custom op, folded op, builtin skim graph) are
 checked against the op's NumPy reference (`skim_op_reference.op_reference`).
 
-    python benchmarks/skim_gru_op_speed.py [--runs 60] [--quick] [--cpu 1]
+    python benchmarks/skim_gru_op_speed.py [--runs 60] [--quick | --units D ...] [--cpu 1]
 
 Writes benchmarks/results/skim_gru_op_speed.{json,md} (or --out STEM).
 """
@@ -52,7 +52,6 @@ from custom_op_speed import (  # noqa: E402
 )
 
 RATES = [0.0, 0.80, 0.95, 1.0]
-UNITS = [100, 256, 512]
 
 
 def keras_models(d):
@@ -130,7 +129,7 @@ def main():
     tokens = np.random.default_rng(1).integers(1, V, T).astype(np.int32)
     load_before = [round(x, 2) for x in os.getloadavg()]
     started = time.time()
-    rows = [row for d in (UNITS[:1] if a.quick else UNITS) for row in measure(d, tokens, a.runs)]
+    rows = [row for d in a.units for row in measure(d, tokens, a.runs)]
     baseline = "keras.layers.GRU(d) exported by keras-skim (builtin ops, hoisted input projections, XNNPACK on)"
     report = report_record("skim_gru_op_speed", a.runs, load_before, started, rows, baseline)
     litert_report.write_files(a.out, report, _markdown(report))
