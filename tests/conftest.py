@@ -160,3 +160,33 @@ def _seeded():
     keras.utils.set_random_seed(1234)
     yield
     keras.backend.clear_session()
+
+
+# The test files that took longest, heaviest first (summed durations of
+# `python -m pytest -q -n 2 --dist loadfile tests --durations=120` on 2026-11-26).
+# They run first so that two xdist workers share them and the many light files
+# fill in at the end, rather than one worker starting a long file as the other
+# runs out of work (longest-first scheduling). Files not listed keep their order.
+HEAVY_FILES_FIRST = (
+    "tests/test_readme.py",
+    "tests/training/test_structural_jump_lstm.py",
+    "tests/export/test_structural_jump_export.py",
+    "tests/notebooks/test_notebooks.py",
+    "tests/cli/test_structural_jump_cli.py",
+    "tests/cli/test_own_data.py",
+    "tests/export/test_export_graph.py",
+    "tests/cli/test_cli_commands.py",
+    "tests/training/test_skim_loss_settings.py",
+    "tests/android/test_jump_model.py",
+    "tests/training/test_skim_loss.py",
+    "tests/layers/test_structural_jump_lstm_cell.py",
+)
+
+
+def pytest_collection_modifyitems(items):
+    rank = {name: i for i, name in enumerate(HEAVY_FILES_FIRST)}
+
+    def file_rank(item):
+        return rank.get(item.nodeid.split("::", 1)[0], len(rank))
+
+    items.sort(key=file_rank)  # stable: the order within a file and among the rest is kept
