@@ -189,9 +189,12 @@ def direction_decisions(model, token_ids, threshold=None, first_only=False):
     length = model.inputs[0].shape[1] or len(token_ids)
     padded = np.zeros((1, max(length, len(token_ids))), np.int32)
     padded[0, : len(token_ids)] = token_ids
-    found = []
+    found, inputs = [], {}  # a Bidirectional layer's two directions read the same inputs: computed once
     for layer, rnn in rnns[:1] if first_only else rnns:
-        features = np.asarray(keras.Model(model.inputs, _first(layer.input))([padded]))[:, : len(token_ids)]
+        if id(layer) not in inputs:
+            feature_model = keras.Model(model.inputs, _first(layer.input))
+            inputs[id(layer)] = np.asarray(feature_model([padded]))[:, : len(token_ids)]
+        features = inputs[id(layer)]
         if rnn.go_backwards:
             features = features[:, ::-1]
         decisions = _step_decisions(rnn.cell, features, threshold)
