@@ -101,44 +101,38 @@ def test_show_marks_words_and_writes_html(trained, tmp_path, capsys):
     assert "already exists" in _error_line(capsys)
 
 
-def test_demo_trains_both_models_and_prints_the_table(tmp_path, tiny_rotten_tomatoes, capsys):
-    out = tmp_path / "demo"
-    assert (
-        main(["demo", "-o", str(out), "--units", "8", "--small-units", "2", "--epochs", "1", "--quiet", "--no-export"])
-        == 0
-    )
-    printed = capsys.readouterr().out
+DEMO = ["demo", "--units", "8", "--small-units", "2", "--epochs", "1", "--quiet"]
+
+
+@pytest.fixture(scope="module")
+def demo_run(tmp_path_factory):
+    """(output folder, stdout) of one whole `keras-skim demo` on tiny data:
+    both trainings, both exports, the benchmark. The demo tests read it."""
+    import contextlib
+    import io
+
+    root = tmp_path_factory.mktemp("demo")
+    printed = io.StringIO()
+    with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(printed):
+        use_tiny_rotten_tomatoes(patch, root)
+        code = main(DEMO + ["-o", str(root / "demo"), "--bench-samples", "10", "--bench-repeats", "1"])
+    assert code == 0, printed.getvalue()[-2000:]
+    return root / "demo", printed.getvalue()
+
+
+def test_demo_trains_both_models_and_prints_the_table(demo_run):
+    out, printed = demo_run
     assert "| Skim-LSTM |" in printed and "| LSTM |" in printed
     assert {"skim_lstm", "lstm", "comparison.md", "comparison.json"} <= set(os.listdir(out))
-    assert "bench.json" not in os.listdir(out)
+    for name in ("skim_lstm", "lstm"):
+        assert (out / name / "model.keras").is_file() and (out / name / "train_config.json").is_file()
+    assert set(json.loads((out / "comparison.json").read_text())) == {"Skim-LSTM", "LSTM"}
 
 
-def test_demo_exports_both_models_and_benchmarks_them(tmp_path, tiny_rotten_tomatoes, capsys):
+def test_demo_exports_both_models_and_benchmarks_them(demo_run):
     import shutil
 
-    out = tmp_path / "demo"
-    assert (
-        main(
-            [
-                "demo",
-                "-o",
-                str(out),
-                "--units",
-                "8",
-                "--small-units",
-                "2",
-                "--epochs",
-                "1",
-                "--quiet",
-                "--bench-samples",
-                "10",
-                "--bench-repeats",
-                "1",
-            ]
-        )
-        == 0
-    )
-    printed = capsys.readouterr().out
+    out, printed = demo_run
     assert "speed-up vs LSTM" in printed and "Flop-R" in printed
     assert {"skim_lstm_tflite", "lstm_tflite", "bench.json", "bench.md"} <= set(os.listdir(out))
     report = json.loads((out / "bench.json").read_text())
@@ -150,6 +144,30 @@ def test_demo_exports_both_models_and_benchmarks_them(tmp_path, tiny_rotten_toma
     assert meta["source_model"] == str(out / "skim_lstm" / "model.keras")
     # The export knows the length the model was trained on (train_config.json).
     assert meta["max_length"] == 50 and meta["parity"]["real_texts"] > 0
+
+
+def test_demo_no_export_stops_after_the_table(demo_run, tmp_path, tiny_rotten_tomatoes, monkeypatch, capsys):
+    """--no-export: the table and the trained folders, no export and no
+    benchmark. The trainings themselves are checked on the whole demo
+    (demo_run); here each training is a copy of that run's folder."""
+    import shutil
+
+    from keras_skim import contracts
+    from keras_skim.training import text_training
+
+    trained, _ = demo_run
+
+    def copy_of_the_demo_run_s(output_dir, cell, **_):
+        folder = trained / cell.replace("-", "_")
+        shutil.copytree(folder, output_dir)
+        return json.loads((folder / "train_config.json").read_text())  # the record train_text_model returns
+
+    monkeypatch.setattr(text_training, "train_text_model", copy_of_the_demo_run_s)
+    out = tmp_path / "demo"
+    assert main(DEMO + ["-o", str(out), "--no-export"]) == 0
+    printed = capsys.readouterr().out
+    assert "| Skim-LSTM |" in printed and "| LSTM |" in printed and "speed-up vs LSTM" not in printed
+    assert set(os.listdir(out)) == {contracts.MARKER_FILE, "skim_lstm", "lstm", "comparison.md", "comparison.json"}
 
 
 @pytest.mark.parametrize(
