@@ -3,8 +3,6 @@ files: a three-class CSV end to end, a binary class folder, bad files."""
 
 import csv
 import json
-import os
-import subprocess
 import sys
 
 import pytest
@@ -13,7 +11,6 @@ from keras_skim.cli.main import main
 from tests.assertions import one_line
 from tests.data_files import bad_data_arguments
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 WORDS = {
     "cooking": "recipe oven bake flour sugar butter taste dish".split(),
     "sports": "goal match team score win league player coach".split(),
@@ -45,7 +42,11 @@ def _three_class_rows(per_class=30):
 @pytest.fixture(scope="module")
 def three(tmp_path_factory):
     """three.csv (30 texts per class, names as labels) and the model folder
-    `python -m keras_skim train` wrote from it."""
+    `keras-skim train` wrote from it (the CLI's `main`, in this process: the
+    entry point's own process is tested in test_one_line_errors.py)."""
+    import contextlib
+    import io
+
     root = tmp_path_factory.mktemp("three")
     data = root / "three.csv"
     with open(data, "w", newline="", encoding="utf-8") as f:
@@ -53,17 +54,12 @@ def three(tmp_path_factory):
         writer.writerow(["text", "label"])
         writer.writerows(_three_class_rows())
     run = root / "run"
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    proc = subprocess.run(
-        [sys.executable, "-m", "keras_skim", "train", "--data", str(data), *MODEL, "-o", str(run)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=env,
-        cwd=root,
-    )
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert f"wrote {run}" in proc.stdout
+    printed = io.StringIO()
+    with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(printed):
+        patch.chdir(root)
+        code = main(["train", "--data", str(data), *MODEL, "-o", str(run)])
+    assert code == 0, printed.getvalue()[-2000:]
+    assert f"wrote {run}" in printed.getvalue()
     return data, run
 
 
