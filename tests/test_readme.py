@@ -1,5 +1,6 @@
 """Every code block of README.md runs as written (Python blocks in a fresh
-namespace; the CLI walk-through on tiny local copies of its data sets).
+namespace; the CLI walk-throughs on tiny local copies of their data sets,
+through the CLI's `main`, their benchmarks as `keras-skim` processes).
 The set-up commands (virtual environment, pip) are what CI itself runs."""
 
 import os
@@ -34,33 +35,70 @@ def test_python_block_runs(index, tmp_path, monkeypatch):
     exec(compile(PYTHON_BLOCKS[index], f"README.md python block {index}", "exec"), {"__name__": "__readme__"})
 
 
+def _commands(block):
+    """The block's command lines (comments and blank lines dropped), each
+    with its argv as a shell would split it."""
+    for line in block.splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            yield line, shlex.split(line)
+
+
 @pytest.mark.parametrize("index", range(len(SHELL_BLOCKS)))
-def test_shell_block_runs(index, tmp_path):
+def test_shell_block_runs(index, tmp_path, monkeypatch, capsys):
+    """Every command of the block, in order, in one folder. The commands run
+    through the CLI's own `main(argv)` in this process (the same parsing and
+    code as the `keras-skim` entry point, without importing TensorFlow once
+    per command); each `keras-skim bench` (TensorFlow-free) runs as a real
+    `python -m keras_skim` process, so each walkthrough also goes through the
+    entry point, reading files the in-process commands wrote."""
     from tests.tiny_data import write_glove_wheel, write_rotten_tomatoes_wheel
 
-    env = {k: v for k, v in os.environ.items() if not k.startswith("KERAS_SKIM_DATA_")}
-    env.update(
-        KERAS_SKIM_DATA_ROTTEN_TOMATOES=str(write_rotten_tomatoes_wheel(tmp_path)),
-        KERAS_SKIM_DATA_GLOVE=str(write_glove_wheel(tmp_path)),
-        KERAS_SKIM_CACHE=str(tmp_path / "cache"),
-        PYTHONPATH=os.pathsep.join([ROOT] + [p for p in [os.environ.get("PYTHONPATH")] if p]),
-    )
+    for key in [k for k in os.environ if k.startswith("KERAS_SKIM_DATA_")]:
+        monkeypatch.delenv(key)
+    monkeypatch.setenv("KERAS_SKIM_DATA_ROTTEN_TOMATOES", str(write_rotten_tomatoes_wheel(tmp_path)))
+    monkeypatch.setenv("KERAS_SKIM_DATA_GLOVE", str(write_glove_wheel(tmp_path)))
+    monkeypatch.setenv("KERAS_SKIM_CACHE", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
     _write_reviews_csv(tmp_path / "reviews.csv")
-    for line in SHELL_BLOCKS[index].splitlines():
-        line = line.split("#", 1)[0].strip()
-        if not line:
-            continue
-        argv = shlex.split(line)
+    commands = list(_commands(SHELL_BLOCKS[index]))
+    assert any(argv[1] == "bench" for _, argv in commands), "each walkthrough ends with a benchmark"
+    for line, argv in commands:
         assert argv[0] == "keras-skim", line
-        done = subprocess.run(
-            [sys.executable, "-m", "keras_skim", *argv[1:]],
-            cwd=tmp_path,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        assert done.returncode == 0, f"{line}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+        if argv[1] == "bench":
+            code, out, err = _entry_point(argv[1:], tmp_path)
+        else:
+            code, out, err = _in_process(argv[1:], capsys)
+        assert code == 0, f"{line}\n{out[-2000:]}\n{err[-2000:]}"
+
+
+def _in_process(arguments, capsys):
+    """(exit code, stdout, stderr) of `keras-skim ARGUMENTS` run by `main`,
+    from a fresh Keras session as a new process would start."""
+    import keras
+
+    from keras_skim.cli.main import main
+
+    keras.backend.clear_session()
+    capsys.readouterr()
+    code = main(arguments)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _entry_point(arguments, folder):
+    """(exit code, stdout, stderr) of `python -m keras_skim ARGUMENTS` with
+    this checkout first on the import path."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
+    done = subprocess.run(
+        [sys.executable, "-m", "keras_skim", *arguments],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    return done.returncode, done.stdout, done.stderr
 
 
 def _write_reviews_csv(path):
