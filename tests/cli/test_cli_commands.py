@@ -2,6 +2,7 @@
 
 import json
 import os
+import pathlib
 
 import pytest
 
@@ -32,50 +33,44 @@ def _error_line(capsys):
     return one_line(capsys.readouterr().err)
 
 
-@pytest.fixture(scope="module")
-def trained_once(tmp_path_factory):
-    """(model folder, tiny data wheel, data cache): one training for the tests that only read it."""
-    root = tmp_path_factory.mktemp("trained")
-    with pytest.MonkeyPatch.context() as patch:
-        wheel = use_tiny_rotten_tomatoes(patch, root)
-        assert main(TRAIN + ["-o", str(root / "model")]) == 0
-    return root / "model", wheel, root / "cache"
-
-
 @pytest.fixture
-def trained(trained_once, monkeypatch):
-    """The module's trained model folder, its tiny data wired in as when it was trained."""
-    folder, wheel, cache = trained_once
-    monkeypatch.setenv("KERAS_SKIM_DATA_ROTTEN_TOMATOES", str(wheel))
-    monkeypatch.setenv("KERAS_SKIM_CACHE", str(cache))
-    return folder
+def trained(trained_folder, tiny_rotten_tomatoes):
+    """The suite's Skim-LSTM folder of `keras-skim train` (tests/conftest.py:
+    trained once for every file that reads it), with the same tiny data
+    wired in (a copy of this test's own, and its own data cache)."""
+    return pathlib.Path(trained_folder("skim"))
 
 
 def test_train_writes_model_tokenizer_and_results(trained):
     from keras_skim import contracts
+    from keras_skim.analysis.flops import flop_report
+    from tests import conftest
 
     assert sorted(os.listdir(trained)) == sorted(
         [contracts.MARKER_FILE, "model.keras", "tokenizer.json", "train_config.json"]
     )
-    from keras_skim import contracts
-    from keras_skim.analysis.flops import flop_report
-
     results = json.loads((trained / "train_config.json").read_text())
     config = contracts.read_train_config(trained / "train_config.json")
-    assert config.dataset == "rotten_tomatoes" and config.max_length == 12
+    assert config.dataset == "rotten_tomatoes" and config.max_length == conftest.MAX_LENGTH
+    argv = conftest.TRAIN + conftest.KINDS["skim"]
+    units, small_units = (int(argv[argv.index(option) + 1]) for option in ("--units", "--small-units"))
     skim_rate = results["test"]["skim_rate"]
     assert 0.0 <= skim_rate <= 1.0
     # Flop-R is the FLOP count at the measured skim rate (below 1 when
     # nothing is skimmed: the gate costs FLOPs too).
-    assert results["test"]["flop_r"] == flop_report("lstm", 8, 2, 50, skim_rate)["flop_r"]
+    assert results["test"]["flop_r"] == flop_report("lstm", units, small_units, 50, skim_rate)["flop_r"]
     assert "skim_rate" in results["history"]
 
 
-def test_train_refuses_to_overwrite_without_force(trained, capsys):
-    before = (trained / "model.keras").stat().st_mtime
-    assert main(TRAIN + ["-o", str(trained)]) == 2
+def test_train_refuses_to_overwrite_without_force(trained, tmp_path, capsys):
+    import shutil
+
+    copy = tmp_path / "run"  # the suite's folder stays as trained, whatever this run does
+    shutil.copytree(trained, copy)
+    before = (copy / "model.keras").stat().st_mtime
+    assert main(TRAIN + ["-o", str(copy)]) == 2
     assert "already exists" in _error_line(capsys)
-    assert (trained / "model.keras").stat().st_mtime == before
+    assert (copy / "model.keras").stat().st_mtime == before
 
 
 def test_evaluate_reports_accuracy_skim_rate_and_flop_r(trained, capsys):
