@@ -159,16 +159,22 @@ class CustomOpBackend:
     def flatbuffer(self, model, plan, *, threshold, length, fold=None, quantize=None):
         family = exporter_of(plan.model_kind)
         if family.writes_custom_op:
-            return family.custom_op_flatbuffer(plan, length=length, fold=fold)
+            return family.custom_op_flatbuffer(plan, length=length, fold=fold, quantize=quantize)
         return custom_op_flatbuffer(model, threshold=threshold, length=length, quantize=quantize)
 
     def parity_reference(self, model, flatbuffer):
         """(reference, name) for the parity check of an int8 export: the op's
         own arithmetic on its dequantized weights; (None, "Keras") otherwise."""
+        from keras_skim.export.model_plan import plan_model
+
         settings = model_settings(flatbuffer)
         if not settings["quantize"]:
             return None, "Keras"
-        info = read_model(model)
+        plan = plan_model(model)
+        family = exporter_of(plan.model_kind)
+        if family.writes_custom_op:
+            return family.int8_op_reference(plan, settings), "its dequantized weights"
+        info = skim_op_model(plan)
         ops = quantized_weights(info, fold=settings["folded"], quantize=settings["quantize"])
 
         def reference(batch, threshold):
