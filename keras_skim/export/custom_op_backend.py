@@ -9,7 +9,8 @@ folded per word, or int8 with float scales), its file written by
 `skim_op_flatbuffer`, and an int8 export is checked against the op's NumPy
 arithmetic on its dequantized weights (`skim_op_reference`). A model family
 with an op of its own writes it through its exporter
-(`family_exporter.exporter_of`).
+(`family_exporter.exporter_of`), int8 ones too, and gives the NumPy
+reference of its int8 op (`int8_op_reference`).
 
 The op looks a token's embedding up and projects it itself, for the cell
 that runs on it only: the big cell on read tokens, the small cell on skimmed

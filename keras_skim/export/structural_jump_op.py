@@ -1,7 +1,8 @@
 """A Structural-Jump-LSTM model as one `KerasSjLSTM` custom op (the custom
 backend's writer for jump models).
 
-    token_ids i32 [1,T], and the folded weights (keras_skim/litert_ops/kernels/sj_lstm_op.h)
+    token_ids i32 [1,T], and the folded weights (keras_skim/litert_ops/kernels/sj_lstm_op.h;
+    float32, or with `--quantize int8` the rows and the LSTM kernel int8 and their scales)
       --CUSTOM KerasSjLSTM--> h [1,m], read_mask i32 [1,T], read_count i32 [1], visited_count i32 [1]
     h --FULLY_CONNECTED(hidden, relu)--> --FULLY_CONNECTED(logits)--> logits [1,k]
 
