@@ -12,49 +12,25 @@ import pytest
 
 from tests.assertions import one_line
 
-COMMA, PERIOD, QUOTE = 2, 3, 4
-V, E, M, A = 40, 6, 12, 6
+
+@pytest.fixture(scope="module")
+def model(trained_folder):
+    """The session's tiny trained Structural-Jump-LSTM (its agents read,
+    skip and jump)."""
+    import os
+
+    from keras_skim.model_io import load_model
+
+    return load_model(os.path.join(trained_folder("sj"), "model.keras"))
 
 
-def _model(seed, skip_bias=(0.0, 0.0), jump_bias=(1.0, 0.5, 0.5, -0.5)):
-    """A small Structural-Jump-LSTM with random weights whose agents both
-    skip and jump (the biases steer them)."""
-    from keras_skim import StructuralJumpLSTM
+def _texts(plan, count=8):
+    """Random texts of several lengths, about a fifth punctuation (so the
+    jumps land) and some padding, as the exporter's parity check draws them."""
+    from keras_skim.export.parity import sample_sequences
 
-    model = StructuralJumpLSTM(
-        V,
-        separator_ids=[COMMA],
-        sentence_end_ids=[PERIOD],
-        other_punctuation_ids=[QUOTE],
-        units=M,
-        agent_units=A,
-        embedding_dim=E,
-        seed=seed,
-    )
-    rs = np.random.RandomState(seed)
-    for v in model.trainable_weights:
-        v.assign(rs.normal(0, 0.5, v.shape).astype("float32"))
-    model.cell.skip_policy.bias.assign(list(skip_bias))
-    model.cell.jump_policy.bias.assign(list(jump_bias))
-    return model
-
-
-def _texts():
-    """Sentences, sub-sentences, punctuation runs, padding, one word, and a
-    long noisy text."""
-    rs = np.random.RandomState(3)
-    noisy = rs.randint(5, V, 90)
-    marks = rs.rand(90) < 0.25
-    noisy[marks] = rs.choice([COMMA, PERIOD, QUOTE, 0], size=int(marks.sum()))
-    return [
-        np.asarray(t, np.int32)
-        for t in (
-            [9, 20, COMMA, 21, 22, PERIOD, 23, 24, COMMA, 25, PERIOD],
-            [QUOTE, 0, PERIOD, 9, 10, 0, COMMA, 11, PERIOD, PERIOD, 12, 0],
-            [7],
-            noisy,
-        )
-    ]
+    punctuation = sorted(i for ids in plan.structure.values() for i in ids)
+    return sample_sequences(plan.vocabulary_size, count, seed=3, padding_id=0, punctuation_ids=punctuation)
 
 
 def _emitter(rows_agent, rows_word, kernel):
@@ -102,26 +78,29 @@ def test_rows_get_a_scale_per_part_and_the_kernel_a_scale_per_column():
     assert floats["rows"].dtype == np.float32 and "rows_scale" not in floats and "kernel_scale" not in floats
 
 
-def test_numpy_reference_is_the_keras_greedy_pass():
+def test_numpy_reference_is_the_keras_greedy_pass(model):
     from keras_skim.export.model_plan import plan_model
     from keras_skim.export.structural_jump_op import quantized_op_inputs
     from keras_skim.export.structural_jump_op_reference import op_reference
     from keras_skim.export.structural_jump_parity import structural_jump_reference
 
-    model = _model(seed=2)
     plan = plan_model(model)
     keras_pass = structural_jump_reference(model)
+    texts = _texts(plan)
+    wants = [keras_pass(ids[None]) for ids in texts]
+    codes_seen = set()
     for fold in (False, True):
         inputs = quantized_op_inputs(plan.emitter, fold=fold)
-        for ids in _texts():
-            logits, codes = op_reference(inputs, A, plan.head, ids)
-            want_logits, want_codes = keras_pass(ids[None])
+        for ids, (want_logits, want_codes) in zip(texts, wants):
+            logits, codes = op_reference(inputs, plan.emitter.agent_units, plan.head, ids)
             np.testing.assert_array_equal(codes, want_codes)
             np.testing.assert_allclose(logits, want_logits, atol=1e-5)
+            codes_seen |= set(codes.tolist())
+    assert codes_seen == {0, 1, 2, 3}  # read, skipped, jumped and not a word all checked
 
 
 @pytest.mark.parametrize("simd", ["avx512", "avx2", "sse", "generic"])
-def test_int8_op_runs_its_dequantized_weights_in_every_instruction_set(op_cache, monkeypatch, simd):
+def test_int8_op_runs_its_dequantized_weights_in_every_instruction_set(op_cache, model, monkeypatch, simd):
     """Every decision and the logits within 1e-4 of the reference (an
     instruction set the CPU lacks falls back to one it has)."""
     from keras_skim.export.exporter import _runner, backends
@@ -129,13 +108,12 @@ def test_int8_op_runs_its_dequantized_weights_in_every_instruction_set(op_cache,
     from keras_skim.export.parity import check_parity
 
     monkeypatch.setenv("KERAS_SKIM_SIMD", simd)
-    model = _model(seed=5, skip_bias=(0.3, -0.3))
     plan = plan_model(model)
     custom = backends()["custom"]
     for fold in (False, True):
         flatbuffer = custom.flatbuffer(model, plan, threshold=None, length=None, fold=fold, quantize="int8")
         reference, against = custom.parity_reference(model, flatbuffer)
-        result = check_parity(model, plan, _runner(flatbuffer, plan), _texts(), [None], reference, against)
+        result = check_parity(model, plan, _runner(flatbuffer, plan), _texts(plan), [None], reference, against)
         assert result.ok and result.decisions > 100, result.message
         assert against == "its dequantized weights"
 
@@ -173,7 +151,7 @@ def test_builtin_int8_is_refused_in_one_line(trained_folder, tmp_path):
     assert not (tmp_path / "out").exists()
 
 
-def test_op_refuses_scales_of_the_wrong_size_in_one_line(op_cache, monkeypatch):
+def test_op_refuses_scales_of_the_wrong_size(op_cache, model, monkeypatch):
     from keras_skim.export import structural_jump_op
     from keras_skim.export.exporter import _runner, backends
     from keras_skim.export.model_plan import plan_model
@@ -186,9 +164,8 @@ def test_op_refuses_scales_of_the_wrong_size_in_one_line(op_cache, monkeypatch):
         return inputs
 
     monkeypatch.setattr(structural_jump_op, "quantized_op_inputs", short_scales)
-    model = _model(seed=1)
     plan = plan_model(model)
     flatbuffer = backends()["custom"].flatbuffer(model, plan, threshold=None, length=None, quantize="int8")
     with pytest.raises(Exception) as err:
-        _runner(flatbuffer, plan)(_texts()[0][None], 0.0)
+        _runner(flatbuffer, plan)(_texts(plan)[0][None], 0.0)
     assert "rows_scale" in str(err.value) or "2 * s->V" in str(err.value), str(err.value)
