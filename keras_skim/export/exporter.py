@@ -307,7 +307,8 @@ def export_model(
         quantize: None (float32 weights) or "int8": dynamic-range int8
             weights (builtin: the converter's quantization of the
             FULLY_CONNECTED weights; custom: int8 embedding rows and big-cell
-            kernel with per-row / per-column scales). A custom int8 export
+            kernel with per-row / per-column scales; the backends a family
+            quantizes are its exporter's `quantizes`). A custom int8 export
             is checked exactly against its own dequantized weights; a
             builtin int8 one, whose kernels quantize activations too, with
             `parity.INT8_AGREEMENT` (>= 99% of read decisions kept, outputs
