@@ -8,8 +8,8 @@
         release_assets.DEMO_SETTINGS) and exports the Skim-LSTM with the custom-op backend
         (--skim-backends custom builtin for both) and the LSTM with the builtin backend, with int8
         weights. --jump-model also trains a small Structural-Jump-LSTM (d=64, 4 + 3 epochs) and
-        bundles it with the custom-op backend (float32; --jump-backends custom builtin for both;
-        catalog ids structural_jump_lstm_<backend>). The committed assets are
+        bundles it with the custom-op backend (int8 weights; --jump-backends custom builtin for
+        both, the builtin graph in float32; catalog ids structural_jump_lstm_<backend>). The committed assets are
         `python export/build_release.py assets --jump-model --force`.
 
     python export/build_release.py benchmarks [--only NAME ...] [--group speed|trained|app ...] [--list]

@@ -119,8 +119,11 @@ def train_demo_exports(work, *, limit=None, reuse=False, jump_model=False, log=p
     custom op), the LSTM baseline with the builtin backend, both with `--quantize int8`
     (DEMO_SETTINGS; `overrides` replace its entries). With `jump_model`, also a
     Structural-Jump-LSTM (`--cell sj-lstm`, `jump_units`, `jump_full_read_epochs` +
-    `jump_speed_read_epochs` epochs) exported with `jump_backends`, in float32: the exporter
-    has no int8 form of the jump model. Returns the export folders, in catalog order."""
+    `jump_speed_read_epochs` epochs) exported with `jump_backends`, with `--quantize int8`
+    where its exporter quantizes that backend (the custom op; its builtin graph stays
+    float32). Returns the export folders, in catalog order."""
+    from keras_skim.export.family_exporter import exporter_of
+
     settings = dict(DEMO_SETTINGS, **overrides)
     unknown = sorted(set(settings) - set(DEMO_SETTINGS))
     if unknown:
@@ -140,7 +143,11 @@ def train_demo_exports(work, *, limit=None, reuse=False, jump_model=False, log=p
         jump_args += ["--full-read-epochs", str(settings["jump_full_read_epochs"])]
         jump_args += ["--speed-read-epochs", str(settings["jump_speed_read_epochs"])]
         _train(jump, "sj-lstm", settings, limit, reuse, log, jump_args)
-        exports += [(jump, backend, f"{JUMP_KIND}_{backend}", []) for backend in settings["jump_backends"]]
+        quantized = exporter_of(JUMP_KIND).quantizes
+        exports += [
+            (jump, backend, f"{JUMP_KIND}_{backend}", quantize if backend in quantized else [])
+            for backend in settings["jump_backends"]
+        ]
     folders = []
     for model, backend, name, flags in exports:
         out = os.path.join(work, "exports", name)

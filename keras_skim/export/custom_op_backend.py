@@ -9,7 +9,8 @@ folded per word, or int8 with float scales), its file written by
 `skim_op_flatbuffer`, and an int8 export is checked against the op's NumPy
 arithmetic on its dequantized weights (`skim_op_reference`). A model family
 with an op of its own writes it through its exporter
-(`family_exporter.exporter_of`).
+(`family_exporter.exporter_of`), int8 ones too, and gives the NumPy
+reference of its int8 op (`int8_op_reference`).
 
 The op looks a token's embedding up and projects it itself, for the cell
 that runs on it only: the big cell on read tokens, the small cell on skimmed
@@ -159,16 +160,22 @@ class CustomOpBackend:
     def flatbuffer(self, model, plan, *, threshold, length, fold=None, quantize=None):
         family = exporter_of(plan.model_kind)
         if family.writes_custom_op:
-            return family.custom_op_flatbuffer(plan, length=length, fold=fold)
+            return family.custom_op_flatbuffer(plan, length=length, fold=fold, quantize=quantize)
         return custom_op_flatbuffer(model, threshold=threshold, length=length, quantize=quantize)
 
     def parity_reference(self, model, flatbuffer):
         """(reference, name) for the parity check of an int8 export: the op's
         own arithmetic on its dequantized weights; (None, "Keras") otherwise."""
+        from keras_skim.export.model_plan import plan_model
+
         settings = model_settings(flatbuffer)
         if not settings["quantize"]:
             return None, "Keras"
-        info = read_model(model)
+        plan = plan_model(model)
+        family = exporter_of(plan.model_kind)
+        if family.writes_custom_op:
+            return family.int8_op_reference(plan, settings), "its dequantized weights"
+        info = skim_op_model(plan)
         ops = quantized_weights(info, fold=settings["folded"], quantize=settings["quantize"])
 
         def reference(batch, threshold):

@@ -17,6 +17,7 @@ import numpy as np
 
 from keras_skim import contracts, output_folder
 from keras_skim.export.errors import ExportError
+from keras_skim.export.int8_weights import QUANTIZE
 from keras_skim.export.sequence_input import takes_sequence
 
 CUSTOM_OP_NOTE = (
@@ -129,9 +130,6 @@ def _runner(flatbuffer, plan=None):
     return run
 
 
-QUANTIZE = (None, "int8")
-
-
 def _checked_threshold(threshold, parity_samples, quantize, backend):
     """The options checked: the --threshold (None stays None); ExportError otherwise."""
     if threshold is not None:
@@ -176,6 +174,11 @@ def _checked_backend(model, plan, family, backend, quantize):
         from keras_skim.export.backend_choice import choose_backend
 
         backend, backend_note = choose_backend(model, plan)
+    if quantize and backend not in family.quantizes:
+        raise ExportError(
+            f"--quantize {quantize} is not available for {plan.model_kind} models with --backend {backend} "
+            f"(use --backend {' or '.join(family.quantizes)}, or export float32)"
+        )
     chosen = backends()[backend]
     chosen.check(model, plan)
     return chosen, backend_note
@@ -304,7 +307,8 @@ def export_model(
         quantize: None (float32 weights) or "int8": dynamic-range int8
             weights (builtin: the converter's quantization of the
             FULLY_CONNECTED weights; custom: int8 embedding rows and big-cell
-            kernel with per-row / per-column scales). A custom int8 export
+            kernel with per-row / per-column scales; the backends a family
+            quantizes are its exporter's `quantizes`). A custom int8 export
             is checked exactly against its own dequantized weights; a
             builtin int8 one, whose kernels quantize activations too, with
             `parity.INT8_AGREEMENT` (>= 99% of read decisions kept, outputs

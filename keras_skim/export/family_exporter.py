@@ -24,7 +24,8 @@ class FamilyExporter:
         measured_speeds: {model kind: (benchmark table, which rows, {units:
             (custom op, builtin graph) speed-ups over the LSTM export})}: the
             note of the default backend (`backend_choice`).
-        quantizes: whether `--quantize int8` applies.
+        quantizes: the backends whose export `--quantize int8` applies to
+            (empty: none; the others refuse it).
         threshold_note: the note when `--threshold` is given for a kind
             without a skim gate; None: the text classifier's.
         writes_custom_op: the family writes its op's flatbuffer itself
@@ -33,7 +34,7 @@ class FamilyExporter:
 
     cell_refusals = {}
     measured_speeds = {}
-    quantizes = True
+    quantizes = ("builtin", "custom")
     threshold_note = None
     writes_custom_op = False
 
@@ -47,8 +48,16 @@ class FamilyExporter:
         None (the generic graphs of `builtin_backend`)."""
         return None
 
-    def custom_op_flatbuffer(self, plan, *, length, fold):
-        """The .tflite bytes of the family's own op (`writes_custom_op`)."""
+    def custom_op_flatbuffer(self, plan, *, length, fold, quantize=None):
+        """The .tflite bytes of the family's own op (`writes_custom_op`),
+        float32 or with int8 weights (`quantize="int8"`)."""
+        raise NotImplementedError
+
+    def int8_op_reference(self, plan, settings):
+        """The parity reference of an int8 export of the family's own op
+        (`writes_custom_op`; `settings`: its file's description): ids [1, T]
+        -> (outputs, per-token codes [T]), the op's arithmetic on its
+        dequantized weights."""
         raise NotImplementedError
 
     def flops_section(self, plan):

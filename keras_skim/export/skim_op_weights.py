@@ -6,9 +6,8 @@ with float scales, and back (`dequantized`, for the NumPy reference).
 
 import numpy as np
 
+from keras_skim.export.int8_weights import check_quantize, dequantize, quantize_int8
 from keras_skim.export.skim_op_cells import CELLS
-
-QUANTIZE = (None, "int8")
 
 
 def skim_op_model(plan):
@@ -91,22 +90,6 @@ def op_weights(info, fold=False):
     }
 
 
-def quantize_int8(array, axis):
-    """Symmetric int8 with one scale per slice along `axis` (0: per row,
-    1: per column): (int8 values, float32 scales), value ~ q * scale."""
-    array = np.asarray(array, np.float32)
-    peak = np.max(np.abs(array), axis=1 - axis)
-    scale = np.where(peak > 0, peak / 127.0, 1.0).astype(np.float32)
-    shaped = scale[:, None] if axis == 0 else scale[None, :]
-    q = np.clip(np.rint(array / shaped), -127, 127).astype(np.int8)
-    return q, scale
-
-
-def check_quantize(quantize):
-    if quantize not in QUANTIZE:
-        raise ValueError(f"custom-op export: quantize must be None or 'int8'; got {quantize!r}")
-
-
 def quantized_weights(info, fold=False, quantize=None):
     """op_weights plus the int8 forms: with quantize="int8", rows (a scale
     per row) and kernel (a scale per column) become int8; the skim part, the
@@ -123,9 +106,4 @@ def quantized_weights(info, fold=False, quantize=None):
 
 def dequantized(ops):
     """float64 rows and kernel of `quantized_weights` (int8 times its scales)."""
-    rows, kernel = ops["rows"].astype(np.float64), ops["kernel"].astype(np.float64)
-    if ops["rows_scale"].size:
-        rows = rows * ops["rows_scale"][:, None]
-    if ops["kernel_scale"].size:
-        kernel = kernel * ops["kernel_scale"][None, :]
-    return rows, kernel
+    return dequantize(ops["rows"], ops["rows_scale"], axis=0), dequantize(ops["kernel"], ops["kernel_scale"], axis=1)

@@ -28,7 +28,7 @@ class StructuralJumpExporter(FamilyExporter):
             {128: (1.72, 0.55)},
         ),
     }
-    quantizes = False
+    quantizes = ("custom",)  # the builtin graph's int8 kernels quantize activations too, moving the agents' decisions
     threshold_note = "--threshold ignored: a Structural-Jump-LSTM's agents decide what is read"
     writes_custom_op = True
 
@@ -40,10 +40,15 @@ class StructuralJumpExporter(FamilyExporter):
 
         return build_module
 
-    def custom_op_flatbuffer(self, plan, *, length, fold):
+    def custom_op_flatbuffer(self, plan, *, length, fold, quantize=None):
         from keras_skim.export.structural_jump_op import structural_jump_flatbuffer
 
-        return structural_jump_flatbuffer(plan, length=length, fold=fold)
+        return structural_jump_flatbuffer(plan, length=length, fold=fold, quantize=quantize)
+
+    def int8_op_reference(self, plan, settings):
+        from keras_skim.export.structural_jump_op_reference import int8_reference
+
+        return int8_reference(plan, settings)
 
     def flops_section(self, plan):
         from keras_skim.export.structural_jump_metadata import structural_jump_flops_section

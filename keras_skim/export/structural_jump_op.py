@@ -1,7 +1,8 @@
 """A Structural-Jump-LSTM model as one `KerasSjLSTM` custom op (the custom
 backend's writer for jump models).
 
-    token_ids i32 [1,T], and the folded weights (keras_skim/litert_ops/kernels/sj_lstm_op.h)
+    token_ids i32 [1,T], and the folded weights (keras_skim/litert_ops/kernels/sj_lstm_op.h;
+    float32, or with `--quantize int8` the rows and the LSTM kernel int8 and their scales)
       --CUSTOM KerasSjLSTM--> h [1,m], read_mask i32 [1,T], read_count i32 [1], visited_count i32 [1]
     h --FULLY_CONNECTED(hidden, relu)--> --FULLY_CONNECTED(logits)--> logits [1,k]
 
@@ -16,6 +17,7 @@ agents decide what is read; `keras_skim.model_kinds`). Interpreters must registe
 import numpy as np
 
 from keras_skim import contracts
+from keras_skim.export.int8_weights import check_quantize, dequantize, quantize_int8
 from keras_skim.export.structural_jump_emitter import OP_NAME
 
 SIGNATURE_OUTPUTS = (
@@ -51,7 +53,43 @@ def op_inputs(emitter, fold=False):
     }
 
 
-def structural_jump_flatbuffer(plan, length=None, fold=None):
+def quantized_op_inputs(emitter, fold=False, quantize=None):
+    """`op_inputs`, with quantize="int8" its two big matrices int8: `rows`
+    with two scales per row ([V, 2]: the skip agent's terms [0, a), then the
+    word's LSTM part, each quantized on its own range) and `kernel` with a
+    scale per column ([4m]), the scales as two more inputs (`rows_scale`,
+    `kernel_scale`). The agents' matrices, `previous` and the head stay
+    float32: they are a few kB, and the agents decide what is read."""
+    check_quantize(quantize)
+    inputs = op_inputs(emitter, fold=fold)
+    if quantize != "int8":
+        return inputs
+    a = emitter.agent_units
+    rows = inputs["rows"]
+    agent, agent_scale = quantize_int8(rows[:, :a], axis=0)
+    word, word_scale = quantize_int8(rows[:, a:], axis=0)
+    inputs["rows"] = np.concatenate([agent, word], axis=1)
+    inputs["rows_scale"] = np.stack([agent_scale, word_scale], axis=1)
+    inputs["kernel"], inputs["kernel_scale"] = quantize_int8(inputs["kernel"], axis=1)
+    return inputs
+
+
+def dequantized_op_inputs(inputs, agent_units):
+    """float64 rows and kernel of `quantized_op_inputs` (int8 times its scales)."""
+    if "rows_scale" not in inputs:
+        return inputs["rows"].astype(np.float64), inputs["kernel"].astype(np.float64)
+    a, scale = agent_units, inputs["rows_scale"]
+    rows = np.concatenate(
+        [
+            dequantize(inputs["rows"][:, :a], scale[:, 0], axis=0),
+            dequantize(inputs["rows"][:, a:], scale[:, 1], axis=0),
+        ],
+        axis=1,
+    )
+    return rows, dequantize(inputs["kernel"], inputs["kernel_scale"], axis=1)
+
+
+def structural_jump_flatbuffer(plan, length=None, fold=None, quantize=None):
     """The .tflite bytes of a Structural-Jump-LSTM `ModelPlan` with the
     `KerasSjLSTM` op.
 
@@ -62,13 +100,15 @@ def structural_jump_flatbuffer(plan, length=None, fold=None):
             of [V, a + d]): a read step then streams only the recurrent
             weights, but the file grows about 4m / d times the embedding.
             None folds only when that does not grow the model.
+        quantize: None (float32) or "int8": int8 rows and LSTM kernel
+            with float32 scales (`quantized_op_inputs`), as the skim ops'.
     """
     from keras_skim.export.flatbuffer_writer import FlatbufferWriter
 
     e = plan.emitter
     fold = should_fold(e) if fold is None else bool(fold)
     length = int(length or 1)
-    inputs = op_inputs(e, fold=fold)
+    inputs = quantized_op_inputs(e, fold=fold, quantize=quantize)
     fb = FlatbufferWriter()
     F32, I32 = np.float32, np.int32
     t_tok = fb.tensor(contracts.INPUT_TOKEN_IDS, [1, length], I32, signature=[1, -1])
@@ -84,6 +124,8 @@ def structural_jump_flatbuffer(plan, length=None, fold=None):
             "skip_head",
             "jump_kernel",
             "jump_head",
+            # int8 only: the float files keep the ten inputs they had
+            *(("rows_scale", "kernel_scale") if quantize else ()),
         )
     ]
     (hidden_kernel, hidden_bias, hidden_activation), (kernel, bias, _) = plan.head
@@ -117,6 +159,6 @@ def structural_jump_flatbuffer(plan, length=None, fold=None):
             "agent_units": e.agent_units,
             "speed_reading": e.speed_reading,
             "folded": fold,
-            "quantize": None,
+            "quantize": quantize,
         },
     )

@@ -45,8 +45,8 @@ def test_catalog_names_the_demo_models(catalog):
         assert release_assets.model_id(meta) == entry["id"]
         # binary: one sigmoid output or two softmax ones
         assert entry["labels"] == ["negative", "positive"] and meta["num_classes"] in (1, 2)
-        # int8 weights where the exporter has them; the jump model's exporter is float32 only
-        assert meta["quantize"] == (None if entry["model_kind"] == release_assets.JUMP_KIND else "int8")
+        # int8 weights in every demo model (the jump model's custom op too)
+        assert meta["quantize"] == "int8"
     texts = _json(os.path.join(OUTPUT, "bench_texts.json"))
     assert len(texts["texts"]) == len(texts["labels"]) == 100 and set(texts["labels"]) == {0, 1}
 

@@ -85,4 +85,34 @@ struct GatePanels {
   const float* scale = nullptr;  // int8: [gates][units_pad] column scales; float: null
 };
 
+// A gated matrix packed once for the products: float, or int8 with its
+// per-column scales. The skim cells' big cell and the Structural-Jump-LSTM's
+// LSTM are packed by it.
+struct PackedGates {
+  PanelShape shape;
+  bool int8 = false;
+  Aligned<float> f;
+  Aligned<int8_t> q;
+  Aligned<float> scale;  // int8: [gates][units_pad]
+
+  // `kernel`: [shape.rows, gates * units] row-major, float or (`is_int8`)
+  // int8 whose column j is kernel[:, j] * column_scale[j].
+  void Pack(const PanelShape& s, const void* kernel, bool is_int8, const float* column_scale) {
+    shape = s;
+    int8 = is_int8;
+    const int cols = s.gates * s.units;
+    f.resize(int8 ? 0 : s.size());
+    q.resize(int8 ? s.size() : 0);
+    scale.resize(int8 ? s.gates * s.units_pad() : 0);
+    if (int8) {
+      pack_rows(s, static_cast<const int8_t*>(kernel), s.rows, cols, 0, 0, q.data());
+      pack_gate_vector(s, column_scale, scale.data());
+    } else {
+      pack_rows(s, static_cast<const float*>(kernel), s.rows, cols, 0, 0, f.data());
+    }
+  }
+  GatePanels<float> floats() const { return {shape, f.data(), nullptr}; }
+  GatePanels<int8_t> int8s() const { return {shape, q.data(), scale.data()}; }
+};
+
 }  // namespace keras_skim

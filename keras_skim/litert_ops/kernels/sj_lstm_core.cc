@@ -32,8 +32,11 @@ struct SjLstmCore::Impl {
   int R = 0;  // floats per row of `rows`: a + e, or a + 4m when folded
   bool folded = false;
   const float* rows = nullptr;
+  const int8_t* rows_int8 = nullptr;  // int8 rows instead of `rows`, with
+  const float* rows_scale = nullptr;  // [V, 2] scales (sj_lstm_core.h)
   PanelShape big, skip, jump;
-  Aligned<float> big_w, skip_w, jump_w;
+  PackedGates big_w;  // the LSTM's [W; U], float or int8
+  Aligned<float> skip_w, jump_w;
   Aligned<float> previous_lstm;  // [5][4][m_pad]
   Aligned<float> previous_skip;  // [5][a_pad]
   Aligned<float> skip_head;      // [a_pad]
@@ -45,6 +48,7 @@ struct SjLstmCore::Impl {
   // the other one), c, the LSTM's input terms, an agent's input terms and
   // hidden layer, and the jump targets [3][T].
   Aligned<float> u0, u1, c, init, agent_init, agent;
+  Aligned<float> word;  // an int8 row's LSTM part, dequantized (folded rows)
   std::vector<int32_t> targets;
 
   int m_pad() const { return big.units_pad(); }
@@ -88,12 +92,16 @@ void SjLstmCore::Prepare(const SjLstmWeights& w) {
   s.K = e + m;
   s.R = a + (e ? e : 4 * m);
   s.rows = w.rows;
+  s.rows_int8 = w.rows_int8;
+  s.rows_scale = w.rows_scale;
   s.big = Shape(s.isa, s.isa.GP, 4, m, s.K);
   s.skip = Shape(s.isa, s.isa.small_GP, 1, a, m);
   s.jump = Shape(s.isa, s.isa.small_GP, 1, a, m);
   const int mp = s.m_pad(), ap = s.a_pad();
-  s.big_w.resize(s.big.size());
-  pack_rows(s.big, w.kernel, s.K, 4 * m, 0, 0, s.big_w.data());
+  if (w.kernel_int8)
+    s.big_w.Pack(s.big, w.kernel_int8, true, w.kernel_scale);
+  else
+    s.big_w.Pack(s.big, w.kernel, false, nullptr);
   s.skip_w.resize(s.skip.size());
   pack_rows(s.skip, w.skip_kernel, m, a, 0, 0, s.skip_w.data());
   s.jump_w.resize(s.jump.size());
@@ -126,6 +134,7 @@ void SjLstmCore::Prepare(const SjLstmWeights& w) {
   s.init.resize(4 * mp);
   s.agent_init.resize(ap);
   s.agent.resize(ap);
+  s.word.resize(s.rows_int8 && s.folded ? 4 * m : 0);
 }
 
 SjLstmCounts SjLstmCore::Run(const int32_t* tokens, int T, const int8_t* kinds, bool speed_reading, float* h,

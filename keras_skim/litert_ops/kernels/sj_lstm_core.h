@@ -49,6 +49,12 @@ struct SjLstmWeights {
   const float* skip_head = nullptr;    // [a + 1]: l_read - l_skip = s . w + b
   const float* jump_kernel = nullptr;  // [m + 1, a]: [W_j; b_j]
   const float* jump_head = nullptr;    // [a + 1, 4]: [W_jp; b_jp]
+  // int8 weights (the exporter's --quantize int8), used instead of `rows`
+  // and `kernel` where set: symmetric int8 with float scales.
+  const int8_t* rows_int8 = nullptr;    // [V, a + R]
+  const float* rows_scale = nullptr;    // [V, 2]: per row, the scale of [0, a) and of [a, a + R)
+  const int8_t* kernel_int8 = nullptr;  // [e + m, 4m]
+  const float* kernel_scale = nullptr;  // [4m]: per column
 };
 
 struct SjLstmCounts {
@@ -64,7 +70,8 @@ class SjLstmCore {
   ~SjLstmCore();
 
   // Packs the weights for the inner loops. Everything is copied except
-  // `rows`, which must stay valid while Run is called.
+  // `rows` (or `rows_int8` and `rows_scale`), which must stay valid while
+  // Run is called.
   void Prepare(const SjLstmWeights& weights);
 
   // Runs one text from the zero state. `tokens` are raw ids in [0, V)

@@ -26,7 +26,10 @@ enum Input {
   kSkipHead,
   kJumpKernel,
   kJumpHead,
-  kNumInputs
+  kFloatInputs,  // a float32 model's inputs end here
+  kRowsScale = kFloatInputs,
+  kKernelScale,
+  kInt8Inputs
 };
 constexpr int kNumOutputs = 4;
 constexpr int kNumPrevious = 5;
@@ -41,12 +44,19 @@ constexpr int kNumPrevious = 5;
 
 struct Dims {
   int T, V, m, a, e;
+  bool int8;  // rows and kernel int8, with their scales (inputs 10, 11)
 };
 
 bool IsFloat(const TensorView& v, int rank) { return v.type == DType::kFloat32 && v.shape.rank == rank; }
 
+// rows and kernel: float32 (ten inputs), or int8 with their scales (twelve).
+bool IsWeight(const TensorView& v, bool int8) {
+  return v.type == (int8 ? DType::kInt8 : DType::kFloat32) && v.shape.rank == 2;
+}
+
 bool ReadDims(int num_inputs, const TensorView* in, int num_outputs, Dims* s, std::string* error) {
-  SJ_ENSURE(num_inputs == kNumInputs && num_outputs == kNumOutputs);
+  SJ_ENSURE((num_inputs == kFloatInputs || num_inputs == kInt8Inputs) && num_outputs == kNumOutputs);
+  s->int8 = num_inputs == kInt8Inputs;
   const TensorShape& tokens = in[kTokens].shape;
   SJ_ENSURE(in[kTokens].type == DType::kInt32);
   SJ_ENSURE(tokens.rank == 1 || (tokens.rank == 2 && tokens.dims[0] == 1));
@@ -55,7 +65,7 @@ bool ReadDims(int num_inputs, const TensorView* in, int num_outputs, Dims* s, st
   SJ_ENSURE(in[kKinds].type == DType::kInt8 && in[kKinds].shape.rank == 1);
   s->V = in[kKinds].shape.dims[0];
   SJ_ENSURE(s->V > 0);
-  SJ_ENSURE(IsFloat(in[kKernel], 2) && in[kKernel].shape.dims[1] > 0 && in[kKernel].shape.dims[1] % 4 == 0);
+  SJ_ENSURE(IsWeight(in[kKernel], s->int8) && in[kKernel].shape.dims[1] > 0 && in[kKernel].shape.dims[1] % 4 == 0);
   s->m = in[kKernel].shape.dims[1] / 4;
   s->e = in[kKernel].shape.dims[0] - s->m;
   SJ_ENSURE(s->e >= 0);
@@ -63,7 +73,11 @@ bool ReadDims(int num_inputs, const TensorView* in, int num_outputs, Dims* s, st
   s->a = in[kSkipKernel].shape.dims[1];
   SJ_ENSURE(s->a > 0);
   const int R = s->a + (s->e > 0 ? s->e : 4 * s->m);
-  SJ_ENSURE(IsFloat(in[kRows], 2) && in[kRows].shape.dims[0] == s->V && in[kRows].shape.dims[1] == R);
+  SJ_ENSURE(IsWeight(in[kRows], s->int8) && in[kRows].shape.dims[0] == s->V && in[kRows].shape.dims[1] == R);
+  if (s->int8) {
+    SJ_ENSURE(in[kRowsScale].type == DType::kFloat32 && in[kRowsScale].shape.NumElements() == 2 * s->V);
+    SJ_ENSURE(in[kKernelScale].type == DType::kFloat32 && in[kKernelScale].shape.NumElements() == 4 * s->m);
+  }
   SJ_ENSURE(IsFloat(in[kPrevious], 2) && in[kPrevious].shape.dims[0] == kNumPrevious &&
             in[kPrevious].shape.dims[1] == s->a + 4 * s->m);
   SJ_ENSURE(in[kSkipHead].type == DType::kFloat32 && in[kSkipHead].shape.NumElements() == s->a + 1);
@@ -110,16 +124,23 @@ class SjLstmKernel : public OpKernel {
       }
     }
     std::vector<const void*> weights;
-    for (int i = kRows; i < kNumInputs; ++i) weights.push_back(in[i].data);
+    for (int i = kRows; i < num_inputs; ++i) weights.push_back(in[i].data);
     if (weights != packed_for_) {
       SjLstmWeights w;
       w.m = s.m;
       w.a = s.a;
       w.vocab = s.V;
       w.e = s.e;
-      w.rows = static_cast<const float*>(in[kRows].data);
+      if (s.int8) {
+        w.rows_int8 = static_cast<const int8_t*>(in[kRows].data);
+        w.rows_scale = static_cast<const float*>(in[kRowsScale].data);
+        w.kernel_int8 = static_cast<const int8_t*>(in[kKernel].data);
+        w.kernel_scale = static_cast<const float*>(in[kKernelScale].data);
+      } else {
+        w.rows = static_cast<const float*>(in[kRows].data);
+        w.kernel = static_cast<const float*>(in[kKernel].data);
+      }
       w.previous = static_cast<const float*>(in[kPrevious].data);
-      w.kernel = static_cast<const float*>(in[kKernel].data);
       w.skip_kernel = static_cast<const float*>(in[kSkipKernel].data);
       w.skip_head = static_cast<const float*>(in[kSkipHead].data);
       w.jump_kernel = static_cast<const float*>(in[kJumpKernel].data);

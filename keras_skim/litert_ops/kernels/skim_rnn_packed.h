@@ -23,10 +23,9 @@ struct SkimRnnPacked {
   WeightRef rows;
   // Big cell: rows [x (e); h (d)], `blocks` gates of d units; float or int8.
   PanelShape big;
-  Aligned<float> big_f;
-  Aligned<int8_t> big_q;
+  PackedGates big_weights;
   bool big_int8 = false;
-  Aligned<float> big_scale, big_bias;  // [blocks][d_pad]
+  Aligned<float> big_bias;  // [blocks][d_pad]
   // Small cell: rows [x; h], its blocks * ds columns packed flat (one
   // "gate"), so that it pads to a multiple of W once, not once per block.
   PanelShape small;
@@ -43,8 +42,8 @@ struct SkimRnnPacked {
 
   int d_pad() const { return (d + isa.W - 1) / isa.W * isa.W; }
   int ds_pad() const { return (ds + isa.W - 1) / isa.W * isa.W; }
-  GatePanels<float> big_float() const { return {big, big_f.data(), nullptr}; }
-  GatePanels<int8_t> big_int8_panels() const { return {big, big_q.data(), big_scale.data()}; }
+  GatePanels<float> big_float() const { return big_weights.floats(); }
+  GatePanels<int8_t> big_int8_panels() const { return big_weights.int8s(); }
   GatePanels<float> small_panels() const { return {small, small_w.data(), nullptr}; }
   // The hoisted big-cell input terms of a chunk's token j, [blocks][d_pad].
   const float* hoisted_terms(int j) const { return hoisted.data() + (size_t)j * blocks * d_pad(); }
@@ -101,17 +100,7 @@ struct SkimRnnPacked {
     big_int8 = w.kernel.int8;
     big_bias.resize(blocks * dp);
     if (e) pack_gate_vector(big, w.bias, big_bias.data());
-    if (big_int8) {
-      big_f.resize(0);
-      big_q.resize(big.size());
-      pack_rows(big, static_cast<const int8_t*>(w.kernel.data), K, blocks * d, 0, 0, big_q.data());
-      big_scale.resize(blocks * dp);
-      pack_gate_vector(big, w.kernel.scale, big_scale.data());
-    } else {
-      big_q.resize(0);
-      big_f.resize(big.size());
-      pack_rows(big, static_cast<const float*>(w.kernel.data), K, blocks * d, 0, 0, big_f.data());
-    }
+    big_weights.Pack(big, w.kernel.data, w.kernel.int8, w.kernel.scale);
   }
 };
 
