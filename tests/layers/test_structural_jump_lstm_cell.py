@@ -3,6 +3,7 @@
 import keras
 import numpy as np
 import pytest
+import tensorflow as tf
 from keras.src.testing import TestCase
 
 from keras_skim import StructuralJumpLSTMCell
@@ -11,6 +12,7 @@ from keras_skim.layers.structural_jump_lstm_cell import (
     NEXT_SENTENCE,
     NEXT_SEPARATOR,
     NEXT_WORD,
+    STEP_EXTRA,
     TRACE_ACTIVE,
     TRACE_JUMP_ACTION,
     TRACE_JUMP_LOG_PROB,
@@ -46,14 +48,16 @@ def _documents(rs, batch=6, length=40):
 
 
 def _run(cell, x, offsets, noise=None):
+    """The cell's pass over the word streams, traced as fit, predict and the export run it (the
+    trace costs less CPU than one eager pass of this loop)."""
     rnn = keras.layers.RNN(cell, return_sequences=True, return_state=True)
-    trace, h, c, aux = rnn(pack_step_inputs(x, offsets, noise))
+    trace, h, c, aux = tf.function(rnn)(pack_step_inputs(x, offsets, noise))
     return np.asarray(trace), np.asarray(h), np.asarray(c)
 
 
 def _built_cell(rs, x, offsets, scale=0.7, **kwargs):
     cell = StructuralJumpLSTMCell(M, 6, **kwargs)
-    keras.layers.RNN(cell)(pack_step_inputs(x[:1], offsets[:1]))
+    keras.layers.RNN(cell).build((None, None, x.shape[-1] + STEP_EXTRA))  # built without a pass
     for v in cell.trainable_weights:
         v.assign(rs.normal(0, scale, v.shape).astype("float32"))
     return cell

@@ -50,11 +50,21 @@ def test_optimizer_config_round_trip():
         PerTensorClipRMSprop(clip_average_norm=-1)
 
 
-def test_entropy_weight_decays_linearly_then_stays():
-    schedule = EntropyWeightDecay(decay_steps=10, initial=0.1, final=0.005)
-    assert [schedule.weight_at(s) for s in (0, 5, 10, 20)] == pytest.approx([0.1, 0.0525, 0.005, 0.005])
+@pytest.fixture(scope="module")
+def compiled_model():
+    """One model compiled once for the callbacks' fits below: a new compile traces the training
+    step again (seconds of CPU). SGD(0.0) leaves the weights as they are; each test starts the
+    optimizer's step count (which the callbacks read) at 0 and sets the loss weight it checks."""
     model = StructuralJumpLSTM(20, [2], [3], units=4, agent_units=2, embedding_dim=3)
     model.compile(keras.optimizers.SGD(0.0))
+    return model
+
+
+def test_entropy_weight_decays_linearly_then_stays(compiled_model):
+    schedule = EntropyWeightDecay(decay_steps=10, initial=0.1, final=0.005)
+    assert [schedule.weight_at(s) for s in (0, 5, 10, 20)] == pytest.approx([0.1, 0.0525, 0.005, 0.005])
+    model = compiled_model
+    model.optimizer.iterations.assign(0)
     ids = np.random.RandomState(0).randint(4, 20, (12, 5))
     history = model.fit(
         ids, ids[:, 0] % 2, batch_size=4, epochs=2, verbose=0, callbacks=[EntropyWeightDecay(decay_steps=4)]
@@ -97,14 +107,15 @@ def test_read_budget_checkpoint_keeps_the_most_accurate_epoch_within_budget():
         ReadBudgetCheckpoint(1.5)
 
 
-def test_critic_warmup_turns_the_actor_loss_off_for_the_first_steps():
+def test_critic_warmup_turns_the_actor_loss_off_for_the_first_steps(compiled_model):
     from keras_skim import CriticWarmup
 
-    model = StructuralJumpLSTM(20, [2], [3], units=4, agent_units=2, embedding_dim=3, actor_weight=7.0)
+    model = compiled_model
+    model.optimizer.iterations.assign(0)
+    model.actor_weight = 7.0
     ids = np.random.RandomState(0).randint(4, 20, (16, 5))
     seen = []
     record = keras.callbacks.LambdaCallback(on_train_batch_begin=lambda b, logs: seen.append(model.actor_weight))
-    model.compile(keras.optimizers.SGD(0.0))
     model.fit(ids, ids[:, 0] % 2, batch_size=4, verbose=0, callbacks=[CriticWarmup(3), record])
     assert seen == [0.0, 0.0, 0.0, 7.0]
     assert model.actor_weight == 7.0 and model.get_config()["actor_weight"] == 7.0

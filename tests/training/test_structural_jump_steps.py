@@ -20,8 +20,8 @@ from keras_skim.training.run_checkpoint import (
 from keras_skim.training.structural_jump_schedule import StructuralJumpSchedule
 from keras_skim.training.structural_jump_steps import fit_structural_jump_steps
 
-# Speed reading only: one traced training step serves the three runs below
-# (a fresh optimizer of the same settings is reset in place, not recompiled).
+# Speed reading only: one model, and so one traced training step, serves every run of this file
+# (a fresh optimizer of the same settings is reset in place, not recompiled; `shared_model`).
 SCHEDULE = StructuralJumpSchedule(
     full_read_steps=0,
     speed_read_steps=6,
@@ -38,9 +38,14 @@ def _data(n, rs):
     return ids, (ids[:, 0] % 2).astype("int32")
 
 
-def _model():
+@pytest.fixture(scope="module")
+def shared_model():
+    """`(model, start)`: the file's one model and its variables' first values (weights and
+    random seed states). Tracing a training step takes seconds of CPU on this model; a new
+    model per run would trace it again. Each test starts its runs with `_reset(model, start)`."""
     keras.utils.set_random_seed(0)
-    return StructuralJumpLSTM(40, [2], [3], units=8, agent_units=4, embedding_dim=5, seed=0)
+    model = StructuralJumpLSTM(40, [2], [3], units=8, agent_units=4, embedding_dim=5, seed=0)
+    return model, [np.array(v) for v in model.variables]
 
 
 def _fit(model, schedule=SCHEDULE, **kwargs):
@@ -60,9 +65,9 @@ def _reset(model, values):
         variable.assign(value)
 
 
-def test_a_stopped_and_resumed_run_repeats_the_uninterrupted_one(tmp_path):
-    model = _model()
-    start = [np.array(v) for v in model.variables]
+def test_a_stopped_and_resumed_run_repeats_the_uninterrupted_one(tmp_path, shared_model):
+    model, start = shared_model
+    _reset(model, start)
     expected = _fit(model)
     final = model.get_weights()
     assert [(r["phase"], r["step"]) for r in expected["history"]] == [("speed_read", s) for s in (2, 4, 6)]
@@ -84,9 +89,11 @@ def test_a_stopped_and_resumed_run_repeats_the_uninterrupted_one(tmp_path):
 
     model.train_on_batch = interrupted_at_step_3
     handler = signal.getsignal(signal.SIGINT)
-    with pytest.raises(TrainingInterrupted) as stopped:
-        _fit(model, run_dir=run_dir)
-    del model.train_on_batch
+    try:
+        with pytest.raises(TrainingInterrupted) as stopped:
+            _fit(model, run_dir=run_dir)
+    finally:
+        del model.train_on_batch  # the model is the other tests' too
     assert (stopped.value.phase, stopped.value.step) == ("speed_read", 3)
     assert signal.getsignal(signal.SIGINT) is handler  # given back
     state, _ = RunCheckpoint(run_dir).load()
@@ -106,7 +113,8 @@ def test_a_stopped_and_resumed_run_repeats_the_uninterrupted_one(tmp_path):
         _fit(model, run_dir=tmp_path / "other", max_steps=1)  # a step limit stops a run too
 
 
-def test_speed_read_selection_and_patience_start_late():
+def test_speed_read_selection_and_patience_start_late(shared_model):
+    model, start = shared_model
     schedule = StructuralJumpSchedule(
         full_read_steps=0,
         speed_read_steps=6,
@@ -115,7 +123,8 @@ def test_speed_read_selection_and_patience_start_late():
         entropy_decay_steps=4,
         selection_start_steps=4,
     )
-    results = _fit(_model(), schedule)
+    _reset(model, start)
+    results = _fit(model, schedule)
     history = results["history"]
     # Validations 1-3 neither count for patience nor can be kept.
     assert [r["step"] for r in history][:5] == [1, 2, 3, 4, 5]
@@ -123,16 +132,17 @@ def test_speed_read_selection_and_patience_start_late():
     assert results["speed_read"]["selected_step"] == max(late, key=lambda r: r["reward"])["step"]
     assert results["speed_read"]["selection"] == "best validation reward from step 4 on"
     # A budget below the start keeps the last validation.
-    short = _fit(_model(), StructuralJumpSchedule(full_read_steps=0, speed_read_steps=2, selection_start_steps=9))
+    _reset(model, start)
+    short = _fit(model, StructuralJumpSchedule(full_read_steps=0, speed_read_steps=2, selection_start_steps=9))
     assert short["speed_read"]["selected_step"] == 2
 
 
-def test_a_checkpoint_of_other_settings_is_refused(tmp_path):
+def test_a_checkpoint_of_other_settings_is_refused(tmp_path, shared_model):
     RunCheckpoint(tmp_path).save(
         {"version": 1, "settings": {"schedule": {"speed_read_steps": 99}}}, {"model/0": np.zeros(1)}
     )
     with pytest.raises(CheckpointMismatch, match="schedule.speed_read_steps: 99 then"):
-        _fit(_model(), run_dir=tmp_path, resume=True)
+        _fit(shared_model[0], run_dir=tmp_path, resume=True)
 
 
 def test_checkpoint_replacement_is_atomic(tmp_path, monkeypatch):
