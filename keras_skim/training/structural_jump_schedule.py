@@ -64,6 +64,12 @@ class StructuralJumpSchedule:
         selection_start_steps: speed-read steps before which validations
             are recorded but neither kept as the best model nor counted for
             patience (a phase with a smaller budget keeps its last one).
+        accuracy_floor_standard_errors: None: phase 2 keeps the best
+            validation reward (the authors' rule). A number s: it keeps the
+            validation reading the least among those at least as accurate
+            as the full-read phase's best validation accuracy less s of its
+            standard errors on the validation set (else the most accurate
+            one); `structural_jump_selection` has the rule and its reason.
 
     Example:
 
@@ -89,6 +95,7 @@ class StructuralJumpSchedule:
     final_entropy_weight: float = 0.005
     critic_warmup_steps: int = 0
     selection_start_steps: int = 0
+    accuracy_floor_standard_errors: float = None
 
     def __post_init__(self):
         for name in ("full_read_steps", "speed_read_steps", "critic_warmup_steps", "selection_start_steps"):
@@ -101,6 +108,9 @@ class StructuralJumpSchedule:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
                 raise ValueError(f"{name} must be a number >= 0. Received: {value!r}")
+        floor = self.accuracy_floor_standard_errors
+        if floor is not None and (isinstance(floor, bool) or not isinstance(floor, (int, float)) or not floor >= 0):
+            raise ValueError(f"accuracy_floor_standard_errors must be None or a number >= 0. Received: {floor!r}")
         if self.full_read_steps + self.speed_read_steps == 0:
             raise ValueError("full_read_steps and speed_read_steps are both 0: nothing to train")
         if self.entropy_decay_steps is None:
@@ -120,10 +130,12 @@ class StructuralJumpSchedule:
 
     def to_dict(self):
         fields = dataclasses.asdict(self)
+        # Left out at their old behaviour, so that the settings (and the
+        # checkpoints) of runs started before the fields existed match.
         if fields["selection_start_steps"] == 0:
-            # Left out at its old behaviour, so that the settings (and the
-            # checkpoints) of runs started before the field existed match.
             del fields["selection_start_steps"]
+        if fields["accuracy_floor_standard_errors"] is None:
+            del fields["accuracy_floor_standard_errors"]
         return fields
 
 
@@ -146,6 +158,7 @@ PRESETS = {
         "entropy_decay_steps": 1500,
         "critic_warmup_steps": 0,
         "selection_start_steps": 1500,
+        "accuracy_floor_standard_errors": 1.0,
     },
 }
 
