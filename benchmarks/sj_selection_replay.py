@@ -69,17 +69,23 @@ def markdown(rows):
         "validation reading <= 60% (else the best reward). Each cell: step, validation accuracy @ read fraction. "
         "Patience is left out, so a replay sees only the steps the run took.",
         "",
-        "| run | w | train docs | full-read best val | " + " | ".join(name for name, _ in RULES) + " |",
-        "|---|---:|---:|---:|" + "---|" * len(RULES),
+        "| run | w | train docs | full-read best val | kept in the run (test) | "
+        + " | ".join(name for name, _ in RULES)
+        + " |",
+        "|---|---:|---:|---:|---|" + "---|" * len(RULES),
     ]
     for row in rows:
+        test = row["test_of_the_kept"]
         cells = []
         for name, _ in RULES:
             p = row["picks"][name]
             cells.append(f"{p['step']}: {p['accuracy']:.3f} @ {100 * p['read_fraction']:.1f}%")
         lines.append(
             f"| {row['result'].removesuffix('.json')} | {row['rolling_weight']:g} | {row['train_examples']} | "
-            f"{row['full_read_validation_accuracy']:.3f} (n={row['validation_examples']}) | " + " | ".join(cells) + " |"
+            f"{row['full_read_validation_accuracy']:.3f} (n={row['validation_examples']}) | "
+            f"{row['kept_in_the_run']} ({test['accuracy']:.3f} @ {100 * test['read_fraction']:.1f}%) | "
+            + " | ".join(cells)
+            + " |"
         )
     return "\n".join(lines) + "\n"
 
