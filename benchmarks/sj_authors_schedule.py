@@ -54,6 +54,12 @@ def parse(argv):
     parser.add_argument("--entropy-weight", type=float, default=0.1, help="initial delta (decays to 5%% of it)")
     parser.add_argument("--entropy-decay-steps", type=int, default=None, help="override the schedule's")
     parser.add_argument("--selection-start-steps", type=int, default=None, help="override the schedule's")
+    parser.add_argument(
+        "--accuracy-floor",
+        default=None,
+        metavar="SE|none",
+        help="override the schedule's accuracy_floor_standard_errors (none: the best validation reward)",
+    )
     parser.add_argument("--rolling-weight", type=float, default=0.1)
     parser.add_argument("--skip-cost", type=float, default=0.5)
     parser.add_argument("--batch-size", type=int, default=None, help="default: the paper's (32 RT, 100 IMDB)")
@@ -99,6 +105,9 @@ def schedule_of(args):
     for name in ("entropy_decay_steps", "selection_start_steps"):
         if getattr(args, name) is not None:
             overrides[name] = getattr(args, name)
+    if args.accuracy_floor is not None:
+        floor = args.accuracy_floor
+        overrides["accuracy_floor_standard_errors"] = None if floor == "none" else float(floor)
     return StructuralJumpSchedule.preset(args.schedule, **overrides)
 
 

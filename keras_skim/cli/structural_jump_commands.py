@@ -68,7 +68,9 @@ def add_arguments(parser):
         "steps, validation every 100, delta annealed over 1,500 steps, the speed-read model kept (and "
         "patience counted) only from step 1,500 on; 'authors': the authors' code, up to 30,999 speed-read steps, "
         "validation every 200, patience 100 validations, delta annealed over 15,499 steps); phase 1 "
-        "keeps the best validation accuracy, phase 2 the best validation reward; resumable with --resume",
+        "keeps the best validation accuracy; phase 2 with 'default' the least-read validation within one "
+        "standard error of that accuracy (else the most accurate), with 'authors' the best validation "
+        "reward; resumable with --resume",
     )
     for name, help_text in (
         ("full-read-steps", "phase 1 (every word read) step budget"),

@@ -392,21 +392,36 @@ class _Run:
         return step >= min(self.schedule.selection_start_steps, budget)
 
     def _key(self, phase, record):
+        from keras_skim.training.structural_jump_selection import speed_read_key
+
         if phase == "full_read":
             return (1, record["accuracy"])
-        if self.read_budget is None:
-            return (1, record["reward"])
-        fits = record["read_fraction"] <= self.read_budget
-        return (int(fits), record["accuracy"] if fits else record["reward"])
+        return speed_read_key(record, floor=self._accuracy_floor(), read_budget=self.read_budget)
+
+    def _accuracy_floor(self):
+        """The schedule's accuracy floor of phase 2, or None (no floor, or no full-read phase ran)."""
+        from keras_skim.training.structural_jump_selection import accuracy_floor
+
+        standard_errors = self.schedule.accuracy_floor_standard_errors
+        full_read = self.state["phases"].get("full_read") or {}
+        if standard_errors is None or full_read.get("validation_accuracy") is None:
+            return None
+        examples = len(np.asarray(self.validation[1]).reshape(-1))
+        return accuracy_floor(full_read["validation_accuracy"], examples, standard_errors)
 
     def _selection(self, phase):
+        from keras_skim.training.structural_jump_selection import describe_selection
+
         if phase == "full_read":
             return "best validation accuracy"
         start = min(self.schedule.selection_start_steps, self.schedule.speed_read_steps)
         since = f" from step {start} on" if start else ""
-        if self.read_budget is None:
-            return f"best validation reward{since}"
-        return f"best validation accuracy with read fraction <= {self.read_budget} (else best reward){since}"
+        floor = self._accuracy_floor()
+        standard_errors = self.schedule.accuracy_floor_standard_errors if floor is not None else None
+        rule = describe_selection(standard_errors, self.read_budget)
+        if floor is not None and self.read_budget is None:
+            rule += f", floor {floor:.4f}"
+        return rule + since
 
     def results(self):
         state = self.state

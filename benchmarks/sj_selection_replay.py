@@ -1,0 +1,107 @@
+"""Replays phase 2's selection rules on the committed Structural-Jump-LSTM histories.
+
+Every result of `sj_authors_schedule.py` holds its validation history; this
+asks which validation each rule (`keras_skim.training.structural_jump_selection`)
+would have kept, from the run's own selection start on. Patience is left
+out: a rule that keeps other points could have stopped the run at another
+step, so a replay sees only the steps the run took. No training; seconds.
+
+    python benchmarks/sj_selection_replay.py
+"""
+
+import glob
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RESULTS = os.path.join(HERE, "results")
+# The runs replayed: the default schedule on the slice and the whole set, and
+# the authors' schedule (a run whose reward-best point met the issue's target).
+PATTERNS = ("sj_default_schedule_rotten_tomatoes_*.json", "sj_authors_schedule_rotten_tomatoes.json")
+RULES = (
+    ("best reward (authors)", {}),
+    ("floor 0.5 SE", {"standard_errors": 0.5}),
+    ("floor 1 SE", {"standard_errors": 1.0}),
+    ("floor 2 SE", {"standard_errors": 2.0}),
+    ("read budget 0.6", {"read_budget": 0.6}),
+)
+
+
+def replay_run(path):
+    from keras_skim.training.structural_jump_selection import accuracy_floor, replay_selection
+
+    with open(path) as f:
+        report = json.load(f)
+    records = [r for r in report["history"] if r["phase"] == "speed_read"]
+    reference = report["full_read"]["validation_accuracy"]
+    examples = report["validation"]["examples"]
+    start = report["schedule"].get("selection_start_steps", 0)
+    picks = {}
+    for name, rule in RULES:
+        floor = accuracy_floor(reference, examples, rule["standard_errors"]) if "standard_errors" in rule else None
+        kept = replay_selection(records, floor=floor, read_budget=rule.get("read_budget"), start_step=start)
+        picks[name] = {
+            "floor": floor,
+            **{k: kept[k] for k in ("step", "accuracy", "read_fraction", "skip_fraction", "jump_fraction", "reward")},
+        }
+    return {
+        "result": os.path.basename(path),
+        "rolling_weight": report["arguments"]["rolling_weight"],
+        "train_examples": report["train_examples"],
+        "validation_examples": examples,
+        "full_read_validation_accuracy": reference,
+        "selection_start_steps": start,
+        "speed_read_steps_run": report["speed_read"]["steps_run"],
+        "kept_in_the_run": report["speed_read"]["selected_step"],
+        "test_of_the_kept": {k: report["test"][k] for k in ("accuracy", "read_fraction")},
+        "picks": picks,
+    }
+
+
+def markdown(rows):
+    lines = [
+        "# Phase-2 selection rules replayed on the committed histories",
+        "",
+        "Command: `python benchmarks/sj_selection_replay.py` (no training: each run's validation history). "
+        "Floor k SE: the least-read validation with accuracy >= the full-read phase's best validation accuracy "
+        "less k standard errors sqrt(a(1-a)/n) (else the most accurate); read budget: the most accurate "
+        "validation reading <= 60% (else the best reward). Each cell: step, validation accuracy @ read fraction. "
+        "Patience is left out, so a replay sees only the steps the run took.",
+        "",
+        "| run | w | train docs | full-read best val | kept in the run (test) | "
+        + " | ".join(name for name, _ in RULES)
+        + " |",
+        "|---|---:|---:|---:|---|" + "---|" * len(RULES),
+    ]
+    for row in rows:
+        test = row["test_of_the_kept"]
+        cells = []
+        for name, _ in RULES:
+            p = row["picks"][name]
+            cells.append(f"{p['step']}: {p['accuracy']:.3f} @ {100 * p['read_fraction']:.1f}%")
+        lines.append(
+            f"| {row['result'].removesuffix('.json')} | {row['rolling_weight']:g} | {row['train_examples']} | "
+            f"{row['full_read_validation_accuracy']:.3f} (n={row['validation_examples']}) | "
+            f"{row['kept_in_the_run']} ({test['accuracy']:.3f} @ {100 * test['read_fraction']:.1f}%) | "
+            + " | ".join(cells)
+            + " |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    sys.path.insert(0, os.path.dirname(HERE))
+    import litert_report
+
+    paths = sorted(p for pattern in PATTERNS for p in glob.glob(os.path.join(RESULTS, pattern)))
+    paths = [p for p in paths if not p.endswith("_progress.json")]
+    rows = [replay_run(p) for p in paths]
+    report = {"command": litert_report.command(), "rules": [name for name, _ in RULES], "runs": rows}
+    litert_report.write_files(os.path.join(RESULTS, "sj_selection_replay"), report, markdown(rows))
+    print(markdown(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
