@@ -100,7 +100,7 @@ class StructuralJumpSchedule:
     >>> authors = StructuralJumpSchedule.preset("authors")
     >>> authors.speed_read_steps, authors.validate_every, authors.entropy_decay_steps
     (30999, 200, 15499)
-    >>> round(authors.entropy_weight_at(15499 // 2), 4), authors.entropy_weight_at(20000)
+    >>> round(authors.entropy_weight_at(15499 // 2), 4), round(authors.entropy_weight_at(20000), 4)
     (0.0525, 0.005)
 
     Reference:

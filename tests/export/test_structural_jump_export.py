@@ -341,7 +341,7 @@ def test_bad_input_is_one_line(tmp_path, library):
     model = _model("mixed")
     model.save(tmp_path / "sj.keras")
     with pytest.raises(ExportError) as info:
-        export_model(tmp_path / "sj.keras", tmp_path / "q", quantize="int8")
+        export_model(tmp_path / "sj.keras", tmp_path / "q", backend="builtin", quantize="int8")
     assert one_line(str(info.value)).startswith("--quantize int8 is not available for structural_jump_lstm")
     assert not (tmp_path / "q").exists()
 
