@@ -2,6 +2,8 @@
 session with javac and driven through a small JSON-lines probe (tests/android/java/), tiny
 exported models, and the release pipeline's assets built from them."""
 
+import contextlib
+import io
 import json
 import os
 import shutil
@@ -171,6 +173,41 @@ def run_pipeline(*args):
     return done.returncode, done.stdout, done.stderr
 
 
+def run_pipeline_in_process(*args):
+    """`build_release.main(ARGS)` in this process, for a test that already imported TensorFlow
+    (a second interpreter would import it again): (exit code, stdout, stderr)."""
+    from export import build_release
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = build_release.main(list(args))
+    return code, out.getvalue(), err.getvalue()
+
+
+def build_assets(root, exports, run, *options):
+    """The pipeline's `assets` command on the export folders `exports`, run by `run` (run_pipeline
+    or run_pipeline_in_process): the assets in root/assets/keras_skim, the golden files in
+    root/golden, benchmarked on BENCH_ROWS. Returns its stdout."""
+    bench = root / "bench.tsv"
+    bench.write_text("text\tlabel\n" + "".join(f"{t}\t{y}\n" for t, y in BENCH_ROWS), encoding="utf-8")
+    code, out, err = run(
+        "assets",
+        "--from-exports",
+        *exports,
+        "-o",
+        str(root / "assets" / "keras_skim"),
+        "--golden",
+        str(root / "golden"),
+        "--bench-data",
+        str(bench),
+        "--bench-split",
+        "all",
+        *options,
+    )
+    assert code == 0, f"build_release.py assets failed:\n{out}\n{err}"
+    return out
+
+
 @pytest.fixture(scope="session")
 def release(tmp_path_factory, tiny_exports):
     """The pipeline's `assets` command on the tiny exports (run once for all xdist workers): an
@@ -189,25 +226,7 @@ def release(tmp_path_factory, tiny_exports):
 
 
 def _run_release(root, tiny_exports):
-    bench = root / "bench.tsv"
-    bench.write_text("text\tlabel\n" + "".join(f"{t}\t{y}\n" for t, y in BENCH_ROWS), encoding="utf-8")
-    assets = root / "assets"
-    assets.mkdir()
-    shutil.copyfile(os.path.join(APP_MAIN, "assets", "sample_reviews.json"), assets / "sample_reviews.json")
-    code, out, err = run_pipeline(
-        "assets",
-        "--from-exports",
-        *tiny_exports.values(),
-        "-o",
-        str(assets / "keras_skim"),
-        "--golden",
-        str(root / "golden"),
-        "--bench-data",
-        str(bench),
-        "--bench-split",
-        "all",
-        "--bench-samples",
-        "10",
-    )
-    assert code == 0, f"build_release.py assets failed:\n{out}\n{err}"
+    (root / "assets").mkdir()
+    shutil.copyfile(os.path.join(APP_MAIN, "assets", "sample_reviews.json"), root / "assets" / "sample_reviews.json")
+    out = build_assets(root, tiny_exports.values(), run_pipeline, "--bench-samples", "10")
     (root / "stdout.txt").write_text(out, encoding="utf-8")

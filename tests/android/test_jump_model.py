@@ -3,8 +3,6 @@ highlighting and summary of `keras-skim show`, Flop-r and the Benchmark report o
 bench`, checked against the Python code they port; and the release pipeline's catalog and
 golden files of a real jump-model export, through the Java core and the JNI shim."""
 
-import contextlib
-import io
 import json
 import math
 import os
@@ -201,33 +199,13 @@ def jump_release(tmp_path_factory, exported):
     session's two exports only (not `tiny_exports`, whose Skim-LSTM exports it does not use).
     The pipeline's `main` runs in this process: the shared `release` fixture runs it as a script,
     and a second interpreter would import TensorFlow again for nothing."""
-    from export import build_release
-    from tests.android.conftest import BENCH_ROWS
+    from tests.android.conftest import build_assets, run_pipeline_in_process
 
     root = tmp_path_factory.mktemp("jump_release")
     _, sj, _ = exported("sj")
-    bench_file = root / "bench.tsv"
-    bench_file.write_text("text\tlabel\n" + "".join(f"{t}\t{y}\n" for t, y in BENCH_ROWS), encoding="utf-8")
-    assets = root / "assets"
     exports = {"structural_jump_lstm_builtin": sj, "lstm_builtin": exported("lstm")[1]}
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = build_release.main(
-            [
-                "assets",
-                "--from-exports",
-                *exports.values(),
-                "-o",
-                str(assets / "keras_skim"),
-                "--golden",
-                str(root / "golden"),
-                "--bench-data",
-                str(bench_file),
-                "--bench-split",
-                "all",
-            ]
-        )
-    assert code == 0, f"build_release.py assets failed:\n{out.getvalue()}\n{err.getvalue()}"
+    build_assets(root, exports.values(), run_pipeline_in_process)
+    assets = root / "assets"
     return {
         "assets": str(assets),
         "output": str(assets / "keras_skim"),
