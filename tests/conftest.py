@@ -153,6 +153,17 @@ def custom_exported(trained_folder, tmp_path_factory):
     return get
 
 
+@pytest.fixture
+def sigint_handler():
+    """Sets SIGINT's handler for a test (pytest may run in the background of a
+    shell, where SIGINT starts ignored) and puts back the one it found."""
+    import signal
+
+    found = signal.getsignal(signal.SIGINT)
+    yield lambda handler: signal.signal(signal.SIGINT, handler)
+    signal.signal(signal.SIGINT, found)
+
+
 @pytest.fixture(autouse=True)
 def _seeded():
     import keras

@@ -151,15 +151,6 @@ def test_sigterm_in_the_block_cleans_up_like_ctrl_c(tmp_path):
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
 
 
-@pytest.fixture
-def sigint_handler():
-    """Sets SIGINT's handler for a test (pytest may run in the background of a
-    shell, where SIGINT starts ignored) and puts back the one it found."""
-    found = signal.getsignal(signal.SIGINT)
-    yield lambda handler: signal.signal(signal.SIGINT, handler)
-    signal.signal(signal.SIGINT, found)
-
-
 def test_ctrl_c_during_a_save_is_held_not_swallowed(tmp_path, sigint_handler):
     sigint_handler(signal.default_int_handler)
     steps = []

@@ -76,7 +76,10 @@ def _during_save(monkeypatch, action):
     monkeypatch.setattr(saving_lib, "H5IOStore", Store)
 
 
-def test_ctrl_c_during_the_save_exits_130_and_leaves_nothing(tmp_path, tiny_rotten_tomatoes, monkeypatch, capsys):
+def test_ctrl_c_during_the_save_exits_130_and_leaves_nothing(
+    tmp_path, tiny_rotten_tomatoes, monkeypatch, capsys, sigint_handler
+):
+    sigint_handler(signal.default_int_handler)  # Ctrl-C as in a terminal, also when pytest runs in the background
     _during_save(monkeypatch, lambda: os.kill(os.getpid(), signal.SIGINT))
     out = tmp_path / "out"
     assert main(TRAIN + ["--cell", "lstm", "-o", str(out)]) == 130
