@@ -60,7 +60,15 @@ def parse(argv):
         metavar="SE|none",
         help="override the schedule's accuracy_floor_standard_errors (none: the best validation reward)",
     )
-    parser.add_argument("--rolling-weight", type=float, default=0.1)
+    parser.add_argument(
+        "--rolling-weight", type=float, default=None, help="default: the schedule's (0.15 default, 0.1 authors)"
+    )
+    parser.add_argument(
+        "--rolling-weight-factor",
+        default=None,
+        metavar="F|none",
+        help="override the schedule's rolling_weight_factor (none: w stays fixed)",
+    )
     parser.add_argument("--skip-cost", type=float, default=0.5)
     parser.add_argument("--batch-size", type=int, default=None, help="default: the paper's (32 RT, 100 IMDB)")
     parser.add_argument("--limit", type=int, default=None, help="training subset (quick look)")
@@ -105,10 +113,19 @@ def schedule_of(args):
     for name in ("entropy_decay_steps", "selection_start_steps"):
         if getattr(args, name) is not None:
             overrides[name] = getattr(args, name)
+    if args.rolling_weight is not None:
+        overrides["rolling_weight"] = args.rolling_weight
+    if args.rolling_weight_factor is not None:
+        factor = args.rolling_weight_factor
+        overrides["rolling_weight_factor"] = None if factor == "none" else float(factor)
     if args.accuracy_floor is not None:
         floor = args.accuracy_floor
         overrides["accuracy_floor_standard_errors"] = None if floor == "none" else float(floor)
-    return StructuralJumpSchedule.preset(args.schedule, **overrides)
+    schedule = StructuralJumpSchedule.preset(args.schedule, **overrides)
+    # The model's own default is the paper's 0.1; the weight goes into
+    # model_options as well, as the runs' checkpoints record it.
+    args.rolling_weight = 0.1 if schedule.rolling_weight is None else schedule.rolling_weight
+    return schedule
 
 
 def status(args, run_dir, stem):
@@ -272,7 +289,8 @@ def make_report(args, results, schedule, batch_size, run_dir, load_at_start, sta
             "test_accuracy": full.get("evaluation", {}).get("test", {}).get("accuracy"),
         },
         "speed_read": {
-            k: speed.get(k) for k in ("steps_run", "selected_step", "stopped", "seconds_per_step", "selection")
+            k: speed.get(k)
+            for k in ("steps_run", "selected_step", "stopped", "seconds_per_step", "selection", "rolling_weight")
         },
         "validation": results["validation"],
         "test": test,
@@ -304,7 +322,14 @@ def markdown(report):
         f"(patience {s['speed_read_patience']}), validation every {s['validate_every']}, delta "
         f"{s['initial_entropy_weight']:g} -> {s['final_entropy_weight']:.4g} over {s['entropy_decay_steps']} steps, "
         f"critic warm-up {s['critic_warmup_steps']}, speed-read validations kept from step "
-        f"{s.get('selection_start_steps', 0)} on; rolling weight {report['arguments']['rolling_weight']:g}, "
+        f"{s.get('selection_start_steps', 0)} on; rolling weight {report['arguments']['rolling_weight']:g}"
+        + (
+            f" following the accuracy floor (x{s['rolling_weight_factor']:g} per validation, "
+            f"{s['rolling_weight_levels']} rungs each way; kept with w {report['speed_read']['rolling_weight']:.4g})"
+            if s.get("rolling_weight_factor")
+            else ""
+        )
+        + ", "
         f"skip cost {report['arguments']['skip_cost']:g}. Run: full read {full['steps_run']} steps "
         f"(kept step {full['selected_step']}, {full['stopped']}), speed read "
         f"{report['speed_read']['steps_run']} steps (kept step {report['speed_read']['selected_step']}, "

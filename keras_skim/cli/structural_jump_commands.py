@@ -12,7 +12,7 @@ import sys
 
 from keras_skim import contracts
 from keras_skim.cli.errors import CliError
-from keras_skim.cli.model_args import non_negative_int, positive_int, unit_interval
+from keras_skim.cli.model_args import non_negative_float, non_negative_int, positive_int, unit_interval
 
 # Defaults of the options only this family has (None in argparse, so that an
 # option given for another family's kind can be told from its default).
@@ -29,6 +29,7 @@ JUMP_DEFAULTS = {
     "full_read_patience": None,
     "speed_read_patience": None,
     "entropy_decay_steps": None,
+    "rolling_weight": None,
     "resume": None,
     "run_name": None,
 }
@@ -65,11 +66,12 @@ def add_arguments(parser):
         choices=["default", "authors"],
         default=None,
         help="training schedule in steps (default: 'default', up to 2,000 full-read and 3,000 speed-read "
-        "steps, validation every 100, delta annealed over 1,500 steps, the speed-read model kept (and "
-        "patience counted) only from step 1,500 on; 'authors': the authors' code, up to 30,999 speed-read steps, "
-        "validation every 200, patience 100 validations, delta annealed over 15,499 steps); phase 1 "
-        "keeps the best validation accuracy; phase 2 with 'default' the least-read validation within one "
-        "standard error of that accuracy (else the most accurate), with 'authors' the best validation "
+        "steps, validation every 100, delta annealed over 1,500 steps, rolling weight 0.15, the speed-read "
+        "model kept (and patience counted) only from step 1,500 on; 'authors': the authors' code, up to "
+        "30,999 speed-read steps, validation every 200, patience 100 validations, delta annealed over 15,499 "
+        "steps, rolling weight 0.1); phase 1 keeps the best validation accuracy; phase 2 with 'default' the "
+        "least-read validation within one standard error of that accuracy (else the most accurate), with "
+        "'authors' the best validation "
         "reward; resumable with --resume",
     )
     for name, help_text in (
@@ -83,6 +85,14 @@ def add_arguments(parser):
         jump.add_argument(
             "--" + name, type=non_negative_int, default=None, metavar="N", help=help_text + " (overrides --schedule)"
         )
+    jump.add_argument(
+        "--rolling-weight",
+        type=non_negative_float,
+        default=None,
+        metavar="W",
+        help="the reward's weight of the word costs: higher reads less (default: the schedule's, 0.15 for "
+        "'default' and 0.1 for 'authors' and for a schedule in epochs; the paper's grid: 0.05, 0.1, 0.15)",
+    )
     jump.add_argument(
         "--resume",
         action="store_true",
@@ -161,8 +171,9 @@ def check(args, kind, units):
     from keras_skim.training.structural_jump_schedule import StructuralJumpSchedule
 
     overrides = {name: getattr(args, name) for name in STEP_OPTIONS if getattr(args, name) is not None}
-    if args.critic_warmup_steps is not None:
-        overrides["critic_warmup_steps"] = args.critic_warmup_steps
+    for name in ("critic_warmup_steps", "rolling_weight"):
+        if getattr(args, name) is not None:
+            overrides[name] = getattr(args, name)
     if not args.early_stopping:
         overrides["full_read_patience"] = None
     for name in ("validate_every", "full_read_patience", "speed_read_patience", "entropy_decay_steps"):
@@ -229,7 +240,7 @@ def _train(args, units, learning_rate, batch_size):
         split_seed=args.split_seed or 0,
         force=args.force,
         verbose=0 if args.quiet else 1,
-        model_options={"train_embedding": not args.freeze_embedding},
+        model_options=_model_options(args),
         fit_options=fit_options,
         **steps,
     )
@@ -244,6 +255,15 @@ def _train(args, units, learning_rate, batch_size):
         f"Flop-r {test['flop_r']:.2f}x, {timing}"
     )
     return 0
+
+
+def _model_options(args):
+    """The model's own options; a schedule in steps carries the rolling
+    weight, one in epochs gives it here."""
+    options = {"train_embedding": not args.freeze_embedding}
+    if args.full_read_epochs is not None and args.rolling_weight is not None:
+        options["rolling_weight"] = args.rolling_weight
+    return options
 
 
 def evaluate(args, model, model_file, tokenizer, source, config):

@@ -41,37 +41,22 @@ class StructuralJumpSchedule:
     - "default": what `keras-skim train --cell sj-lstm` runs: full reading
       up to 2,000 steps, speed reading 3,000 steps with delta annealed over
       the first 1,500, validation every 100 steps, patience 10 and 10
-      validations; phase 2 keeps a model (and counts patience) only from
-      step 1,500 on, when delta has decayed. Counted in steps, so that a
-      data set of a few thousand documents (a hundred batches an epoch)
-      gets as many speed-read steps as a large one. The selection start:
-      while delta is high the greedy policy flips between reading all and
-      reading little from one validation to the next, and on a small data
-      set the reading-all validations win the reward early (the classifier
-      has not yet learnt to work from partial reads) and patience then
-      ended the phase before the agents settled
-      (results/sj_default_schedule_rotten_tomatoes_limit2000*.md). Phase 2
-      keeps the least-read validation whose accuracy is within one
-      standard error of the full-read phase's best validation accuracy
-      (`accuracy_floor_standard_errors=1.0`; else the most accurate one),
-      not the best reward: the reward's trade-off between accuracy and
-      reading depends on the data size (on 2,000 Rotten Tomatoes documents
-      w = 0.1 read 88-97% and 0.15 speed read; on the whole set 0.15 made
-      the reward-best point one jumping 83% of the words at 10 points
-      below the full-read model), while the floor keeps what the paper's
-      tables ask for, the accuracy of the full-read model at the least
-      reading. Replayed on the committed histories
-      (results/sj_selection_replay.md) it keeps the authors'-schedule
-      run's point, 0.760 at 70.6% read instead of 0.679 at 17.4% on the
-      whole set with w = 0.15, and 0.730 at 46.6% on the slice with 0.15.
-      Measured with the floor and the paper's w = 0.1: the whole set 75.2%
-      test at 73.6% read (full-read phase 77.0%; the reward-best points
-      read 20-25% at about 69% validation accuracy), the 2,000-document
-      slice 69.6% at 85.5% (full-read phase 69.6%): the floor keeps the
-      accuracy on both sizes, but what the agents learn to read is still
-      set by w and delta's anneal, and with this preset the slice's agents
-      read 83-93% (w <= 0.125) while the whole set's jump 65-85% (w >=
-      0.1) (results/sj_default_schedule_rotten_tomatoes_*_floor.md).
+      validations, rolling weight w = 0.15 (the top of the paper's grid
+      {0.05, 0.1, 0.15}). Counted in steps, so that a data set of a few
+      thousand documents (a hundred batches an epoch) gets as many
+      speed-read steps as a large one. Phase 2 keeps a model (and counts
+      patience) only from step 1,500 on, when delta has decayed: before,
+      the greedy policy flips between reading all and reading little from
+      one validation to the next. It keeps the least-read validation whose
+      accuracy is within one standard error of the full-read phase's best
+      validation accuracy (`accuracy_floor_standard_errors=1.0`; else the
+      most accurate one), not the best reward, whose trade-off between
+      accuracy and reading depends on the data size
+      (`structural_jump_selection`). w = 0.15: with the paper's 0.1 the
+      agents on 2,000 Rotten Tomatoes documents read 83-93% of the words
+      (69.6% test at 85.5% read), with 0.15 43.2% at the same 69.6%; on the
+      whole set the floor keeps an accurate point with either
+      (results/sj_default_schedule_rotten_tomatoes_*floor*.md).
 
     Args:
         full_read_steps: step budget of phase 1 (0 skips it).
@@ -93,6 +78,16 @@ class StructuralJumpSchedule:
             as the full-read phase's best validation accuracy less s of its
             standard errors on the validation set (else the most accurate
             one); `structural_jump_selection` has the rule and its reason.
+        rolling_weight: the reward's weight w of the word costs, the
+            trade-off the agents learn between accuracy and reading (None:
+            the model's own, the paper's 0.1); `train_structural_jump`
+            builds the model with it.
+        rolling_weight_factor: None: w stays. A number f > 1: w follows
+            the accuracy floor in phase 2, one rung of a ladder
+            `rolling_weight * f**k` up after each validation at or above
+            the floor, one down below it (`reading_cost_control`); needs
+            `accuracy_floor_standard_errors`.
+        rolling_weight_levels: the ladder's rungs each side of the start.
 
     Example:
 
@@ -119,6 +114,9 @@ class StructuralJumpSchedule:
     critic_warmup_steps: int = 0
     selection_start_steps: int = 0
     accuracy_floor_standard_errors: float = None
+    rolling_weight: float = None
+    rolling_weight_factor: float = None
+    rolling_weight_levels: int = 4
 
     def __post_init__(self):
         for name in ("full_read_steps", "speed_read_steps", "critic_warmup_steps", "selection_start_steps"):
@@ -134,6 +132,16 @@ class StructuralJumpSchedule:
         floor = self.accuracy_floor_standard_errors
         if floor is not None and (isinstance(floor, bool) or not isinstance(floor, (int, float)) or not floor >= 0):
             raise ValueError(f"accuracy_floor_standard_errors must be None or a number >= 0. Received: {floor!r}")
+        weight = self.rolling_weight
+        if weight is not None and (isinstance(weight, bool) or not isinstance(weight, (int, float)) or not weight >= 0):
+            raise ValueError(f"rolling_weight must be None or a number >= 0. Received: {weight!r}")
+        factor = self.rolling_weight_factor
+        if factor is not None:
+            if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not factor > 1:
+                raise ValueError(f"rolling_weight_factor must be None or a number > 1. Received: {factor!r}")
+            if self.accuracy_floor_standard_errors is None:
+                raise ValueError("rolling_weight_factor needs accuracy_floor_standard_errors: the floor steers it")
+        _check_count("rolling_weight_levels", self.rolling_weight_levels, 0)
         if self.full_read_steps + self.speed_read_steps == 0:
             raise ValueError("full_read_steps and speed_read_steps are both 0: nothing to train")
         if self.entropy_decay_steps is None:
@@ -157,8 +165,11 @@ class StructuralJumpSchedule:
         # checkpoints) of runs started before the fields existed match.
         if fields["selection_start_steps"] == 0:
             del fields["selection_start_steps"]
-        if fields["accuracy_floor_standard_errors"] is None:
-            del fields["accuracy_floor_standard_errors"]
+        for name in ("accuracy_floor_standard_errors", "rolling_weight", "rolling_weight_factor"):
+            if fields[name] is None:
+                del fields[name]
+        if self.rolling_weight_factor is None:
+            del fields["rolling_weight_levels"]
         return fields
 
 
@@ -182,6 +193,7 @@ PRESETS = {
         "critic_warmup_steps": 0,
         "selection_start_steps": 1500,
         "accuracy_floor_standard_errors": 1.0,
+        "rolling_weight": 0.15,
     },
 }
 

@@ -18,12 +18,14 @@ import time
 
 import numpy as np
 
+from keras_skim.training.reading_cost_control import next_level, rung_weight
 from keras_skim.training.run_checkpoint import (
     CheckpointMismatch,
     RunCheckpoint,
     RunExists,
     TrainingInterrupted,
 )
+from keras_skim.training.structural_jump_selection import accuracy_floor, describe_selection, speed_read_key
 
 PHASES = ("full_read", "speed_read")
 _CHECKPOINT_VERSION = 1
@@ -159,6 +161,7 @@ class _Run:
         self.restored = None  # arrays of a loaded checkpoint, until used
         self.best_weights = None
         self._epoch_cache = (None, None)
+        self._train_functions = {}  # rolling weight -> its traced training step (reading cost control)
 
     # ------------------------------------------------------------ open/save
     def open(self, resume, restart):
@@ -246,6 +249,9 @@ class _Run:
             if self.stop_requested or (self.max_steps is not None and self.steps_this_call >= self.max_steps):
                 state["phase_seconds"] += time.monotonic() - started
                 self.save()
+                if self._controls(phase):
+                    # The model's own w again, as the run's settings record it: a resume may pass this model.
+                    self._use_rolling_weight(self.settings["model"]["rolling_weight"])
                 raise TrainingInterrupted(self.checkpoint and self.checkpoint.run_dir, phase, step)
         state["phase_seconds"] += time.monotonic() - started
         self._leave(phase, budget, stopped)
@@ -265,6 +271,34 @@ class _Run:
             _assign(model.optimizer.variables, self.restored, "optimizer")
         state["optimizer_phase"] = phase
         self.restored = None
+        if speed and self.schedule.rolling_weight_factor is not None:
+            # The training step reads w when it is traced: one trace per rung.
+            self._train_functions = {}
+            model.rolling_weight = self._rung_weight(state.get("rolling_level", 0))
+            model.train_function = None
+
+    def _rung_weight(self, level):
+        return rung_weight(self.settings["model"]["rolling_weight"], self.schedule.rolling_weight_factor, level)
+
+    def _control_reading_cost(self, record):
+        """Moves w one rung after a speed-read validation (the floor decides which way)."""
+        floor = self._accuracy_floor()
+        if self.schedule.rolling_weight_factor is None or floor is None:
+            return
+        state = self.state
+        levels = self.schedule.rolling_weight_levels
+        level = next_level(state.get("rolling_level", 0), record["accuracy"], floor, levels)
+        self._use_rolling_weight(self._rung_weight(level))
+        state["rolling_level"] = level
+
+    def _use_rolling_weight(self, weight):
+        """Sets the model's w and the training step traced for it (None: traced at the next step)."""
+        model = self.model
+        if weight != model.rolling_weight:
+            self._train_functions[model.rolling_weight] = model.train_function
+            model.rolling_weight = weight
+            model.train_function = self._train_functions.get(weight)
+        return weight
 
     def _leave(self, phase, budget, stopped):
         state = self.state
@@ -281,6 +315,9 @@ class _Run:
         if self.best_weights is not None:
             self.model.set_weights(self.best_weights)
             summary["selected_step"] = state["best_step"]
+        if "best_rolling_weight" in state:
+            # The model keeps the reading cost it was trained with at the kept step.
+            summary["rolling_weight"] = self._use_rolling_weight(state.pop("best_rolling_weight"))
         if self.phase_end_data:
             from keras_skim.training.structural_jump_evaluation import evaluate_structural_jump
 
@@ -366,6 +403,7 @@ class _Run:
             },
             "entropy_weight": model.entropy_weight,
             "actor_weight": model.actor_weight,
+            **({"rolling_weight": model.rolling_weight} if self._controls(phase) else {}),
             "train": {k: v / count for k, v in state["train_sums"].items()},
             "seconds": state["phase_seconds"],
         }
@@ -377,12 +415,19 @@ class _Run:
         if improved:
             state["best_key"], state["best_step"], state["since_best"] = list(key), record["step"], 0
             self.best_weights = [np.array(w) for w in model.get_weights()]
+            if "rolling_weight" in record:
+                state["best_rolling_weight"] = record["rolling_weight"]
         elif candidate:
             state["since_best"] += 1
+        if self._controls(phase):
+            self._control_reading_cost(record)
         if self.verbose:
             print(_describe(record, phase, self.schedule, improved), flush=True)
         patience = self.schedule.full_read_patience if phase == "full_read" else self.schedule.speed_read_patience
         return patience is not None and state["since_best"] >= patience
+
+    def _controls(self, phase):
+        return phase == "speed_read" and self.schedule.rolling_weight_factor is not None
 
     def _candidate(self, phase, step):
         """Whether a validation at `step` may be kept (and counts for patience)."""
@@ -392,16 +437,12 @@ class _Run:
         return step >= min(self.schedule.selection_start_steps, budget)
 
     def _key(self, phase, record):
-        from keras_skim.training.structural_jump_selection import speed_read_key
-
         if phase == "full_read":
             return (1, record["accuracy"])
         return speed_read_key(record, floor=self._accuracy_floor(), read_budget=self.read_budget)
 
     def _accuracy_floor(self):
         """The schedule's accuracy floor of phase 2, or None (no floor, or no full-read phase ran)."""
-        from keras_skim.training.structural_jump_selection import accuracy_floor
-
         standard_errors = self.schedule.accuracy_floor_standard_errors
         full_read = self.state["phases"].get("full_read") or {}
         if standard_errors is None or full_read.get("validation_accuracy") is None:
@@ -410,8 +451,6 @@ class _Run:
         return accuracy_floor(full_read["validation_accuracy"], examples, standard_errors)
 
     def _selection(self, phase):
-        from keras_skim.training.structural_jump_selection import describe_selection
-
         if phase == "full_read":
             return "best validation accuracy"
         start = min(self.schedule.selection_start_steps, self.schedule.speed_read_steps)
@@ -525,5 +564,7 @@ def _describe(record, phase, schedule, improved):
         f"{phase} step {record['step']}/{budget}: validation accuracy {record['accuracy']:.4f}, "
         f"read {record['read_fraction']:.1%}, skip {record['skip_fraction']:.1%}, "
         f"jump {record['jump_fraction']:.1%}, reward {record['reward']:.4f}, "
-        f"delta {record['entropy_weight']:.4f}{' (best)' if improved else ''} [{record['seconds']:.0f} s]"
+        f"delta {record['entropy_weight']:.4f}"
+        + (f", w {record['rolling_weight']:.4g}" if "rolling_weight" in record else "")
+        + f"{' (best)' if improved else ''} [{record['seconds']:.0f} s]"
     )

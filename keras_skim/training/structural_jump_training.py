@@ -335,7 +335,8 @@ def train_structural_jump(
         force: replace an existing `output_dir` that keras-skim wrote.
         verbose: `fit`'s verbosity.
         model_options: extra `StructuralJumpLSTM` arguments (e.g.
-            `{"advantage": "code"}`).
+            `{"advantage": "code"}`); a schedule's `rolling_weight`, when
+            it has one, is added to them.
         fit_options: extra `fit_structural_jump` arguments (with a
             `schedule`: extra `fit_structural_jump_steps` arguments, such as
             `read_budget`).
@@ -380,6 +381,7 @@ def train_structural_jump(
     if isinstance(schedule, str):
         schedule = StructuralJumpSchedule.preset(schedule)
     if schedule is not None:
+        _model_options(model_options, schedule)  # a weight given twice fails before the data loads
         arguments["schedule"] = schedule.to_dict()
         arguments.pop("full_read_epochs")
         arguments.pop("speed_read_epochs")
@@ -427,6 +429,21 @@ def train_structural_jump(
     )
 
 
+def _model_options(model_options, schedule):
+    """The extra `StructuralJumpLSTM` arguments: `model_options` and the
+    schedule's reward weight (a recipe's trade-off), given in one place."""
+    options = dict(model_options or {})
+    weight = None if schedule is None else schedule.rolling_weight
+    if weight is not None:
+        if options.get("rolling_weight", weight) != weight:
+            raise ValueError(
+                f"rolling_weight is given twice: {options['rolling_weight']} in model_options and {weight} "
+                "in the schedule; give it in one place"
+            )
+        options["rolling_weight"] = weight
+    return options
+
+
 def fit_structural_jump_model(
     data, arguments, verbose, schedule=None, run_dir=None, resume=False, restart=False, max_steps=None
 ):
@@ -450,7 +467,7 @@ def fit_structural_jump_model(
         units=units,
         agent_units=agent_units,
         seed=arguments["seed"],
-        **(arguments["model_options"] or {}),
+        **_model_options(arguments["model_options"], schedule),
     )
     model.build((None, data.max_length))
     if data.embedding_matrix is not None:

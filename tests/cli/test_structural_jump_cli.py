@@ -5,6 +5,7 @@ training recorded, jumped words told apart, and one-line errors for what does no
 import json
 import os
 import shutil
+import zipfile
 
 import numpy as np
 import pytest
@@ -166,6 +167,8 @@ def test_what_does_not_apply_to_a_jump_model_is_one_line(sj_folder, argv, messag
         (["--cell", "lstm", "--schedule", "authors"], "--schedule does not apply to --cell lstm"),
         (["--cell", "sj-lstm", "--run-name", "../up"], "--run-name must be a folder name"),
         (["--cell", "skim-lstm", "--resume"], "--resume does not apply to --cell skim-lstm"),
+        (["--cell", "lstm", "--rolling-weight", "0.1"], "--rolling-weight does not apply to --cell lstm"),
+        (["--cell", "sj-lstm", "--rolling-weight", "-1"], "--rolling-weight: expected a finite number >= 0"),
     ],
 )
 def test_train_refuses_options_of_other_cells_in_one_line(argv, message, capsys, tmp_path, monkeypatch):
@@ -173,6 +176,33 @@ def test_train_refuses_options_of_other_cells_in_one_line(argv, message, capsys,
     assert main(["train", "--no-glove", *argv, "-o", "out"]) == 2
     assert message in _error_line(capsys)
     assert not os.path.exists(tmp_path / "out")
+
+
+def _saved_config(folder):
+    """The StructuralJumpLSTM's own config in folder/model.keras (read from the archive, no model built)."""
+    with zipfile.ZipFile(folder / "model.keras") as archive:
+        return json.loads(archive.read("config.json"))["config"]
+
+
+@pytest.mark.parametrize(
+    "argv, weight",
+    [
+        ([], None),  # the schedule's, given to the model there
+        (["--rolling-weight", "0.05"], None),
+        (["--full-read-epochs", "1"], None),  # the model's own default
+        (["--full-read-epochs", "1", "--rolling-weight", "0.05"], 0.05),
+    ],
+)
+def test_the_rolling_weight_option_goes_to_the_schedule_or_in_epochs_to_the_model(argv, weight, tmp_path):
+    from keras_skim.cli import structural_jump_commands
+    from keras_skim.cli.main import build_parser
+
+    args = build_parser().parse_args(["train", "--cell", "sj-lstm", *argv, "-o", str(tmp_path / "o")])
+    structural_jump_commands.check(args, "sj-lstm", 128)
+    assert structural_jump_commands._model_options(args).get("rolling_weight") == weight
+    if args.full_read_epochs is None:
+        expected = 0.05 if "--rolling-weight" in argv else 0.15
+        assert args.schedule_steps.rolling_weight == expected
 
 
 def test_train_in_steps_records_every_validation_and_resumes_a_finished_run(tiny_rotten_tomatoes, tmp_path, capsys):
@@ -192,6 +222,8 @@ def test_train_in_steps_records_every_validation_and_resumes_a_finished_run(tiny
     assert results["steps_run"] == 2 and set(results["phases"]) == {"speed_read"}
     assert config.arguments["schedule"]["speed_read_steps"] == 2
     assert config.arguments["schedule"]["entropy_decay_steps"] == 1500  # the default preset's, not overridden
+    assert config.arguments["schedule"]["rolling_weight"] == 0.15
+    assert _saved_config(tmp_path / "sj")["rolling_weight"] == 0.15  # the model trained with the preset's weight
     run_dir = config.arguments["run_dir"]
     assert sorted(os.listdir(run_dir)) == ["checkpoint.npz", "history.png"]
     assert not run_dir.startswith(str(tmp_path / "sj"))

@@ -106,6 +106,32 @@ def test_the_default_preset_has_the_floor_and_the_authors_preset_does_not():
             StructuralJumpSchedule.preset("default", accuracy_floor_standard_errors=bad)
 
 
+def test_the_default_preset_trains_with_a_rolling_weight_of_0_15():
+    default = StructuralJumpSchedule.preset("default")
+    authors = StructuralJumpSchedule.preset("authors")
+    assert default.rolling_weight == 0.15 and default.to_dict()["rolling_weight"] == 0.15
+    # The authors' preset keeps the model's own (the paper's 0.1) and its settings as its checkpoints have them.
+    assert authors.rolling_weight is None and "rolling_weight" not in authors.to_dict()
+    assert StructuralJumpSchedule.preset("authors", rolling_weight=0.05).to_dict()["rolling_weight"] == 0.05
+    for bad in (-0.1, "0.1", True, float("nan")):
+        with pytest.raises(ValueError, match="rolling_weight"):
+            StructuralJumpSchedule.preset("default", rolling_weight=bad)
+
+
+def test_the_schedule_gives_the_model_its_rolling_weight_and_refuses_a_second_one():
+    from keras_skim.training.structural_jump_training import _model_options, train_structural_jump
+
+    default = StructuralJumpSchedule.preset("default")
+    assert _model_options({"advantage": "code"}, default) == {"advantage": "code", "rolling_weight": 0.15}
+    assert _model_options({"rolling_weight": 0.15}, default) == {"rolling_weight": 0.15}
+    authors = StructuralJumpSchedule.preset("authors")
+    assert _model_options({"rolling_weight": 0.05}, authors) == {"rolling_weight": 0.05}
+    assert _model_options(None, None) == {}
+    # Refused before any data is read (the data set name does not exist).
+    with pytest.raises(ValueError, match="rolling_weight is given twice: 0.1 in model_options and 0.15"):
+        train_structural_jump(None, dataset="no-such-data", model_options={"rolling_weight": 0.1}, schedule="default")
+
+
 def test_the_rule_is_described_in_words():
     assert describe_selection() == "best validation reward"
     assert "read fraction <= 0.6" in describe_selection(1.0, 0.6)
