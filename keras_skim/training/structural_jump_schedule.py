@@ -87,7 +87,7 @@ class StructuralJumpSchedule:
         rolling_weight_factor: None: w stays. A number f > 1: w follows
             the accuracy floor in phase 2, one rung of a ladder
             `rolling_weight * f**k` up after each validation at or above
-            the floor, one down below it (`reading_cost_control`); needs
+            the floor, one down below it (`structural_jump_reading_cost`); needs
             `accuracy_floor_standard_errors`.
         rolling_weight_levels: the ladder's rungs each side of the start.
 

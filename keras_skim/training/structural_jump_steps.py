@@ -18,13 +18,13 @@ import time
 
 import numpy as np
 
-from keras_skim.training.reading_cost_control import next_level, rung_weight
 from keras_skim.training.run_checkpoint import (
     CheckpointMismatch,
     RunCheckpoint,
     RunExists,
     TrainingInterrupted,
 )
+from keras_skim.training.structural_jump_reading_cost import next_level, rung_weight
 from keras_skim.training.structural_jump_selection import accuracy_floor, describe_selection, speed_read_key
 
 PHASES = ("full_read", "speed_read")

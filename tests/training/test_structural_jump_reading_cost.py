@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from keras_skim.models.structural_jump_lstm import StructuralJumpLSTM
-from keras_skim.training.reading_cost_control import next_level, rung_weight
 from keras_skim.training.run_checkpoint import RunCheckpoint, TrainingInterrupted
+from keras_skim.training.structural_jump_reading_cost import next_level, rung_weight
 from keras_skim.training.structural_jump_schedule import StructuralJumpSchedule
 from keras_skim.training.structural_jump_steps import fit_structural_jump_steps
 

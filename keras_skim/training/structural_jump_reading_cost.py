@@ -26,7 +26,7 @@ preset's setting, which keeps w = 0.15.
 
 Example:
 
->>> from keras_skim.training.reading_cost_control import next_level, rung_weight
+>>> from keras_skim.training.structural_jump_reading_cost import next_level, rung_weight
 >>> level = next_level(0, accuracy=0.75, floor=0.70, levels=4)
 >>> level, round(rung_weight(0.1, 1.5, level), 4)
 (1, 0.15)
