@@ -128,15 +128,10 @@ class StructuralJumpSchedule:
             if getattr(self, name) is not None:
                 _check_count(name, getattr(self, name), 1)
         for name in ("initial_entropy_weight", "final_entropy_weight"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
-                raise ValueError(f"{name} must be a number >= 0. Received: {value!r}")
-        floor = self.accuracy_floor_standard_errors
-        if floor is not None and (isinstance(floor, bool) or not isinstance(floor, (int, float)) or not floor >= 0):
-            raise ValueError(f"accuracy_floor_standard_errors must be None or a number >= 0. Received: {floor!r}")
-        weight = self.rolling_weight
-        if weight is not None and (isinstance(weight, bool) or not isinstance(weight, (int, float)) or not weight >= 0):
-            raise ValueError(f"rolling_weight must be None or a number >= 0. Received: {weight!r}")
+            _check_number(name, getattr(self, name), "a number >= 0")
+        for name in ("accuracy_floor_standard_errors", "rolling_weight"):
+            if getattr(self, name) is not None:
+                _check_number(name, getattr(self, name), "None or a number >= 0")
         factor = self.rolling_weight_factor
         if factor is not None:
             if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not factor > 1:
@@ -203,3 +198,9 @@ PRESETS = {
 def _check_count(name, value, minimum):
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}. Received: {value!r}")
+
+
+def _check_number(name, value, expected):
+    """Refuses anything but a real number >= 0 (NaN and booleans included)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+        raise ValueError(f"{name} must be {expected}. Received: {value!r}")

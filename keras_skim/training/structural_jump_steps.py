@@ -283,7 +283,7 @@ class _Run:
     def _control_reading_cost(self, record):
         """Moves w one rung after a speed-read validation (the floor decides which way)."""
         floor = self._accuracy_floor()
-        if self.schedule.rolling_weight_factor is None or floor is None:
+        if floor is None:  # no full-read phase ran: nothing to steer by
             return
         state = self.state
         levels = self.schedule.rolling_weight_levels

@@ -187,6 +187,12 @@ def test_schedule_presets_and_checks():
         StructuralJumpSchedule(validate_every=0)
     with pytest.raises(ValueError, match="nothing to train"):
         StructuralJumpSchedule(full_read_steps=0, speed_read_steps=0)
+    for name, bad in (("final_entropy_weight", -0.1), ("rolling_weight", float("nan")), ("rolling_weight", True)):
+        expected = "a number >= 0" if name.endswith("entropy_weight") else "None or a number >= 0"
+        with pytest.raises(ValueError, match=f"{name} must be {expected}. Received"):
+            StructuralJumpSchedule(**{name: bad})
+    with pytest.raises(ValueError, match="accuracy_floor_standard_errors must be None or a number >= 0"):
+        StructuralJumpSchedule(accuracy_floor_standard_errors="1")
 
 
 def test_history_plot_is_a_png(tmp_path):
