@@ -174,6 +174,33 @@ REPORTS = (
         "needs the model sj_reproduction_imdb trains",
     ),
     Report(
+        "sj_authors_schedule_imdb",
+        "trained",
+        _py("sj_authors_schedule.py", "--data", "imdb", "--resume"),
+        ("benchmarks/results/sj_authors_schedule_imdb.json", "benchmarks/results/sj_authors_schedule_imdb.md"),
+        "the authors' step schedule on all of IMDB: about 5-6 hours on 2 cores, resumable (stop it, rerun the same)",
+    ),
+    Report(
+        "sj_export_speed_authors_imdb",
+        "trained",
+        _py(
+            "sj_export_speed.py",
+            "--model",
+            "benchmarks/models/imdb/sj_authors_schedule_imdb",
+            "--data",
+            "imdb",
+            "--out",
+            "benchmarks/results/sj_export_speed_authors_imdb",
+            "--cpu",
+            "1",
+        ),
+        (
+            "benchmarks/results/sj_export_speed_authors_imdb.json",
+            "benchmarks/results/sj_export_speed_authors_imdb.md",
+        ),
+        "needs the model sj_authors_schedule_imdb trains",
+    ),
+    Report(
         "app_models_speed",
         "app",
         (
