@@ -363,3 +363,30 @@ def test_bad_input_is_one_line(tmp_path, library):
                 export_model(tmp_path / f"{name}.keras", tmp_path / "out", backend=backend)
             assert expected in one_line(str(info.value)), (name, backend)
             assert not (tmp_path / "out").exists()
+
+
+def test_export_speed_benchmark_times_both_exports(exports):
+    """benchmarks/sj_export_speed.py's runner and timings on real exports (the
+    script once fed jump exports a threshold input they do not have)."""
+    import sys
+
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks"))
+    import sj_export_speed
+
+    _, results = exports
+    runners = {}
+    for backend, result in results.items():
+        with open(os.path.join(result.output_dir, "model.tflite"), "rb") as f:
+            runners[f"sj_{backend}"] = sj_export_speed.Runner(f.read())
+    texts = _texts()[:3]
+    outputs = [runners["sj_custom"].run(ids) for ids in texts]
+    assert [int((o["read_mask"][0] == 1).sum()) for o in outputs] == [int(o["read_count"][0]) for o in outputs]
+    inputs = dict.fromkeys(runners, texts)
+    for timing in (sj_export_speed.time_interleaved, sj_export_speed.time_in_blocks):
+        times = timing(runners, inputs, 2)
+        assert all(t.shape == (2, 3) and (t > 0).all() for t in times.values())
+    # Against itself, each speed-up is 1 whichever way it is averaged.
+    same = {"lstm_words": times["sj_custom"], "lstm_tokens": times["sj_custom"], "sj_custom": times["sj_custom"]}
+    row = sj_export_speed.speedups(same, "sj_custom", {"flop_r": 2.0, "flop_r_per_document_mean": 4.0})
+    assert row["speedup_vs_lstm_words"] == row["per_document_speedup_vs_lstm_words"] == 1.0
+    assert (row["speedup_over_flop_r"], row["per_document_speedup_over_flop_r"]) == (0.5, 0.25)
