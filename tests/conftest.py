@@ -178,23 +178,31 @@ def _seeded():
 
 
 # The test files that took longest, heaviest first (summed durations of
-# `python -m pytest -q -n 2 --dist loadfile tests --durations=120` on 2026-11-26).
+# `python -m pytest -q -n 2 --dist loadfile tests --durations=0` on 2026-11-27, 1,346 s in all).
 # They run first so that two xdist workers share them and the many light files
 # fill in at the end, rather than one worker starting a long file as the other
 # runs out of work (longest-first scheduling). Files not listed keep their order.
 HEAVY_FILES_FIRST = (
     "tests/test_readme.py",
+    "tests/notebooks/test_notebooks.py",
     "tests/training/test_structural_jump_lstm.py",
     "tests/export/test_structural_jump_export.py",
-    "tests/notebooks/test_notebooks.py",
-    "tests/cli/test_structural_jump_cli.py",
-    "tests/cli/test_own_data.py",
-    "tests/export/test_export_graph.py",
-    "tests/cli/test_cli_commands.py",
-    "tests/training/test_skim_loss_settings.py",
+    "tests/android/test_aarch64_check.py",
     "tests/android/test_jump_model.py",
+    "tests/export/test_skim_cores.py",
+    "tests/cli/test_structural_jump_cli.py",
+    "tests/export/test_export_graph.py",
     "tests/training/test_skim_loss.py",
-    "tests/layers/test_structural_jump_lstm_cell.py",
+    "tests/export/test_stacked_export.py",
+    "tests/training/test_skim_loss_settings.py",
+    "tests/layers/test_skim_fast_loop.py",
+    "tests/layers/test_skim_serialization.py",
+    "tests/cli/test_own_data.py",
+    "tests/android/test_metadata_and_assets.py",
+    "tests/export/test_sj_lstm_core.py",
+    "tests/export/test_skim_gru_op.py",
+    "tests/android/test_core_with_jni_shim.py",
+    "tests/cli/test_cli_commands.py",
 )
 
 
