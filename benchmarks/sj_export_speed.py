@@ -100,20 +100,17 @@ def time_interleaved(runners, inputs, rounds):
     `inputs[name][k]`: that runner's ids of text k); the order of the
     runners alternates between texts and rounds."""
     names = list(runners)
-    times = {n: np.zeros((rounds, len(inputs[names[0]]))) for n in names}
     for k in range(min(3, len(inputs[names[0]]))):  # warm-up
         for n in names:
             runners[n].prepare(inputs[n][k])
             runners[n].invoke()
-    for r in range(rounds):
-        for k in range(len(inputs[names[0]])):
-            order = names if (r + k) % 2 == 0 else names[::-1]
-            for n in order:
-                runners[n].prepare(inputs[n][k])
-                t0 = time.perf_counter()
-                runners[n].invoke()
-                times[n][r, k] = time.perf_counter() - t0
-    return times
+
+    def order(r, texts):
+        for k in range(texts):
+            for n in names if (r + k) % 2 == 0 else names[::-1]:
+                yield n, k
+
+    return _time_calls(runners, inputs, rounds, order)
 
 
 def time_in_blocks(runners, inputs, rounds):
@@ -122,14 +119,25 @@ def time_in_blocks(runners, inputs, rounds):
     in the caches between texts); the order of the runners alternates
     between rounds."""
     names = list(runners)
-    times = {n: np.zeros((rounds, len(inputs[names[0]]))) for n in names}
-    for r in range(rounds):
+
+    def order(r, texts):
         for n in names if r % 2 == 0 else names[::-1]:
-            for k, ids in enumerate(inputs[n]):
-                runners[n].prepare(ids)
-                t0 = time.perf_counter()
-                runners[n].invoke()
-                times[n][r, k] = time.perf_counter() - t0
+            for k in range(texts):
+                yield n, k
+
+    return _time_calls(runners, inputs, rounds, order)
+
+
+def _time_calls(runners, inputs, rounds, order):
+    """Times each call that `order(round, texts)` names, (runner, text) pairs: [rounds, texts] per runner."""
+    texts = len(next(iter(inputs.values())))
+    times = {n: np.zeros((rounds, texts)) for n in runners}
+    for r in range(rounds):
+        for n, k in order(r, texts):
+            runners[n].prepare(inputs[n][k])
+            t0 = time.perf_counter()
+            runners[n].invoke()
+            times[n][r, k] = time.perf_counter() - t0
     return times
 
 

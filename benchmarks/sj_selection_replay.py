@@ -44,10 +44,8 @@ def replay_run(path):
     for name, rule in RULES:
         floor = None
         if "standard_errors" in rule:
-            top = full_read[: rule.get("top", 1)]
-            floor = accuracy_floor(
-                sum(top) / len(top) if "top" in rule else reference, examples, rule["standard_errors"]
-            )
+            base = sum(full_read[: rule["top"]]) / rule["top"] if "top" in rule else reference
+            floor = accuracy_floor(base, examples, rule["standard_errors"])
         kept = replay_selection(records, floor=floor, read_budget=rule.get("read_budget"), start_step=start)
         picks[name] = {
             "floor": floor,
