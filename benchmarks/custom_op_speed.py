@@ -242,9 +242,9 @@ def main():
     a = arguments(__doc__.splitlines()[0], "custom_op_speed")
     from keras_skim.analysis.flops import flop_report
     from keras_skim.export.custom_op_backend import custom_op_flatbuffer, read_model
-    from keras_skim.export.skim_op_reference import op_reference
-    from keras_skim.export.skim_op_weights import quantized_weights
     from keras_skim.litert_ops import library_path
+    from keras_skim.models.skim_rnn.skim_op_reference import op_reference
+    from keras_skim.models.skim_rnn.skim_op_weights import quantized_weights
 
     library_path()  # build once, outside the timings
     tokens = np.random.default_rng(1).integers(1, V, T).astype(np.int32)

@@ -72,7 +72,7 @@ def keras_skim(checkout, args):
 
 SCORNN_MODEL = """
 import sys, keras
-from keras_skim.layers.scornn_cell import ScoRNNCell
+from keras_skim.models.scornn.scornn_cell import ScoRNNCell
 keras.utils.set_random_seed(0)
 vocabulary, path = int(sys.argv[1]), sys.argv[2]
 model = keras.Sequential([

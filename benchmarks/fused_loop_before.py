@@ -6,8 +6,8 @@ before and after in one run. Not used by the library.
 
 import tensorflow as tf
 
-from keras_skim.layers.keras_internals import DropoutRNNCell
-from keras_skim.layers.skim_state_layout import NUM_STATS, STAT_PENDING
+from keras_skim.keras_internals import DropoutRNNCell
+from keras_skim.models.skim_rnn.skim_state_layout import NUM_STATS, STAT_PENDING
 
 # The pending decision is the last entry of the bookkeeping state.
 assert STAT_PENDING == NUM_STATS - 1

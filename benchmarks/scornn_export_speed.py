@@ -36,7 +36,7 @@ V, E, T, N = 1000, 50, 200, 170
 def build(kind, units, seed):
     import keras
 
-    from keras_skim.layers.scornn_cell import ScoRNNCell
+    from keras_skim.models.scornn.scornn_cell import ScoRNNCell
 
     keras.utils.set_random_seed(seed)
     inp = keras.Input((None,), dtype="int32")

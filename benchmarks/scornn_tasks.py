@@ -17,7 +17,7 @@ Subcommands (all take scale-down arguments; defaults follow the paper):
 
 Every run writes `<task>-<tag>.json` and `<task>-<tag>.md` (machine,
 versions, command, results) under `benchmarks/results/` (`--out-dir`).
-Training uses `keras_skim.training.scornn_optimizer.scornn_optimizer`:
+Training uses `keras_skim.models.scornn.scornn_optimizer.scornn_optimizer`:
 RMSprop `--lr` (1e-3) for all weights but A, RMSprop `--skew-lr` (1e-4)
 for A, as in the paper.
 
@@ -50,8 +50,8 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 import keras  # noqa: E402
 
-from keras_skim.layers.scornn_cell import ScoRNNCell  # noqa: E402
-from keras_skim.training.scornn_optimizer import scornn_optimizer  # noqa: E402
+from keras_skim.models.scornn.scornn_cell import ScoRNNCell  # noqa: E402
+from keras_skim.models.scornn.scornn_optimizer import scornn_optimizer  # noqa: E402
 
 
 # ----------------------------------------------------------------------

@@ -101,7 +101,7 @@ def names(args):
 
 
 def schedule_of(args):
-    from keras_skim.training.structural_jump_schedule import StructuralJumpSchedule
+    from keras_skim.models.structural_jump.structural_jump_schedule import StructuralJumpSchedule
 
     overrides = {"initial_entropy_weight": args.entropy_weight, "final_entropy_weight": args.entropy_weight * 0.05}
     if args.speed_read_steps is not None:
@@ -132,8 +132,8 @@ def status(args, run_dir, stem):
     """Where a run stands, from its checkpoint; writes <stem>_progress.json/.md/.png (the history so far)."""
     import litert_report
 
+    from keras_skim.models.structural_jump.structural_jump_history_plot import plot_structural_jump_history
     from keras_skim.training.run_checkpoint import RunCheckpoint
-    from keras_skim.training.structural_jump_history_plot import plot_structural_jump_history
 
     checkpoint = RunCheckpoint(run_dir)
     if not checkpoint.exists():
@@ -195,7 +195,7 @@ def main(argv=None):
         return status(args, run_dir, stem)
     import litert_report
 
-    from keras_skim.training.structural_jump_training import load_dataset_splits, train_structural_jump
+    from keras_skim.models.structural_jump.structural_jump_training import load_dataset_splits, train_structural_jump
 
     started = time.time()
     load_at_start = [round(x, 2) for x in os.getloadavg()]
@@ -213,7 +213,7 @@ def main(argv=None):
         return 130
     report = make_report(args, results, schedule, batch_size, run_dir, load_at_start, started)
     report["plot"] = os.path.basename(stem) + ".png"
-    from keras_skim.training.structural_jump_history_plot import plot_structural_jump_history
+    from keras_skim.models.structural_jump.structural_jump_history_plot import plot_structural_jump_history
 
     plot_structural_jump_history(results["history"], stem + ".png", title=f"SJ-LSTM, {args.data}, {args.schedule}")
     litert_report.write_files(stem, report, markdown(report))
@@ -257,7 +257,7 @@ def slice_lstm_row(path):
 def make_report(args, results, schedule, batch_size, run_dir, load_at_start, started):
     import litert_report
 
-    from keras_skim.training.text_training import versions
+    from keras_skim.models.text_classifier.text_classifier_training import versions
 
     lstm, source = lstm_row(args)
     phases = results["phases"]

@@ -18,7 +18,7 @@ Structural-Jump-LSTM run) it reports:
       - `lstm_tokens`: the same export on the raw ids, punctuation
         included, as the project's LSTM classifiers read them;
     speed-up = median over rounds of baseline time / model time; Flop-r
-    (keras_skim.analysis.structural_jump_flops, corpus level over the timed
+    (keras_skim.models.structural_jump.structural_jump_flops, corpus level over the timed
     texts) from the counts the export returns; target speed-up >= 0.8 x Flop-r;
   * cost per token against the text length: one long text (the timed texts
     joined) cut at 500, 5,000 and 50,000 tokens, through both exports of the
@@ -187,9 +187,9 @@ def counts(runner, ids_list):
 
 
 def bench(folder, dataset, samples, rounds, accuracy_texts, long_repeats):
-    from keras_skim.analysis.structural_jump_flops import structural_jump_flop_report
     from keras_skim.datasets import load_text_dataset
     from keras_skim.datasets.tokenizer import Tokenizer
+    from keras_skim.models.structural_jump.structural_jump_flops import structural_jump_flop_report
 
     with open(os.path.join(folder, "train_config.json")) as f:
         config = json.load(f)

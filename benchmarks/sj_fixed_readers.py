@@ -78,7 +78,7 @@ def first_words(token_ids, k, sentence_end_ids, punctuation):
 def train_one(args, k, data, tokenizer, glove, ids):
     import keras
 
-    from keras_skim.models.text_classifier import build_text_classifier, compile_text_classifier
+    from keras_skim.models.text_classifier.text_classifier import build_text_classifier, compile_text_classifier
 
     reduced = {split: first_words(data[split][0], k, *ids) for split in data}
     length = max(r[0].shape[1] for r in reduced.values())
@@ -225,9 +225,9 @@ def main(argv=None):
             report["arguments"]["note"] = args.note
         litert_report.write_files(args.render[: -len(".json")], report, markdown(report))
         return 0
-    from keras_skim.layers.text_structure import TOKENIZER_PUNCTUATION, punctuation_ids
-    from keras_skim.training.structural_jump_training import load_dataset_splits
-    from keras_skim.training.text_training import versions
+    from keras_skim.models.structural_jump.structural_jump_training import load_dataset_splits
+    from keras_skim.models.structural_jump.text_structure import TOKENIZER_PUNCTUATION, punctuation_ids
+    from keras_skim.models.text_classifier.text_classifier_training import versions
 
     started = time.time()
     load_at_start = [round(x, 2) for x in os.getloadavg()]

@@ -54,7 +54,7 @@ def parse(argv):
 
 def load_model(run_dir):
     """The model a finished run kept, rebuilt from its checkpoint's settings and variables."""
-    from keras_skim.models.structural_jump_lstm import StructuralJumpLSTM
+    from keras_skim.models.structural_jump.structural_jump_lstm import StructuralJumpLSTM
     from keras_skim.training.run_checkpoint import RunCheckpoint
 
     state, arrays = RunCheckpoint(run_dir).load()
@@ -72,7 +72,7 @@ def load_model(run_dir):
 
 def biased(model, kind, bias):
     """Adds `bias` to the chosen logits; returns a function that restores the weights."""
-    from keras_skim.layers.structural_jump_lstm_cell import NEXT_WORD, SKIP
+    from keras_skim.models.structural_jump.structural_jump_lstm_cell import NEXT_WORD, SKIP
 
     cell = model.cell
     saved = [cell.skip_policy.bias.numpy(), cell.jump_policy.bias.numpy()]
@@ -92,7 +92,7 @@ def biased(model, kind, bias):
 
 
 def point(model, data, kind, bias):
-    from keras_skim.training.structural_jump_evaluation import evaluate_structural_jump
+    from keras_skim.models.structural_jump.structural_jump_evaluation import evaluate_structural_jump
 
     restore = biased(model, kind, bias)
     try:
@@ -227,9 +227,9 @@ def main(argv=None):
     args = parse(argv)
     import litert_report
 
+    from keras_skim.models.structural_jump.structural_jump_training import load_dataset_splits
+    from keras_skim.models.text_classifier.text_classifier_training import versions
     from keras_skim.training.run_checkpoint import runs_root
-    from keras_skim.training.structural_jump_training import load_dataset_splits
-    from keras_skim.training.text_training import versions
 
     started = time.time()
     load_at_start = [round(x, 2) for x in os.getloadavg()]

@@ -39,7 +39,7 @@ DEFAULTS = {  # full-read epochs, speed-read epochs, LSTM epochs
 
 def load_data(args):
     """The splits of the paper's setting, encoded with one tokenizer."""
-    from keras_skim.training.structural_jump_training import load_dataset_splits
+    from keras_skim.models.structural_jump.structural_jump_training import load_dataset_splits
 
     return load_dataset_splits(args.data, args.max_length, args.max_tokens, args.limit, args.seed)
 
@@ -49,8 +49,8 @@ def train_lstm(args, data, tokenizer, glove, folder):
     import keras
     import numpy as np
 
-    from keras_skim.models.text_classifier import build_text_classifier, compile_text_classifier
-    from keras_skim.training.text_training import versions
+    from keras_skim.models.text_classifier.text_classifier import build_text_classifier, compile_text_classifier
+    from keras_skim.models.text_classifier.text_classifier_training import versions
 
     keras.utils.set_random_seed(args.seed)
     model = build_text_classifier(
@@ -106,7 +106,7 @@ def train_lstm(args, data, tokenizer, glove, folder):
 
 
 def train_sj(args, data, tokenizer, glove, folder):
-    from keras_skim.training.structural_jump_training import train_structural_jump
+    from keras_skim.models.structural_jump.structural_jump_training import train_structural_jump
 
     _, results = train_structural_jump(
         folder,
@@ -240,7 +240,7 @@ def write_report(report, stem):
         f"Paper (Table 2): {PAPER[args['data']]}.",
         "",
         "Read/skip/jump: corpus-level fractions of the test words (per-document means in the JSON). "
-        "Flop-r as defined in keras_skim/analysis/structural_jump_flops.py (corpus level; per-document "
+        "Flop-r as defined in keras_skim/models/structural_jump/structural_jump_flops.py (corpus level; per-document "
         "mean in parentheses); the paper's Flop-r values cannot be reproduced from its own Table 2 with "
         "a FLOP count. Measured TFLite speed-ups against the LSTM export: sj_export_speed.md (SJ-LSTM, "
         "IMDB) and trained_export_speed*.md (Skim-LSTM).",
@@ -394,7 +394,7 @@ def main(argv=None):
         write_report(report, stem)
         return
 
-    from keras_skim.training.text_training import versions
+    from keras_skim.models.text_classifier.text_classifier_training import versions
 
     data, tokenizer, glove = load_data(args)
     models_dir = os.path.join(args.models_dir, args.data)

@@ -1,7 +1,7 @@
 """Replays phase 2's selection rules on the committed Structural-Jump-LSTM histories.
 
 Every result of `sj_authors_schedule.py` holds its validation history; this
-asks which validation each rule (`keras_skim.training.structural_jump_selection`)
+asks which validation each rule (`keras_skim.models.structural_jump.structural_jump_selection`)
 would have kept, from the run's own selection start on. Patience is left
 out: a rule that keeps other points could have stopped the run at another
 step, so a replay sees only the steps the run took. No training; seconds.
@@ -31,7 +31,7 @@ RULES = (
 
 
 def replay_run(path):
-    from keras_skim.training.structural_jump_selection import accuracy_floor, replay_selection
+    from keras_skim.models.structural_jump.structural_jump_selection import accuracy_floor, replay_selection
 
     with open(path) as f:
         report = json.load(f)

@@ -73,8 +73,8 @@ def child(args):
         tf.config.threading.set_inter_op_parallelism_threads(inter)
     import keras
 
-    from keras_skim.models.structural_jump_lstm import StructuralJumpLSTM
-    from keras_skim.training.per_tensor_clip_rmsprop import PerTensorClipRMSprop
+    from keras_skim.models.structural_jump.per_tensor_clip_rmsprop import PerTensorClipRMSprop
+    from keras_skim.models.structural_jump.structural_jump_lstm import StructuralJumpLSTM
 
     ids, labels = batch(args)
     keras.utils.set_random_seed(0)

@@ -71,8 +71,8 @@ def measure(d, tokens, runs):
     """The rows of one d: one per target skim rate."""
     from keras_skim.analysis.flops import flop_report
     from keras_skim.export.custom_op_backend import custom_op_flatbuffer, read_model
-    from keras_skim.export.skim_op_reference import op_reference
-    from keras_skim.export.skim_op_weights import quantized_weights
+    from keras_skim.models.skim_rnn.skim_op_reference import op_reference
+    from keras_skim.models.skim_rnn.skim_op_weights import quantized_weights
 
     skim, gru = keras_models(d)
     info = read_model(skim)

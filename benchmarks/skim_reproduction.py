@@ -44,7 +44,7 @@ def tune_threshold(model_dir, args, lstm_validation, margin=0.005):
 
     from keras_skim.datasets import Tokenizer, load_text_dataset
     from keras_skim.model_io import load_model
-    from keras_skim.training.text_training import evaluate_model, flop_summary, load_encoded
+    from keras_skim.models.text_classifier.text_classifier_training import evaluate_model, flop_summary, load_encoded
 
     model = load_model(os.path.join(model_dir, "model.keras"))
     tokenizer = Tokenizer.load(os.path.join(model_dir, "tokenizer.json"))
@@ -122,7 +122,7 @@ def main(argv=None):
     if reused is not None:
         configs = [c for c in configs if c[0] != "lstm"]
 
-    from keras_skim.training.text_training import train_text_model, versions
+    from keras_skim.models.text_classifier.text_classifier_training import train_text_model, versions
 
     rows = [reused] if reused is not None else []
     lstm_validation = reused["validation_accuracy"] if reused is not None else None

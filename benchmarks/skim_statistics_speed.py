@@ -44,8 +44,8 @@ def eager_skim_counts(model, token_ids, batch_size=BATCH):
     skim RNN layer; returns (skimmed, tokens)."""
     import keras
 
-    from keras_skim.layers.skim_cell_base import STAT_SKIMS, STAT_TOKENS
-    from keras_skim.layers.skim_controls import skim_cells
+    from keras_skim.models.skim_rnn.skim_cell_base import STAT_SKIMS, STAT_TOKENS
+    from keras_skim.models.skim_rnn.skim_controls import skim_cells
 
     cell = skim_cells(model)[0]
     layer = next(layer for layer in model.layers if getattr(layer, "cell", None) is cell)
@@ -63,7 +63,7 @@ def eager_skim_counts(model, token_ids, batch_size=BATCH):
 
 
 def compiled_skim_counts(model, token_ids):
-    from keras_skim.layers.skim_statistics import skim_statistics
+    from keras_skim.models.skim_rnn.skim_statistics import skim_statistics
 
     stats = skim_statistics(model, token_ids, batch_size=BATCH, progress=False)
     return stats["skimmed"], stats["tokens"]
@@ -90,7 +90,7 @@ def main():
 
     import keras
 
-    from keras_skim.models.text_classifier import build_text_classifier
+    from keras_skim.models.text_classifier.text_classifier import build_text_classifier
 
     keras.utils.set_random_seed(0)
     model = build_text_classifier("skim-lstm", V, args.length, embedding_dim=E, units=D, small_units=DS, seed=0)

@@ -133,7 +133,7 @@ def _fit(model, ids, target, batch_size):
     if not getattr(model, "_fused_loop_before", False):
         return model.fit(ids, target, batch_size=batch_size, epochs=1, verbose=0)
     from benchmarks import fused_loop_before
-    from keras_skim.layers import skim_training_loop
+    from keras_skim.models.skim_rnn import skim_training_loop
 
     today = skim_training_loop.fused_training_loop
     skim_training_loop.fused_training_loop = fused_loop_before.fused_training_loop
@@ -216,7 +216,8 @@ def markdown(report):
         "on a shared machine; both are medians of the same epochs.",
         "",
         "After and before in the same run: `SkimLSTM`, `SkimGRU` and `RNN(Skim...Cell)` train with the fused loop",
-        "(`keras_skim/layers/skim_training_loop.py`, the default); the `fused 7a35a01 (before)` rows are the same",
+        "(`keras_skim/models/skim_rnn/skim_training_loop.py`, the default); the `fused 7a35a01 (before)` rows are the "
+        "same",
         "layers with the fused loop as it was at commit 7a35a01 (`benchmarks/fused_loop_before.py`); the",
         "`per-step (before)` rows, where present, have `cell.fused_loop = False`, Keras' loop calling the cell at",
         "every step (main before the fused loop).",

@@ -116,17 +116,17 @@ FAMILIES = {
     for family in (
         ModelFamily(
             "text_classifier",
-            trainer="keras_skim.training.text_training:fit_text_classifier",
-            exporter="keras_skim.export.text_classifier_exporter",
-            commands="keras_skim.cli.text_classifier_commands",
+            trainer="keras_skim.models.text_classifier.text_classifier_training:fit_text_classifier",
+            exporter="keras_skim.models.text_classifier.text_classifier_exporter",
+            commands="keras_skim.models.text_classifier.text_classifier_commands",
         ),
         ModelFamily(
             "structural_jump",
-            trainer="keras_skim.training.structural_jump_training:fit_structural_jump_model",
-            exporter="keras_skim.export.structural_jump_exporter",
-            commands="keras_skim.cli.structural_jump_commands",
+            trainer="keras_skim.models.structural_jump.structural_jump_training:fit_structural_jump_model",
+            exporter="keras_skim.models.structural_jump.structural_jump_exporter",
+            commands="keras_skim.models.structural_jump.structural_jump_commands",
             model_class="keras_skim>StructuralJumpLSTM",
-            flop_report="keras_skim.analysis.structural_jump_flops:structural_jump_flop_report",
+            flop_report="keras_skim.models.structural_jump.structural_jump_flops:structural_jump_flop_report",
         ),
     )
 }

@@ -13,7 +13,7 @@ ai-edge-litert's `schema_py_generated`, the runtime's own dependency) and
 
 The layers import their `keras.src` privates (`global_state`,
 `DropoutRNNCell`, the `RNN.inner_loop` hook) through one module of their own,
-`keras_skim/layers/keras_internals.py`; they are listed in
+`keras_skim/keras_internals.py`; they are listed in
 `LAYER_PRIVATE_APIS` so that the same test covers them.
 """
 
@@ -27,32 +27,32 @@ PRIVATE_APIS = {
         "that its own .h5 loader does not know; only the class itself resolves it",
     ),
     "keras.optimizers.RMSprop._velocities": (
-        "keras_skim/training/per_tensor_clip_rmsprop.py",
+        "keras_skim/models/structural_jump/per_tensor_clip_rmsprop.py",
         "TF1's RMSProp starts its mean-square accumulators at 1; Keras has no initializer argument for them",
     ),
     "keras.optimizers.Optimizer._clip_gradients": (
-        "keras_skim/training/per_tensor_clip_rmsprop.py",
+        "keras_skim/models/structural_jump/per_tensor_clip_rmsprop.py",
         "the hook where Keras clips gradients after unscaling them; per-tensor average-norm clipping "
         "(TF1's clip_by_average_norm) is not one of clipnorm / clipvalue / global_clipnorm",
     ),
 }
 
-# Owned by keras_skim/layers/ (listed here so that one test covers every private API).
+# Owned by keras_skim/keras_internals.py (listed here so that one test covers every private API).
 LAYER_PRIVATE_APIS = {
     "keras.src.backend.common.global_state.get_global_attribute": (
-        "keras_skim/layers/keras_internals.py (skim cells)",
+        "keras_skim/keras_internals.py (skim cells)",
         "the current call context, to find the RNN that runs a skim cell (skim loss)",
     ),
     "keras.src.layers.rnn.dropout_rnn_cell.DropoutRNNCell": (
-        "keras_skim/layers/keras_internals.py (skim and scoRNN cells)",
+        "keras_skim/keras_internals.py (skim and scoRNN cells)",
         "the dropout-mask base class of Keras' own cells",
     ),
     "keras.layers.RNN.inner_loop": (
-        "keras_skim/layers/keras_internals.py (skim cells)",
+        "keras_skim/keras_internals.py (skim cells)",
         "patched on the instance to add the skim cells' accounting to the RNN loop",
     ),
     "keras.layers.Layer._flatten_layers": (
-        "keras_skim/layers/keras_internals.py (skim cells)",
+        "keras_skim/keras_internals.py (skim cells)",
         "walks the layers of the calling model to find its RNNs",
     ),
 }

@@ -13,19 +13,31 @@ import pytest
 
 PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "keras_skim"
 
-# Rooms (sub-packages or top-level modules of keras_skim) and the rooms each must never import.
-# Why each rule: the runtime and the native library run on a device without Keras or TensorFlow,
-# export reads a trained model and never trains, and the CLI is the top of the flow.
+# Rooms (sub-packages or top-level modules of keras_skim) and the rooms each must never import. A model
+# family's folder (`keras_skim/models/<family>/`) is the room "family": families sit above the engines and may
+# use them; an engine reaches a family only through the family table (`model_kinds`, lazy "module:attr" strings).
+# Why each rule: the runtime and the native library run on a device without Keras or TensorFlow, export reads
+# a trained model and never trains, and the CLI is the top of the engines' flow.
 FORBIDDEN = {
-    "runtime": {"layers", "models", "training", "export", "cli", "model_io", "metrics"},
-    "litert_ops": {"runtime", "layers", "models", "training", "export", "cli", "model_io", "metrics"},
-    "export": {"training", "cli"},
-    "layers": {"training", "export", "runtime", "litert_ops", "cli", "models"},
-    "datasets": {"layers", "models", "training", "export", "runtime", "litert_ops", "cli"},
-    "contracts": {"layers", "models", "training", "export", "runtime", "litert_ops", "cli", "datasets"},
-    "analysis": {"training", "export", "runtime", "litert_ops", "cli"},
-    "training": {"export", "runtime", "litert_ops", "cli"},
-    "models": {"training", "export", "runtime", "litert_ops", "cli"},
+    "runtime": {"family", "training", "export", "cli", "model_io"},
+    "litert_ops": {"runtime", "family", "training", "export", "cli", "model_io"},
+    "export": {"training", "cli", "family"},
+    "datasets": {"family", "training", "export", "runtime", "litert_ops", "cli"},
+    "contracts": {"family", "training", "export", "runtime", "litert_ops", "cli", "datasets"},
+    "analysis": {"family", "training", "export", "runtime", "litert_ops", "cli"},
+    "training": {"family", "export", "runtime", "litert_ops", "cli"},
+    "cli": {"family"},
+    "family": {"runtime", "litert_ops"},
+}
+# Engine -> family imports still to be routed through the family table (issue 29): to be emptied, never grown.
+ENGINE_TO_FAMILY_DEBT = {
+    "keras_skim.cli.demo_command",
+    "keras_skim.cli.evaluate_command",
+    "keras_skim.cli.show_command",
+    "keras_skim.cli.train_command",
+    "keras_skim.export.custom_op_backend",
+    "keras_skim.export.parity",
+    "keras_skim.export.sequence_graph",
 }
 # Third-party packages a room must not import, even lazily.
 FORBIDDEN_THIRD_PARTY = {
@@ -76,6 +88,8 @@ def import_graph():
 
 def room(module):
     parts = module.split(".")
+    if len(parts) > 3 and parts[1] == "models":
+        return "family"
     return parts[1] if len(parts) > 1 else "(package)"
 
 
@@ -120,7 +134,7 @@ def graph():
 def test_the_graph_is_read(graph):
     # Guards the reader itself: known edges must be seen, or every rule below would pass vacuously.
     assert "keras_skim.contracts" in graph["keras_skim.runtime.runner"]
-    assert "keras" in graph["keras_skim.layers.skim_lstm_cell"]
+    assert "keras" in graph["keras_skim.models.skim_rnn.skim_lstm_cell"]
     assert len(graph) > 50
 
 
@@ -131,7 +145,11 @@ def test_no_import_cycle_between_modules(graph):
 def test_no_import_cycle_between_rooms(graph):
     rooms = {}
     for module, edges in graph.items():
-        rooms.setdefault(room(module), set()).update(room(e) for e in edges if e.startswith("keras_skim"))
+        rooms.setdefault(room(module), set()).update(
+            room(e)
+            for e in edges
+            if e.startswith("keras_skim") and not (module in ENGINE_TO_FAMILY_DEBT and room(e) == "family")
+        )
     for name in rooms:
         rooms[name].discard(name)
     assert strongly_connected(rooms) == []
@@ -142,7 +160,9 @@ def test_no_import_runs_back_up_the_flow(graph):
         f"{module} -> {target}"
         for module, edges in graph.items()
         for target in edges
-        if target.startswith("keras_skim") and room(target) in FORBIDDEN.get(room(module), ())
+        if target.startswith("keras_skim")
+        and room(target) in FORBIDDEN.get(room(module), ())
+        and not (module in ENGINE_TO_FAMILY_DEBT and room(target) == "family")
     )
     assert wrong == []
 

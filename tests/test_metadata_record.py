@@ -78,7 +78,7 @@ def test_bad_fields_are_one_line_naming_the_key(tmp_path, change, key):
 
 
 def test_reading_positions_status_is_the_export_code_table():
-    from keras_skim.layers import structural_jump_statistics as s
+    from keras_skim.models.structural_jump import structural_jump_statistics as s
 
     assert (s.SKIPPED_WORD, s.READ_WORD, s.JUMPED_WORD, s.NOT_A_WORD) == (
         contracts.TOKEN_SKIMMED,

@@ -11,7 +11,7 @@ from keras_skim.model_kinds import CUSTOM_OPS, KINDS, kind_of
 
 def test_every_exported_kind_is_in_the_table():
     from keras_skim.export import emitter_registry
-    from keras_skim.export.structural_jump_emitter import StructuralJumpEmitter
+    from keras_skim.models.structural_jump.structural_jump_emitter import StructuralJumpEmitter
 
     emitter_registry.known_cells()  # loads every emitter module
     exported = {cls.model_kind for cls in emitter_registry._EMITTERS.values()} | {StructuralJumpEmitter.model_kind}
@@ -83,7 +83,7 @@ def test_a_loaded_model_s_family_comes_from_its_registered_class():
     import keras
 
     from keras_skim.model_kinds import FAMILIES, family_of_model_class
-    from keras_skim.models.structural_jump_lstm import StructuralJumpLSTM
+    from keras_skim.models.structural_jump.structural_jump_lstm import StructuralJumpLSTM
 
     jump = [f for f in FAMILIES.values() if f.model_class]
     assert [family_of_model_class(keras.saving.get_registered_name(StructuralJumpLSTM))] == jump

@@ -13,9 +13,9 @@ from keras_skim import private_apis
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE = os.path.join(ROOT, "keras_skim")
 PRIVATE_IMPORT = re.compile(r"^\s*(from|import)\s+(keras\.src|tensorflow\.(python|compiler|lite\.python|core))\b", re.M)
-# The layers' keras.src imports, all in one module (keras_skim/layers/keras_internals.py), listed in
+# The layers' keras.src imports, all in one module (keras_skim/keras_internals.py), listed in
 # private_apis.LAYER_PRIVATE_APIS.
-LAYER_FILES = {"layers/keras_internals.py"}
+LAYER_FILES = {"keras_internals.py"}
 
 
 @pytest.mark.parametrize("name", [*private_apis.PRIVATE_APIS, *private_apis.LAYER_PRIVATE_APIS])

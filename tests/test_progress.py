@@ -6,7 +6,7 @@ import io
 import keras
 import numpy as np
 
-from keras_skim.training.text_training import evaluate_model
+from keras_skim.models.text_classifier.text_classifier_training import evaluate_model
 
 
 class _Terminal(io.StringIO):

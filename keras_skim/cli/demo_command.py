@@ -130,7 +130,7 @@ def export_and_bench(output, args, log=print, stage=None):
 
 def run(args):
     from keras_skim import contracts, output_folder
-    from keras_skim.training.text_training import data_input_paths
+    from keras_skim.models.text_classifier.text_classifier_training import data_input_paths
 
     inputs = data_input_paths(args.data)
     output_folder.check_output_folder(args.output, force=args.force, inputs=inputs)
@@ -160,7 +160,7 @@ def run(args):
 def _train_both(stage, args):
     """Trains the Skim-LSTM and the LSTM into `stage`; returns the table."""
     from keras_skim.datasets import DatasetUnavailableError, DataSourceError
-    from keras_skim.training.text_training import train_text_model
+    from keras_skim.models.text_classifier.text_classifier_training import train_text_model
 
     rows = []
     for name, cell in (("Skim-LSTM", "skim-lstm"), ("LSTM", "lstm")):

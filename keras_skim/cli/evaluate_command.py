@@ -21,7 +21,7 @@ from keras_skim.cli.model_args import (
     refuse_sequence_model,
     train_config_of,
 )
-from keras_skim.cli.skim_layers import is_stack, layer_rows, skim_directions, stack_flop_r
+from keras_skim.models.skim_rnn.skim_layers import is_stack, layer_rows, skim_directions, stack_flop_r
 
 
 def _classes(source):
@@ -50,7 +50,7 @@ def run(args):
     config = train_config_of(folder)
     from keras_skim.datasets import DatasetUnavailableError, DataSourceError
     from keras_skim.datasets.registry import recorded_data, resolve_data
-    from keras_skim.training.text_training import evaluate_model, flop_summary, load_encoded
+    from keras_skim.models.text_classifier.text_classifier_training import evaluate_model, flop_summary, load_encoded
 
     recorded = recorded_data(config.as_dict() if config else None)
     model_file = folder.model
@@ -108,9 +108,9 @@ def _evaluate_stack(model, ids, labels, threshold):
     all of them, in one compiled pass (a stacked or bidirectional model)."""
     import numpy as np
 
-    from keras_skim.layers.skim_controls import skim_cells
-    from keras_skim.layers.skim_statistics import skim_predictions
-    from keras_skim.training.text_training import predicted_classes
+    from keras_skim.models.skim_rnn.skim_controls import skim_cells
+    from keras_skim.models.skim_rnn.skim_statistics import skim_predictions
+    from keras_skim.models.text_classifier.text_classifier_training import predicted_classes
 
     logits, stats = skim_predictions(model, ids, threshold=threshold)
     truth = np.rint(np.asarray(labels, np.float64)).astype(np.int32)

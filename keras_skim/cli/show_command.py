@@ -27,8 +27,8 @@ from keras_skim.cli.model_args import (
     refuse_sequence_model,
     train_config_of,
 )
-from keras_skim.cli.skim_layers import is_stack, skim_directions
 from keras_skim.contracts import HTML_MARKER
+from keras_skim.models.skim_rnn.skim_layers import is_stack, skim_directions
 
 _BOLD, _DIM, _RESET = "\033[1m", "\033[2;37m", "\033[0m"
 _STRUCK = "\033[2;9;37m"  # dim and struck through
@@ -220,8 +220,8 @@ def _show_skims(args, model, model_file, tokenizer, text, ids, label, recorded):
     paper's Figure 3 for one text)."""
     import numpy as np
 
-    from keras_skim.layers.skim_controls import skim_cells, thresholds_set_to
-    from keras_skim.layers.skim_statistics import direction_decisions
+    from keras_skim.models.skim_rnn.skim_controls import skim_cells, thresholds_set_to
+    from keras_skim.models.skim_rnn.skim_statistics import direction_decisions
 
     if not skim_cells(model):
         raise CliError(f"{model_file}: has no skim layer, so every word is read")

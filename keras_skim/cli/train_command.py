@@ -119,7 +119,7 @@ def _fill(args, defaults):
 
 def run(args):
     from keras_skim import output_folder
-    from keras_skim.training.text_training import data_input_paths
+    from keras_skim.models.text_classifier.text_classifier_training import data_input_paths
 
     kind = cli_kind(args.cell)
     families = _families()

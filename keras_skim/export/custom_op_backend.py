@@ -26,10 +26,10 @@ import numpy as np
 from keras_skim.contracts import CUSTOM_OPS, SIGNATURE_KEY
 from keras_skim.export.errors import ExportError
 from keras_skim.export.family_exporter import exporter_of
-from keras_skim.export.skim_op_cells import CELLS
-from keras_skim.export.skim_op_flatbuffer import model_settings, skim_op_flatbuffer
-from keras_skim.export.skim_op_reference import op_reference
-from keras_skim.export.skim_op_weights import check_quantize, quantized_weights, should_fold, skim_op_model
+from keras_skim.models.skim_rnn.skim_op_cells import CELLS
+from keras_skim.models.skim_rnn.skim_op_flatbuffer import model_settings, skim_op_flatbuffer
+from keras_skim.models.skim_rnn.skim_op_reference import op_reference
+from keras_skim.models.skim_rnn.skim_op_weights import check_quantize, quantized_weights, should_fold, skim_op_model
 
 _FORM = "expected Input -> Embedding -> RNN(SkimLSTMCell | SkimGRUCell) -> [Dropout] -> Dense"
 

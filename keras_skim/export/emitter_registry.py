@@ -12,7 +12,7 @@ _EMITTERS = {}
 _EMITTER_MODULES = (
     "keras_skim.export.lstm_emitters",
     "keras_skim.export.gru_emitters",
-    "keras_skim.export.scornn_emitter",
+    "keras_skim.models.scornn.scornn_emitter",
 )
 
 

@@ -100,7 +100,7 @@ def record_decisions(cell, x, ids, padding_id, backward=False):
     and direction of a stack."""
     import tensorflow as tf
 
-    from keras_skim.layers.skim_cell_base import STAT_PENDING
+    from keras_skim.models.skim_rnn.skim_cell_base import STAT_PENDING
 
     length = tf.shape(x)[1]
     init = list(cell.get_initial_state(batch_size=1))
@@ -132,7 +132,7 @@ def keras_reference(model, plan):
     """
     import tensorflow as tf
 
-    from keras_skim.layers.skim_controls import skim_cells
+    from keras_skim.models.skim_rnn.skim_controls import skim_cells
 
     family_reference = exporter_of(plan.model_kind).keras_reference(model, plan)
     if family_reference is not None:
@@ -183,7 +183,7 @@ def stack_reference(model, plan):
     import keras
     import tensorflow as tf
 
-    from keras_skim.layers.skim_cell_base import SkimCellBase
+    from keras_skim.models.skim_rnn.skim_cell_base import SkimCellBase
 
     padding_id = plan.padding_id
     names = {(index, direction): name for index, direction, name in plan.read_mask_outputs()}
@@ -247,7 +247,7 @@ def check_parity(model, plan, runner, sequences, thresholds, reference=None, aga
     counts, the predicted class, and its logits (before the softmax) within
     the tolerance.
     """
-    from keras_skim.layers.skim_controls import set_threshold, skim_cells
+    from keras_skim.models.skim_rnn.skim_controls import set_threshold, skim_cells
 
     skims = plan.emitter.skims
     jumps = plan.jumps

@@ -110,8 +110,8 @@ def keras_reference(model, plan):
     running the cell over the steps in one graph call (all 1 for a plain cell)."""
     import tensorflow as tf
 
-    from keras_skim.layers.skim_cell_base import STAT_PENDING
-    from keras_skim.layers.skim_controls import skim_cells
+    from keras_skim.models.skim_rnn.skim_cell_base import STAT_PENDING
+    from keras_skim.models.skim_rnn.skim_controls import skim_cells
 
     cells = skim_cells(model)
     cell = cells[0] if cells else None

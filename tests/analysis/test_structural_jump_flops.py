@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from keras_skim.analysis.flops import rnn_step_flops
-from keras_skim.analysis.structural_jump_flops import (
+from keras_skim.models.structural_jump.structural_jump_flops import (
     structural_jump_flop_report,
     structural_jump_step_flops,
 )

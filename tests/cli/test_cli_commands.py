@@ -148,7 +148,7 @@ def test_demo_no_export_stops_after_the_table(demo_run, tmp_path, tiny_rotten_to
     import shutil
 
     from keras_skim import contracts
-    from keras_skim.training import text_training
+    from keras_skim.models.text_classifier import text_classifier_training
 
     trained, _ = demo_run
 
@@ -157,7 +157,7 @@ def test_demo_no_export_stops_after_the_table(demo_run, tmp_path, tiny_rotten_to
         shutil.copytree(folder, output_dir)
         return json.loads((folder / "train_config.json").read_text())  # the record train_text_model returns
 
-    monkeypatch.setattr(text_training, "train_text_model", copy_of_the_demo_run_s)
+    monkeypatch.setattr(text_classifier_training, "train_text_model", copy_of_the_demo_run_s)
     out = tmp_path / "demo"
     assert main(DEMO + ["-o", str(out), "--no-export"]) == 0
     printed = capsys.readouterr().out

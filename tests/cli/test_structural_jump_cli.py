@@ -48,7 +48,7 @@ TO_SEPARATOR = [-1e3, 1e3, -1e3, -1e3]
 def test_train_writes_a_model_folder_with_both_phases_and_reading_results(sj_folder):
     import keras_skim
     from keras_skim import contracts
-    from keras_skim.models.structural_jump_lstm import StructuralJumpLSTM
+    from keras_skim.models.structural_jump.structural_jump_lstm import StructuralJumpLSTM
 
     assert sorted(os.listdir(sj_folder)) == sorted(
         [contracts.MARKER_FILE, "model.keras", "tokenizer.json", "train_config.json"]
@@ -194,8 +194,8 @@ def _saved_config(folder):
     ],
 )
 def test_the_rolling_weight_option_goes_to_the_schedule_or_in_epochs_to_the_model(argv, weight, tmp_path):
-    from keras_skim.cli import structural_jump_commands
     from keras_skim.cli.main import build_parser
+    from keras_skim.models.structural_jump import structural_jump_commands
 
     args = build_parser().parse_args(["train", "--cell", "sj-lstm", *argv, "-o", str(tmp_path / "o")])
     structural_jump_commands.check(args, "sj-lstm", 128)

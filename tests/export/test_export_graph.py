@@ -69,7 +69,7 @@ def test_parity_against_read_decisions(exported, name):
     import keras
 
     from keras_skim import set_threshold
-    from keras_skim.layers.skim_statistics import read_decisions
+    from keras_skim.models.skim_rnn.skim_statistics import read_decisions
     from keras_skim.runtime import SkimRunner
 
     path, export_dir, result = exported(name)

@@ -41,7 +41,7 @@ def _keras_run(model, ids, threshold):
 
 def _keras_decisions(model, ids, threshold):
     from keras_skim import set_threshold
-    from keras_skim.layers.skim_statistics import read_decisions
+    from keras_skim.models.skim_rnn.skim_statistics import read_decisions
 
     set_threshold(model, threshold)
     decisions = np.zeros(len(ids), np.int32)

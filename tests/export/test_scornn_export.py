@@ -12,7 +12,7 @@ V, E, D, RHO = 40, 6, 10, 3
 def _model(units=D, use_bias=True, seed=0):
     import keras
 
-    from keras_skim.layers.scornn_cell import ScoRNNCell
+    from keras_skim.models.scornn.scornn_cell import ScoRNNCell
 
     inp = keras.Input((None,), dtype="int32")
     x = keras.layers.Embedding(V, E, mask_zero=True)(inp)

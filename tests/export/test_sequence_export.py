@@ -99,7 +99,7 @@ def test_skim_sequence_model_decides_as_keras(sequence_exports):
     from keras_skim.export.parity import apply_activation
     from keras_skim.export.sequence_graph import keras_reference
     from keras_skim.export.sequence_input import plan_sequence_model
-    from keras_skim.layers.skim_controls import set_threshold
+    from keras_skim.models.skim_rnn.skim_controls import set_threshold
     from keras_skim.runtime import SkimRunner
 
     model, folder, result = sequence_exports["skim"]

@@ -118,8 +118,8 @@ def test_op_reference_is_keras_gru_with_reset_after():
     import keras
 
     from keras_skim.export.custom_op_backend import read_model
-    from keras_skim.export.skim_op_reference import op_reference
-    from keras_skim.export.skim_op_weights import quantized_weights
+    from keras_skim.models.skim_rnn.skim_op_reference import op_reference
+    from keras_skim.models.skim_rnn.skim_op_weights import quantized_weights
 
     model = _model(False, seed=9)
     info = read_model(model)

@@ -72,8 +72,8 @@ def test_without_mask_zero_id_0_is_a_word(op_cache, tmp_path):
 
 def test_int8_is_smaller_and_close_to_float(model, op_cache, tmp_path):
     from keras_skim.export.custom_op_backend import read_model
-    from keras_skim.export.skim_op_reference import op_reference
-    from keras_skim.export.skim_op_weights import quantized_weights
+    from keras_skim.models.skim_rnn.skim_op_reference import op_reference
+    from keras_skim.models.skim_rnn.skim_op_weights import quantized_weights
     from keras_skim.runtime.interpreter_loader import make_interpreter
 
     float_path = _write(model, tmp_path, "f.tflite")
@@ -103,7 +103,7 @@ def test_int8_is_smaller_and_close_to_float(model, op_cache, tmp_path):
 
 
 def test_quantize_int8_scales():
-    from keras_skim.export.skim_op_weights import quantize_int8
+    from keras_skim.models.skim_rnn.skim_op_weights import quantize_int8
 
     a = np.random.default_rng(0).normal(size=(5, 7)).astype(np.float32)
     a[2] = 0.0

@@ -97,8 +97,8 @@ def test_runtime_masks_agree_with_keras_per_layer_and_direction(stacked):
     the model's mask, not the exporter's reference), on a padded text, at
     several thresholds; layer 0's forward mask token by token against
     `read_decisions`."""
-    from keras_skim.layers.skim_statistics import direction_decisions, read_decisions, skim_statistics
     from keras_skim.model_io import load_model
+    from keras_skim.models.skim_rnn.skim_statistics import direction_decisions, read_decisions, skim_statistics
     from keras_skim.runtime.runner import SkimRunner
 
     path, out, _ = stacked
@@ -126,7 +126,7 @@ def test_runtime_masks_agree_with_keras_per_layer_and_direction(stacked):
     assert len(seen) > 1  # the decisions vary: the comparison can fail
     # `bench` counts every layer and direction: its Flop-R (from the export's
     # FLOP counts) is the Keras-side one of `evaluate` (from the layers' sizes).
-    from keras_skim.cli.skim_layers import stack_flop_r
+    from keras_skim.models.skim_rnn.skim_layers import stack_flop_r
     from keras_skim.runtime.bench import bench_threshold
 
     texts = [ids, ids[:5], np.array([7, 1, 30], np.int32)]
@@ -187,8 +187,8 @@ def test_show_and_evaluate_report_every_layer_and_direction(stacked, tmp_path):
     rows = result["layers"]
     assert [(r["layer"], r["direction"]) for r in rows] == [(0, "forward"), (0, "backward"), (1, "forward")]
     assert result["skim_rate"] == pytest.approx(np.mean([r["skim_rate"] for r in rows]))
-    from keras_skim.cli.skim_layers import stack_flop_r
     from keras_skim.model_io import load_model
+    from keras_skim.models.skim_rnn.skim_layers import stack_flop_r
 
     model = load_model(path)
     assert result["flop_r"] == pytest.approx(stack_flop_r(model, [r["skim_rate"] for r in rows]))
@@ -221,7 +221,7 @@ def test_mixed_cells_and_merge_modes_without_mask(tmp_path):
     assert set(masks) == {(0, "forward"), (0, "backward"), (1, "forward"), (1, "backward"), (2, "forward")}
     assert all(masks[key].tolist() == [1] * 5 for key in ((0, "forward"), (0, "backward"), (2, "forward")))
     # Keras' side, step by step on what layer 0 gives layer 1 (no mask: id 0 is read too)
-    from keras_skim.layers.skim_statistics import direction_decisions
+    from keras_skim.models.skim_rnn.skim_statistics import direction_decisions
 
     skims = [masks[(1, "forward")].tolist(), masks[(1, "backward")].tolist()]
     assert [d.tolist() for d in direction_decisions(model, ids, threshold=0.5)] == skims
@@ -281,7 +281,7 @@ def test_per_layer_statistics_whatever_the_layers_are_named():
     import keras
 
     from keras_skim import SkimLSTMCell
-    from keras_skim.layers.skim_statistics import skim_statistics
+    from keras_skim.models.skim_rnn.skim_statistics import skim_statistics
 
     taken = keras.layers.RNN(SkimLSTMCell(2, 1)).name  # "rnn" or "rnn_K": the names after it come next
     base, _, k = taken.rpartition("_")

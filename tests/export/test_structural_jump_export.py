@@ -257,7 +257,7 @@ def test_export_folder_outputs_and_metadata(exports, backend):
     }
     assert meta["speed_reading"] is True
     flops = meta["flops"]
-    from keras_skim.analysis.structural_jump_flops import structural_jump_step_flops
+    from keras_skim.models.structural_jump.structural_jump_flops import structural_jump_step_flops
 
     step = structural_jump_step_flops(M, E, A)
     assert (flops["baseline_flops_per_token"], flops["skip_agent_flops"], flops["read_step_flops"]) == (
@@ -336,7 +336,7 @@ def test_bad_input_is_one_line(tmp_path, library):
     from keras_skim import StructuralJumpLSTMCell
     from keras_skim.export.errors import ExportError
     from keras_skim.export.exporter import export_model
-    from keras_skim.layers.text_structure import TextStructure
+    from keras_skim.models.structural_jump.text_structure import TextStructure
 
     model = _model("mixed")
     model.save(tmp_path / "sj.keras")

@@ -58,7 +58,7 @@ def _emitter(rows_agent, rows_word, kernel):
 
 
 def test_rows_get_a_scale_per_part_and_the_kernel_a_scale_per_column():
-    from keras_skim.export.structural_jump_op import dequantized_op_inputs, quantized_op_inputs
+    from keras_skim.models.structural_jump.structural_jump_op import dequantized_op_inputs, quantized_op_inputs
 
     kernel = [[1.0, -2.0, 0.5, 0.0], [0.3, 1.2, -0.2, 0.0], [-1.0, 0.6, 0.1, 0.0]]
     emitter = _emitter([[0.5, -0.2], [0.0, 0.0]], [[3.0, -1.0], [-0.1, 0.4]], kernel)
@@ -80,9 +80,9 @@ def test_rows_get_a_scale_per_part_and_the_kernel_a_scale_per_column():
 
 def test_numpy_reference_is_the_keras_greedy_pass(model):
     from keras_skim.export.model_plan import plan_model
-    from keras_skim.export.structural_jump_op import quantized_op_inputs
-    from keras_skim.export.structural_jump_op_reference import op_reference
-    from keras_skim.export.structural_jump_parity import structural_jump_reference
+    from keras_skim.models.structural_jump.structural_jump_op import quantized_op_inputs
+    from keras_skim.models.structural_jump.structural_jump_op_reference import op_reference
+    from keras_skim.models.structural_jump.structural_jump_parity import structural_jump_reference
 
     plan = plan_model(model)
     keras_pass = structural_jump_reference(model)
@@ -152,9 +152,9 @@ def test_builtin_int8_is_refused_in_one_line(trained_folder, tmp_path):
 
 
 def test_op_refuses_scales_of_the_wrong_size(op_cache, model, monkeypatch):
-    from keras_skim.export import structural_jump_op
     from keras_skim.export.exporter import _runner, backends
     from keras_skim.export.model_plan import plan_model
+    from keras_skim.models.structural_jump import structural_jump_op
 
     quantized = structural_jump_op.quantized_op_inputs
 

@@ -1,5 +1,5 @@
 """The Keras internals behind `keras.layers.RNN(SkimLSTMCell(...))` still do
-what keras_skim/layers/keras_internals.py relies on; a Keras release that
+what keras_skim/keras_internals.py relies on; a Keras release that
 moves one fails here with its name."""
 
 import importlib
@@ -8,12 +8,12 @@ import keras
 import numpy as np
 import pytest
 
-MOVED = "Keras moved or changed {what}: update keras_skim/layers/keras_internals.py (checked with Keras 3.15)"
+MOVED = "Keras moved or changed {what}: update keras_skim/keras_internals.py (checked with Keras 3.15)"
 
 
 def _internals():
     try:
-        return importlib.import_module("keras_skim.layers.keras_internals")
+        return importlib.import_module("keras_skim.keras_internals")
     except ImportError as error:
         pytest.fail(MOVED.format(what=f"an import ({error})"))
 

@@ -1,4 +1,4 @@
-"""Tests of keras_skim.layers.scornn_cell.ScoRNNCell."""
+"""Tests of keras_skim.models.scornn.scornn_cell.ScoRNNCell."""
 
 import keras
 import numpy as np
@@ -6,7 +6,7 @@ import pytest
 import tensorflow as tf
 from keras import ops
 
-from keras_skim.layers.scornn_cell import ScoRNNCell
+from keras_skim.models.scornn.scornn_cell import ScoRNNCell
 
 N, RHO, FEATURES, T, BATCH = 6, 2, 3, 5, 4
 
@@ -407,7 +407,7 @@ def test_recurrent_matrix_api():
 # fast modReLU (TensorFlow backend)
 # ----------------------------------------------------------------------
 def test_fast_modrelu_equals_reference_values_and_gradients():
-    from keras_skim.layers.scornn_cell import _modrelu_reference, _tf_modrelu
+    from keras_skim.models.scornn.scornn_cell import _modrelu_reference, _tf_modrelu
 
     rng = np.random.default_rng(7)
     z = rng.normal(size=(6, 5)).astype("float32")
@@ -435,7 +435,7 @@ def test_fast_modrelu_equals_reference_values_and_gradients():
 
 
 def test_fit_gradients_equal_reference_formula(monkeypatch):
-    import keras_skim.layers.scornn_cell as module
+    import keras_skim.models.scornn.scornn_cell as module
 
     rng = np.random.default_rng(3)
     x = rng.normal(size=(4, 6, 3)).astype("float32")
@@ -461,7 +461,7 @@ def test_xla_train_step_equals_the_graph_one():
     """Keras compiles `fit` with XLA by default where a GPU is present
     (`jit_compile="auto"`); the Cayley solve, the pre-loop `W` and the
     modReLU gradient must give the same step there."""
-    from keras_skim.training.scornn_optimizer import scornn_optimizer
+    from keras_skim.models.scornn.scornn_optimizer import scornn_optimizer
 
     x, y = data(np.random.default_rng(5), batch=8)
     weights = {}

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from keras_skim import SkimLSTMCell
-from keras_skim.layers import skim_statistics as module
-from keras_skim.layers.skim_statistics import read_decisions, skim_predictions, skim_statistics
+from keras_skim.models.skim_rnn import skim_statistics as module
+from keras_skim.models.skim_rnn.skim_statistics import read_decisions, skim_predictions, skim_statistics
 
 V, T = 40, 9
 

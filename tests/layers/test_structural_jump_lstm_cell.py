@@ -7,7 +7,7 @@ import tensorflow as tf
 from keras.src.testing import TestCase
 
 from keras_skim import StructuralJumpLSTMCell
-from keras_skim.layers.structural_jump_lstm_cell import (
+from keras_skim.models.structural_jump.structural_jump_lstm_cell import (
     END_OF_TEXT,
     NEXT_SENTENCE,
     NEXT_SEPARATOR,
@@ -24,7 +24,7 @@ from keras_skim.layers.structural_jump_lstm_cell import (
     TRACE_SKIP_VALUE,
     pack_step_inputs,
 )
-from keras_skim.layers.text_structure import text_structure
+from keras_skim.models.structural_jump.text_structure import text_structure
 from tests.numpy_reference import (
     lstm_step,
     structural_jump_pass,

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from keras_skim.datasets.tokenizer import Tokenizer
-from keras_skim.layers.text_structure import (
+from keras_skim.models.structural_jump.text_structure import (
     TOKENIZER_PUNCTUATION,
     TextStructure,
     punctuation_ids,

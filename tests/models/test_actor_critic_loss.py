@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from keras_skim.layers.structural_jump_lstm_cell import (
+from keras_skim.models.structural_jump.actor_critic_loss import episode_returns, structural_jump_losses
+from keras_skim.models.structural_jump.structural_jump_lstm_cell import (
     TRACE_ACTIVE,
     TRACE_JUMP_LOG_PROB,
     TRACE_JUMP_LOGITS,
@@ -18,7 +19,6 @@ from keras_skim.layers.structural_jump_lstm_cell import (
     TRACE_SKIP_LOGITS,
     TRACE_SKIP_VALUE,
 )
-from keras_skim.models.actor_critic_loss import episode_returns, structural_jump_losses
 
 # Document A: 4 words; read, skipped, jumped over, read.  Document B: 2 words, both read.
 ACTIVE = [[1, 1, 0, 1], [1, 1, 0, 0]]

@@ -1,12 +1,12 @@
-"""Tests of keras_skim.training.scornn_optimizer."""
+"""Tests of keras_skim.models.scornn.scornn_optimizer."""
 
 import keras
 import numpy as np
 import pytest
 from keras import ops
 
-from keras_skim.layers.scornn_cell import ScoRNNCell
-from keras_skim.training.scornn_optimizer import ScoRNNOptimizer, scornn_optimizer
+from keras_skim.models.scornn.scornn_cell import ScoRNNCell
+from keras_skim.models.scornn.scornn_optimizer import ScoRNNOptimizer, scornn_optimizer
 
 FEATURES = 2
 

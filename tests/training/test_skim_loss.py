@@ -11,7 +11,7 @@ import pytest
 import tensorflow as tf
 
 from keras_skim import SkimGRUCell, SkimLSTMCell
-from keras_skim.layers.skim_cell_base import NUM_STATS
+from keras_skim.models.skim_rnn.skim_cell_base import NUM_STATS
 
 
 def _padded_batch(rs, batch=5, steps=8, features=4):

@@ -7,8 +7,8 @@ import pytest
 
 import keras_skim
 from keras_skim import StructuralJumpLSTM
-from keras_skim.layers.structural_jump_lstm_cell import TRACE_ACTIVE, TRACE_READ
-from keras_skim.layers.structural_jump_statistics import (
+from keras_skim.models.structural_jump.structural_jump_lstm_cell import TRACE_ACTIVE, TRACE_READ
+from keras_skim.models.structural_jump.structural_jump_statistics import (
     JUMPED_WORD,
     NOT_A_WORD,
     READ_WORD,
@@ -16,7 +16,7 @@ from keras_skim.layers.structural_jump_statistics import (
     reading_positions,
     structural_jump_statistics,
 )
-from keras_skim.training.structural_jump_training import fit_structural_jump, train_structural_jump
+from keras_skim.models.structural_jump.structural_jump_training import fit_structural_jump, train_structural_jump
 from tests.cli.conftest import tiny_rotten_tomatoes  # noqa: F401  (a fixture)
 
 COMMA, PERIOD, QUOTE = 2, 3, 4
@@ -292,7 +292,7 @@ def test_set_embedding_matrix_checks_the_shape():
 
 
 def test_evaluation_reward_is_the_reward_the_loss_logs_for_the_greedy_policy():
-    from keras_skim.training.structural_jump_evaluation import evaluate_structural_jump
+    from keras_skim.models.structural_jump.structural_jump_evaluation import evaluate_structural_jump
 
     rs = np.random.RandomState(3)
     ids = _random_ids(rs, n=12)
@@ -328,7 +328,7 @@ def test_models_saved_before_actor_weight_was_a_variable_still_load():
 
 
 def test_load_dataset_splits_encodes_the_named_dataset_with_one_tokenizer(tiny_rotten_tomatoes):  # noqa: F811
-    from keras_skim.training.structural_jump_training import load_dataset_splits
+    from keras_skim.models.structural_jump.structural_jump_training import load_dataset_splits
 
     data, tokenizer, matrix = load_dataset_splits("rotten_tomatoes", max_length=12, glove=False)
     assert matrix is None

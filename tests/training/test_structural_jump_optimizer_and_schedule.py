@@ -77,7 +77,7 @@ def test_entropy_weight_decays_linearly_then_stays(compiled_model):
 
 
 def test_read_budget_checkpoint_keeps_the_most_accurate_epoch_within_budget():
-    from keras_skim.training.read_budget_checkpoint import ReadBudgetCheckpoint
+    from keras_skim.models.structural_jump.read_budget_checkpoint import ReadBudgetCheckpoint
 
     model = keras.Sequential([keras.Input((1,)), keras.layers.Dense(1, use_bias=False)])
     epochs = [  # (accuracy, read fraction, reward)

@@ -9,11 +9,11 @@ import keras
 import numpy as np
 import pytest
 
-from keras_skim.models.structural_jump_lstm import StructuralJumpLSTM
+from keras_skim.models.structural_jump.structural_jump_lstm import StructuralJumpLSTM
+from keras_skim.models.structural_jump.structural_jump_reading_cost import next_level, rung_weight
+from keras_skim.models.structural_jump.structural_jump_schedule import StructuralJumpSchedule
+from keras_skim.models.structural_jump.structural_jump_steps import fit_structural_jump_steps
 from keras_skim.training.run_checkpoint import RunCheckpoint, TrainingInterrupted
-from keras_skim.training.structural_jump_reading_cost import next_level, rung_weight
-from keras_skim.training.structural_jump_schedule import StructuralJumpSchedule
-from keras_skim.training.structural_jump_steps import fit_structural_jump_steps
 
 
 def _schedule():

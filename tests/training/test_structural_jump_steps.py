@@ -9,7 +9,9 @@ import keras
 import numpy as np
 import pytest
 
-from keras_skim.models.structural_jump_lstm import StructuralJumpLSTM
+from keras_skim.models.structural_jump.structural_jump_lstm import StructuralJumpLSTM
+from keras_skim.models.structural_jump.structural_jump_schedule import StructuralJumpSchedule
+from keras_skim.models.structural_jump.structural_jump_steps import fit_structural_jump_steps
 from keras_skim.training.run_checkpoint import (
     CheckpointMismatch,
     RunCheckpoint,
@@ -17,8 +19,6 @@ from keras_skim.training.run_checkpoint import (
     TrainingInterrupted,
     default_run_name,
 )
-from keras_skim.training.structural_jump_schedule import StructuralJumpSchedule
-from keras_skim.training.structural_jump_steps import fit_structural_jump_steps
 
 # Speed reading only: one model, and so one traced training step, serves every run of this file
 # (a fresh optimizer of the same settings is reset in place, not recompiled; `shared_model`).
@@ -196,7 +196,7 @@ def test_schedule_presets_and_checks():
 
 
 def test_history_plot_is_a_png(tmp_path):
-    from keras_skim.training.structural_jump_history_plot import plot_structural_jump_history
+    from keras_skim.models.structural_jump.structural_jump_history_plot import plot_structural_jump_history
 
     record = dict(accuracy=0.8, reward=0.7, read_fraction=1.0, skip_fraction=0.0, jump_fraction=0.0)
     history = [

@@ -158,7 +158,7 @@ public final class ModelMetadata {
 
     /**
      * A jump model's Flop-r over texts with these totals ({@code
-     * keras_skim.analysis.structural_jump_flops.structural_jump_flop_report}, corpus level): the
+     * keras_skim.models.structural_jump.structural_jump_flops.structural_jump_flop_report}, corpus level): the
      * FLOPs of an LSTM of the same size reading every word over those of the skip agent at every
      * visited word plus the LSTM step and the jump agent at every read word. Null when nothing was
      * visited.

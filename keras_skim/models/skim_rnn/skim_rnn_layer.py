@@ -1,0 +1,107 @@
+"""What `SkimLSTM` and `SkimGRU` share: a `keras.layers.RNN` that owns the
+loop of its one skim cell, as `keras.layers.LSTM` owns its LSTM cell's."""
+
+import keras
+from keras import tree
+
+from keras_skim.models.skim_rnn.skim_cell_base import run_skim_loop
+
+# Keys of the cell's config that belong to the layer, not to the cell.
+_LAYER_KEYS = ("name", "trainable", "dtype")
+
+
+class SkimRNNLayer(keras.layers.RNN):
+    """Base class of `SkimLSTM` and `SkimGRU`; not used directly.
+
+    Subclasses build their cell from their arguments and pass it here. The
+    layer's `inner_loop` adds the skim loss after the loop, without the
+    pre-loop hook that a plain `keras.layers.RNN` needs (in training with
+    the TensorFlow backend it runs the cell's fused loop, see
+    `run_skim_loop`).
+    """
+
+    def __init__(
+        self,
+        cell,
+        return_sequences=False,
+        return_state=False,
+        go_backwards=False,
+        stateful=False,
+        unroll=False,
+        **kwargs,
+    ):
+        super().__init__(
+            cell,
+            return_sequences=return_sequences,
+            return_state=return_state,
+            go_backwards=go_backwards,
+            stateful=stateful,
+            unroll=unroll,
+            **kwargs,
+        )
+        self.input_spec = keras.layers.InputSpec(ndim=3)
+        # The layer adds the cell's skim loss after its own loop.
+        cell._loop_owned = True
+
+    # Tells the cell's pre-loop hook to leave this layer's loop alone.
+    owns_skim_loop = True
+
+    def inner_loop(self, sequences, initial_state, mask, training=False):
+        if tree.is_nested(mask):
+            mask = mask[0]
+        # This loop adds the skim loss, whatever the hook found.
+        self.cell._rnn_will_account = True
+        return run_skim_loop(self, super().inner_loop, sequences, initial_state, mask, training)
+
+    @property
+    def threshold(self):
+        """The cell's inference threshold (settable, see `SkimLSTMCell`)."""
+        return self.cell.threshold
+
+    @threshold.setter
+    def threshold(self, value):
+        self.cell.threshold = value
+
+    def get_config(self):
+        cell_config = {k: v for k, v in self.cell.get_config().items() if k not in _LAYER_KEYS}
+        base_config = super().get_config()
+        del base_config["cell"]
+        return {**base_config, **cell_config}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+
+def cell_property(name):
+    """A read-only layer attribute that is the cell's attribute `name`."""
+    return property(lambda self: getattr(self.cell, name), doc=f"The cell's `{name}`.")
+
+
+# The constructor arguments that both layers keep on their cell.
+SHARED_CELL_ARGUMENTS = (
+    "units",
+    "small_units",
+    "gamma",
+    "activation",
+    "recurrent_activation",
+    "use_bias",
+    "kernel_initializer",
+    "recurrent_initializer",
+    "bias_initializer",
+    "gate_initializer",
+    "kernel_regularizer",
+    "recurrent_regularizer",
+    "bias_regularizer",
+    "kernel_constraint",
+    "recurrent_constraint",
+    "bias_constraint",
+    "dropout",
+    "recurrent_dropout",
+    "initial_temperature",
+    "seed",
+)
+
+for _name in SHARED_CELL_ARGUMENTS:
+    setattr(SkimRNNLayer, _name, cell_property(_name))
+del _name

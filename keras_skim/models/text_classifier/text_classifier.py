@@ -1,0 +1,97 @@
+"""The text classifier the CLI trains: embedding, one recurrent layer, logits.
+
+Two classes keep one logit (sigmoid, binary cross-entropy), the form of every
+model and export written before several classes were supported; k > 2
+classes get k logits (softmax, sparse categorical cross-entropy).
+"""
+
+import keras
+
+from keras_skim.model_kinds import text_classifier_cells
+from keras_skim.models.skim_rnn.skim_gru import SkimGRU
+from keras_skim.models.skim_rnn.skim_lstm import SkimLSTM
+
+CELL_KINDS = text_classifier_cells()
+
+
+def build_text_classifier(
+    cell,
+    vocabulary_size,
+    max_length,
+    embedding_dim=50,
+    units=100,
+    small_units=10,
+    gamma=0.01,
+    threshold=0.5,
+    embedding_matrix=None,
+    train_embedding=False,
+    dropout=0.0,
+    seed=None,
+    num_classes=2,
+):
+    """Embedding(mask_zero) -> RNN -> Dense(1) logit (two classes) or
+    Dense(num_classes) logits.
+
+    Args:
+        cell: one of `CELL_KINDS`; "lstm" and "gru" are the baselines.
+        vocabulary_size: rows of the embedding (index 0 = padding).
+        max_length: input length T.
+        embedding_dim: embedding size (50 with GloVe 6B 50d).
+        units, small_units, gamma, threshold: the skim cell's d, d', gamma
+            and inference threshold.
+        embedding_matrix: optional initial embedding, e.g. GloVe.
+        train_embedding: whether the embedding is trained.
+        dropout: dropout on the RNN's output.
+        seed: seed of the skim cell's Gumbel noise.
+        num_classes: number of classes, at least 2.
+
+    Returns:
+        An uncompiled `keras.Model`.
+    """
+    if num_classes < 2:
+        raise ValueError(f"num_classes must be at least 2; got {num_classes}")
+    if cell not in CELL_KINDS:
+        raise ValueError(f"cell must be one of {', '.join(CELL_KINDS)}; got {cell!r}")
+    inputs = keras.Input((max_length,), dtype="int32", name="token_ids")
+    initializer = keras.initializers.Constant(embedding_matrix) if embedding_matrix is not None else "uniform"
+    x = keras.layers.Embedding(
+        vocabulary_size,
+        embedding_dim,
+        mask_zero=True,
+        embeddings_initializer=initializer,
+        trainable=train_embedding or embedding_matrix is None,
+        name="embedding",
+    )(inputs)
+    # The skim layers own their training loop (input products of all steps
+    # in one matmul before it); their `cell` is the SkimLSTMCell/SkimGRUCell
+    # that the exporter and the other tools read, as in the models saved as
+    # keras.layers.RNN(SkimLSTMCell(...)) before them, which still load.
+    if cell == "skim-lstm":
+        rnn = SkimLSTM(units, small_units, gamma=gamma, threshold=threshold, seed=seed, name="skim_rnn")
+    elif cell == "skim-gru":
+        rnn = SkimGRU(units, small_units, gamma=gamma, threshold=threshold, seed=seed, name="skim_rnn")
+    elif cell == "lstm":
+        rnn = keras.layers.LSTM(units, name="lstm")
+    else:
+        rnn = keras.layers.GRU(units, name="gru")
+    x = rnn(x)
+    if dropout:
+        x = keras.layers.Dropout(dropout, name="dropout")(x)
+    if num_classes == 2:
+        logits = keras.layers.Dense(1, name="logit")(x)
+    else:
+        logits = keras.layers.Dense(num_classes, name="logits")(x)
+    return keras.Model(inputs, logits, name=f"{cell.replace('-', '_')}_classifier")
+
+
+def compile_text_classifier(model, learning_rate=1e-3):
+    """Adam with the loss and accuracy metric the model's head calls for:
+    binary on one logit (labels 0/1), sparse categorical on k logits."""
+    if model.outputs[0].shape[-1] == 1:
+        loss = keras.losses.BinaryCrossentropy(from_logits=True)
+        metric = keras.metrics.BinaryAccuracy(threshold=0.0, name="accuracy")
+    else:
+        loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+        metric = keras.metrics.SparseCategoricalAccuracy(name="accuracy")
+    model.compile(optimizer=keras.optimizers.Adam(learning_rate), loss=loss, metrics=[metric])
+    return model

@@ -1,0 +1,85 @@
+"""The text classifier family's pieces of `keras-skim train` (skim cells and
+baselines: embedding, one recurrent layer, logits).
+
+`keras_skim.model_kinds.FAMILIES` names this module; `train_command` adds
+its options and runs `train` for the kinds of the family. Its evaluate and
+show reports are the commands' own (no `evaluate`/`show` here).
+"""
+
+from keras_skim.cli.model_args import THRESHOLD_HELP, non_negative_float, non_negative_int
+
+# Defaults of the options only this family has (None in argparse, so that an
+# option given for another family's kind can be told from its default).
+SKIM_DEFAULTS = {"small_units": 10, "gamma": 0.01, "threshold": 0.5}
+TEXT_DEFAULTS = {"epochs": 5}
+OPTION_GROUPS = {"skim": SKIM_DEFAULTS, "text": TEXT_DEFAULTS}
+# What the shared options' help says of this family.
+HELP_NOTES = {}
+
+
+def add_arguments(parser):
+    """The skim cells' options (`--epochs` is a shared option)."""
+    skim = parser.add_argument_group("skim cells (skim-lstm, skim-gru)")
+    skim.add_argument(
+        "--small-units",
+        type=non_negative_int,
+        default=None,
+        help=f"d' (default {SKIM_DEFAULTS['small_units']}; 0 = skip)",
+    )
+    skim.add_argument(
+        "--gamma", type=non_negative_float, default=None, help=f"skim-loss weight (default {SKIM_DEFAULTS['gamma']})"
+    )
+    skim.add_argument(
+        "--threshold",
+        type=non_negative_float,
+        default=None,
+        help=THRESHOLD_HELP + f" (default {SKIM_DEFAULTS['threshold']})",
+    )
+
+
+def refusal(group):
+    """Why another family's option group does not apply here (None: the generic "only to ...")."""
+    return None
+
+
+def check(args, kind, units):
+    """One-line refusals of option values that do not fit together."""
+    from keras_skim.cli.errors import CliError
+
+    if kind.skims and args.small_units >= units:
+        raise CliError(f"--small-units ({args.small_units}) must be smaller than --units ({units})")
+
+
+def train(args, kind, units, learning_rate, batch_size):
+    """Trains and writes the model folder; prints its one-line summary."""
+    from keras_skim.models.text_classifier.text_classifier_training import train_text_model
+
+    results = train_text_model(
+        args.output,
+        dataset=args.data,
+        cell=args.cell,
+        units=units,
+        small_units=args.small_units,
+        gamma=args.gamma,
+        threshold=args.threshold,
+        epochs=args.epochs,
+        batch_size=batch_size,
+        learning_rate=learning_rate,
+        max_length=args.max_length,
+        max_tokens=args.max_tokens,
+        glove=args.glove,
+        limit=args.limit,
+        seed=args.seed,
+        split_seed=args.split_seed or 0,
+        force=args.force,
+        verbose=0 if args.quiet else 1,
+        train_embedding=not args.freeze_embedding,
+        early_stopping=args.early_stopping,
+    )
+    test = results["test"]
+    print(
+        f"wrote {args.output}: test accuracy {test['accuracy']:.4f}, "
+        f"skim rate {test['skim_rate']:.3f}, Flop-R {test['flop_r']:.2f}x, "
+        f"{results['seconds_per_epoch']:.1f} s/epoch"
+    )
+    return 0
