@@ -8,6 +8,8 @@ imported, the layers are registered at once, so that
 """
 
 import importlib
+import importlib.abc
+import importlib.util
 import sys
 
 from keras_skim.version import __version__
@@ -75,5 +77,34 @@ def __getattr__(name):
     raise AttributeError(f"module 'keras_skim' has no attribute {name!r}")
 
 
+class _RegisterAfterKerasImport(importlib.abc.MetaPathFinder):
+    """Registers the layers right after Keras is imported, when keras_skim came first.
+
+    `import keras_skim, keras; keras.saving.load_model("m.keras")` must find the
+    layers, yet importing keras_skim must not import Keras (the runtime runs
+    without it). Keras has no hook for plug-ins' serializables, so this finder
+    wraps the loader of the top-level `keras` module once and then leaves
+    `sys.meta_path`.
+    """
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != "keras":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(fullname)
+        if spec is None or spec.loader is None:
+            return spec
+        execute = spec.loader.exec_module
+
+        def exec_module(module):
+            execute(module)
+            register_layers()
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+
 if "keras" in sys.modules:
     register_layers()
+else:
+    sys.meta_path.insert(0, _RegisterAfterKerasImport())
