@@ -23,6 +23,7 @@ tokenizer, GloVe, this family's `fit_structural_jump_model`, the model
 folder `model.keras`, `tokenizer.json`, `train_config.json`).
 """
 
+import dataclasses
 import os
 import time
 
@@ -31,6 +32,7 @@ import numpy as np
 
 # Re-exported: the pieces the step loop (`structural_jump_steps`) shares with the epoch loop.
 from keras_skim.models.structural_jump.length_bucketed_batches import LengthBucketedBatches
+from keras_skim.models.structural_jump.structural_jump_config import training_arguments
 from keras_skim.models.structural_jump.structural_jump_evaluation import evaluate_structural_jump
 from keras_skim.models.structural_jump.structural_jump_optimizers import make_optimizer
 
@@ -264,105 +266,86 @@ def _time_record(phases):
     return {"epochs_run": epochs, "seconds_per_epoch": seconds / epochs if epochs else 0.0}
 
 
-def train_structural_jump(
-    output_dir=None,
-    dataset="rotten_tomatoes",
-    data=None,
-    tokenizer=None,
-    embedding_matrix=None,
-    max_length=None,
-    max_tokens=20000,
-    glove=True,
-    embedding_dim=50,
-    units=128,
-    agent_units=25,
-    full_read_epochs=3,
-    speed_read_epochs=10,
-    batch_size=None,
-    learning_rate=5e-4,
-    speed_learning_rate=5e-4,
-    optimizer="rmsprop_tf1",
-    speed_optimizer=None,
-    limit=None,
-    seed=0,
-    split_seed=0,
-    force=False,
-    verbose=2,
-    model_options=None,
-    fit_options=None,
-    schedule=None,
-    run_dir=None,
-    resume=False,
-    restart=False,
-    max_steps=None,
-):
+# The run's own options (not settings of the model, not recorded as such).
+RUN_OPTIONS = ("force", "verbose", "run_dir", "resume", "restart", "max_steps")
+
+
+def train_structural_jump(output_dir=None, dataset="rotten_tomatoes", data=None, tokenizer=None, **options):
     """Trains a Structural-Jump-LSTM classifier and optionally writes its folder.
 
-    This is what `keras-skim train --cell sj-lstm` runs.
+    The keyword form of `train_structural_jump_model`: `options` are the
+    fields of a `StructuralJumpTrainingConfig` (`units`, `schedule`,
+    `full_read_epochs`, ...), the run's options of
+    `train_structural_jump_model` (`force`, `verbose`, `run_dir`,
+    `resume`, `restart`, `max_steps`) and `embedding_matrix` (with `data`).
 
     Args:
-        output_dir: model folder to write (`model.keras`, `tokenizer.json`,
-            `train_config.json`, through `output_folder.staged_output_dir`), or
-            None to write nothing.
+        output_dir: model folder to write, or None to write nothing.
         dataset: a `--data` argument (a registry name such as
             "rotten_tomatoes" or "imdb", `tfds:NAME`, a .csv/.tsv/.jsonl
             file or a folder; see `keras_skim.datasets.registry`) or a
-            source from `resolve_data`; any number of classes. Split as
-            `keras-skim train` splits it for every cell (IMDB: 10% of the
-            training reviews held out for validation). Ignored when `data`
-            is given. The paper's own IMDB split (85/15) is
-            `load_dataset_splits`, passed in through `data`.
+            source from `resolve_data`. Ignored when `data` is given. The
+            paper's own IMDB split (85/15) is `load_dataset_splits`, passed
+            in through `data`.
         data: instead of a dataset, a dict with `"train"`, `"validation"`
             and optionally `"test"`, each `(token_ids, labels)` encoded with
-            `tokenizer` (which is then required).
+            `tokenizer` (which is then required); `embedding_matrix`: its
+            initial word vectors.
         tokenizer: the `keras_skim.datasets.Tokenizer` of `data`.
-        embedding_matrix: initial word vectors for `data` (GloVe is loaded
-            for a dataset when `glove` is True).
-        max_length: tokens per text (raw, punctuation included); default:
-            the data's (400 for IMDB, 50 for Rotten Tomatoes, 200 others).
-        max_tokens: vocabulary size of a fitted tokenizer.
-        glove: initialise the embedding with GloVe 6B 50d.
-        embedding_dim, units, agent_units: d, m, a.
-        full_read_epochs, speed_read_epochs, batch_size, learning_rate,
-            speed_learning_rate, optimizer, speed_optimizer: see
-            `fit_structural_jump`;
-            `batch_size` defaults to the paper's (32 for Rotten Tomatoes
-            and other data, 100 for IMDB).
-        limit: train on a seeded class-balanced subset of this many texts
-            (the evaluation splits shrink to limit // 4, at least 100).
-        seed: seed of everything random.
-        split_seed: seed of the held-out split of data without its own.
+
+    Returns:
+        `(model, results)`, see `train_structural_jump_model`.
+    """
+    from keras_skim.models.structural_jump.structural_jump_config import StructuralJumpTrainingConfig
+    from keras_skim.training import pipeline
+
+    run = {name: options.pop(name) for name in RUN_OPTIONS if name in options}
+    embedding_matrix = options.pop("embedding_matrix", None)
+    config = StructuralJumpTrainingConfig(**options)
+    if data is not None:
+        dataset = pipeline.given_data(data, tokenizer, embedding_matrix)
+    elif embedding_matrix is not None:
+        raise ValueError("embedding_matrix goes with data=...; a dataset's word vectors are GloVe's (glove=True)")
+    return train_structural_jump_model(dataset, config, output_dir, **run)
+
+
+def train_structural_jump_model(
+    data, config, output_dir=None, force=False, verbose=2, run_dir=None, resume=False, restart=False, max_steps=None
+):
+    """Trains the Structural-Jump-LSTM classifier `config` describes on
+    `data` and optionally writes its folder; what `keras-skim train --cell
+    sj-lstm` runs.
+
+    Args:
+        data: a `--data` argument or source (see `train_structural_jump`'s
+            `dataset`: split as `keras-skim train` splits it for every cell,
+            IMDB: 10% of the training reviews held out for validation), or
+            splits the caller encoded (`pipeline.given_data`).
+        config: a `StructuralJumpTrainingConfig`.
+        output_dir: model folder to write (`model.keras`, `tokenizer.json`,
+            `train_config.json`, through `output_folder.staged_output_dir`),
+            or None to write nothing.
         force: replace an existing `output_dir` that keras-skim wrote.
-        verbose: `fit`'s verbosity.
-        model_options: extra `StructuralJumpLSTM` arguments (e.g.
-            `{"advantage": "code"}`); a schedule's `rolling_weight`, when
-            it has one, is added to them.
-        fit_options: extra `fit_structural_jump` arguments (with a
-            `schedule`: extra `fit_structural_jump_steps` arguments, such as
-            `read_budget`).
-        schedule: a `StructuralJumpSchedule` (or a preset name, "authors"
-            or "default"): train on this schedule in steps
-            (`fit_structural_jump_steps`: validation every N steps, a
-            history of every validation, resumable) instead of the
-            epochs above.
+        verbose: the fit's verbosity.
         run_dir: with a schedule, the folder of the run's checkpoint;
             default: `<cache>/runs/<name of output_dir>-<hash of its path>`
             (`run_checkpoint.runs_root`) when `output_dir` is given, else
             no checkpoint.
-        resume: continue the run from its checkpoint (same arguments).
+        resume: continue the run from its checkpoint (same settings).
         restart: discard the run's checkpoint and start over.
         max_steps: stop after this many steps in this call (checkpoint
             written; `TrainingInterrupted` raised).
 
     Returns:
         `(model, results)`; `results` is the `train_config.json` record:
-        `arguments` (these arguments, with the resolved `dataset`,
-        `max_length` and `batch_size`), `data` (the source, its classes and
-        split, when trained on a dataset), both phases' histories and
-        timings, `seconds_per_epoch`, `epochs_run`, the full-read
-        validation accuracy, and the greedy `validation` and `test` results
-        of `evaluate_structural_jump` (accuracy, read / skip / jump
-        fractions, Flop-r, mean reward).
+        `arguments` (`training_arguments`: the settings, with the resolved
+        `dataset`, `max_length` and `batch_size`), `data` (the source, its
+        classes and split, when trained on a dataset), both phases'
+        histories and timings, `seconds_per_epoch` and `epochs_run` (or
+        `seconds_per_step` and `steps_run`), the full-read validation
+        accuracy, and the greedy `validation` and `test` results of
+        `evaluate_structural_jump` (accuracy, read / skip / jump fractions,
+        Flop-r, mean reward).
 
     Raises:
         contracts.OutputRefused: `output_dir` may not be written (exists
@@ -371,57 +354,27 @@ def train_structural_jump(
         RunExists, CheckpointMismatch, TrainingInterrupted: see
             `fit_structural_jump_steps`.
     """
-    arguments = {
-        k: v
-        for k, v in locals().items()
-        if k not in ("force", "verbose", "data", "tokenizer", "embedding_matrix", "resume", "restart", "max_steps")
-    }
-    from keras_skim.models.structural_jump.structural_jump_schedule import StructuralJumpSchedule
-
-    if isinstance(schedule, str):
-        schedule = StructuralJumpSchedule.preset(schedule)
-    if schedule is not None:
-        _model_options(model_options, schedule)  # a weight given twice fails before the data loads
-        arguments["schedule"] = schedule.to_dict()
-        arguments.pop("full_read_epochs")
-        arguments.pop("speed_read_epochs")
-        if run_dir is None and output_dir is not None:
-            from keras_skim.training.run_checkpoint import default_run_name, runs_root
-
-            run_dir = os.path.join(runs_root(), default_run_name(output_dir))
-        arguments["run_dir"] = None if run_dir is None else os.fspath(run_dir)
     from keras_skim.training import pipeline
 
-    arguments["cell"] = "sj-lstm"  # the `keras-skim train --cell` of this model
-    if output_dir is not None:
-        output_dir = os.fspath(output_dir)
-        arguments["output_dir"] = output_dir
+    if config.schedule is not None and run_dir is None and output_dir is not None:
+        from keras_skim.training.run_checkpoint import default_run_name, runs_root
 
-    def prepare(arguments):
-        keras.utils.set_random_seed(seed)
-        if data is not None:
-            given = pipeline.given_data(data, tokenizer, embedding_matrix)
-            arguments.update(dataset=None, max_length=given.max_length, batch_size=batch_size or 32)
-            return given
-        source = pipeline.resolve_source(dataset, split_seed)
-        arguments["dataset"] = source.spec
-        length = max_length or source.default_max_length
-        arguments.update(max_length=length, batch_size=batch_size or DEFAULT_BATCH_SIZE.get(source.spec, 32))
-        encoded = pipeline.encode_source(source, length, max_tokens, limit, seed, glove, embedding_dim)
-        if embedding_matrix is not None:
-            encoded.embedding_matrix = embedding_matrix
-        return encoded
+        run_dir = os.path.join(runs_root(), default_run_name(output_dir))
+
+    def prepare():
+        keras.utils.set_random_seed(config.seed)
+        resolved, encoded = _encoded(data, config)
+        return encoded, resolved, training_arguments(output_dir, resolved_spec(data, encoded), resolved, run_dir)
 
     # The step loop writes a checkpoint on SIGINT/SIGTERM: the folder is staged after it.
     return pipeline.train_model(
-        output_dir,
+        None if output_dir is None else os.fspath(output_dir),
         "structural_jump_lstm",
-        arguments,
+        None if isinstance(data, pipeline.TrainingData) else data,
         prepare,
         force=force,
         verbose=verbose,
         stage_early=False,
-        schedule=schedule,
         run_dir=run_dir,
         resume=resume,
         restart=restart,
@@ -429,68 +382,55 @@ def train_structural_jump(
     )
 
 
-def _model_options(model_options, schedule):
-    """The extra `StructuralJumpLSTM` arguments: `model_options` and the
-    schedule's reward weight (a recipe's trade-off), given in one place."""
-    options = dict(model_options or {})
-    weight = None if schedule is None else schedule.rolling_weight
-    if weight is not None:
-        if options.get("rolling_weight", weight) != weight:
-            raise ValueError(
-                f"rolling_weight is given twice: {options['rolling_weight']} in model_options and {weight} "
-                "in the schedule; give it in one place"
-            )
-        options["rolling_weight"] = weight
-    return options
+def resolved_spec(data, encoded):
+    """The recorded `dataset`: the source's spec, None for encoded data."""
+    return None if encoded.source is None else encoded.source.spec
 
 
-def fit_structural_jump_model(
-    data, arguments, verbose, schedule=None, run_dir=None, resume=False, restart=False, max_steps=None
-):
+def _encoded(data, config):
+    """(the config with the data's length and batch size filled in, the `TrainingData`)."""
+    from keras_skim.training import pipeline
+
+    if isinstance(data, pipeline.TrainingData):
+        return dataclasses.replace(config, max_length=data.max_length, batch_size=config.batch_size or 32), data
+    source = pipeline.resolve_source(data, config.split_seed)
+    resolved = dataclasses.replace(
+        config,
+        max_length=config.max_length or source.default_max_length,
+        batch_size=config.batch_size or DEFAULT_BATCH_SIZE.get(source.spec, 32),
+    )
+    encoded = pipeline.encode_source(
+        source, resolved.max_length, config.max_tokens, config.limit, config.seed, config.glove, config.embedding_dim
+    )
+    return resolved, encoded
+
+
+def fit_structural_jump_model(data, config, verbose, run_dir=None, resume=False, restart=False, max_steps=None):
     """The family's trainer (`keras_skim.model_kinds`): builds the
-    `StructuralJumpLSTM` that `arguments` describe, runs both phases on
-    `data` (a `pipeline.TrainingData`) in epochs or on the `schedule` in
+    `StructuralJumpLSTM` that `config` describes, runs both phases on
+    `data` (a `pipeline.TrainingData`) in epochs or on the schedule in
     steps, and evaluates the greedy policy; returns (model, its
     train_config.json record)."""
-    from keras_skim.models.structural_jump.structural_jump_flops import structural_jump_step_flops
-    from keras_skim.models.structural_jump.structural_jump_lstm import StructuralJumpLSTM
-    from keras_skim.models.structural_jump.text_structure import punctuation_ids
-    from keras_skim.training.pipeline import versions
-
-    tokenizer, splits = data.tokenizer, data.splits
-    units, embedding_dim, agent_units = arguments["units"], arguments["embedding_dim"], arguments["agent_units"]
-    model = StructuralJumpLSTM(
-        tokenizer.vocabulary_size,
-        **punctuation_ids(tokenizer.vocabulary),
-        num_classes=max(data.num_classes, 2),
-        embedding_dim=embedding_dim,
-        units=units,
-        agent_units=agent_units,
-        seed=arguments["seed"],
-        **_model_options(arguments["model_options"], schedule),
-    )
-    model.build((None, data.max_length))
-    if data.embedding_matrix is not None:
-        model.set_embedding_matrix(np.asarray(data.embedding_matrix, np.float32))
-
+    model = _build_model(data, config)
     common = dict(
-        batch_size=arguments["batch_size"],
-        learning_rate=arguments["learning_rate"],
-        speed_learning_rate=arguments["speed_learning_rate"],
-        optimizer=arguments["optimizer"],
-        speed_optimizer=arguments["speed_optimizer"],
-        seed=arguments["seed"],
+        batch_size=config.batch_size,
+        learning_rate=config.learning_rate,
+        speed_learning_rate=config.speed_learning_rate,
+        optimizer=config.optimizer,
+        speed_optimizer=config.speed_optimizer,
+        seed=config.seed,
         verbose=verbose,
-        **(arguments["fit_options"] or {}),
+        **(config.fit_options or {}),
     )
+    splits = data.splits
     record = {}
-    if schedule is None:
+    if config.schedule is None:
         phases = fit_structural_jump(
             model,
             splits["train"],
             splits["validation"],
-            full_read_epochs=arguments["full_read_epochs"],
-            speed_read_epochs=arguments["speed_read_epochs"],
+            full_read_epochs=config.full_read_epochs,
+            speed_read_epochs=config.speed_read_epochs,
             **common,
         )
     else:
@@ -500,7 +440,7 @@ def fit_structural_jump_model(
             model,
             splits["train"],
             splits["validation"],
-            schedule,
+            config.schedule,
             run_dir=run_dir,
             resume=resume,
             restart=restart,
@@ -508,25 +448,62 @@ def fit_structural_jump_model(
             phase_end_data={"test": splits["test"]} if "test" in splits else None,
             **common,
         )
-        record["history"] = phases.pop("history")
-        phases.pop("run_dir")
-        if run_dir is not None and record["history"]:
-            from keras_skim.models.structural_jump.structural_jump_history_plot import plot_structural_jump_history
-
-            record["history_plot"] = plot_structural_jump_history(
-                record["history"], os.path.join(run_dir, "history.png")
-            )
+        record.update(_step_history(phases, run_dir))
     record.update(phases=phases, **_time_record(phases))
     if "full_read" in phases:
         record["full_read_validation_accuracy"] = phases["full_read"]["validation_accuracy"]
-    record["validation"] = evaluate_structural_jump(model, *splits["validation"])
+    record.update(_evaluation_record(model, data, config))
+    return model, record
+
+
+def _build_model(data, config):
+    """The `StructuralJumpLSTM` of `config`, built for `data`, its embedding set."""
+    from keras_skim.models.structural_jump.structural_jump_config import merged_model_options
+    from keras_skim.models.structural_jump.structural_jump_lstm import StructuralJumpLSTM
+    from keras_skim.models.structural_jump.text_structure import punctuation_ids
+
+    model = StructuralJumpLSTM(
+        data.tokenizer.vocabulary_size,
+        **punctuation_ids(data.tokenizer.vocabulary),
+        num_classes=max(data.num_classes, 2),
+        embedding_dim=config.embedding_dim,
+        units=config.units,
+        agent_units=config.agent_units,
+        seed=config.seed,
+        **merged_model_options(config.model_options, config.schedule),
+    )
+    model.build((None, data.max_length))
+    if data.embedding_matrix is not None:
+        model.set_embedding_matrix(np.asarray(data.embedding_matrix, np.float32))
+    return model
+
+
+def _step_history(phases, run_dir):
+    """The step loop's history of every validation (taken out of `phases`), and its plot."""
+    record = {"history": phases.pop("history")}
+    phases.pop("run_dir")
+    if run_dir is not None and record["history"]:
+        from keras_skim.models.structural_jump.structural_jump_history_plot import plot_structural_jump_history
+
+        record["history_plot"] = plot_structural_jump_history(record["history"], os.path.join(run_dir, "history.png"))
+    return record
+
+
+def _evaluation_record(model, data, config):
+    """The greedy policy's validation (and test) results, the FLOP counts and what the run was."""
+    from keras_skim.models.structural_jump.structural_jump_flops import structural_jump_step_flops
+    from keras_skim.models.structural_jump.text_structure import punctuation_ids
+    from keras_skim.training.pipeline import versions
+
+    splits, tokenizer = data.splits, data.tokenizer
+    record = {"validation": evaluate_structural_jump(model, *splits["validation"])}
     if "test" in splits:
         record["test"] = evaluate_structural_jump(model, *splits["test"])
     record.update(
-        flops=structural_jump_step_flops(units, embedding_dim, agent_units),
+        flops=structural_jump_step_flops(config.units, config.embedding_dim, config.agent_units),
         train_examples=int(len(splits["train"][1])),
         vocabulary_size=tokenizer.vocabulary_size,
         punctuation_ids=punctuation_ids(tokenizer.vocabulary),
         versions=versions(),
     )
-    return model, record
+    return record
