@@ -1,7 +1,8 @@
 """The text classifier family's training settings, as one typed value.
 
-`keras-skim train` (for the family's cells) and `keras-skim demo` build a `TextClassifierTrainingConfig` from their options and pass it whole
-to `text_classifier_training.train_text_classifier`; `train_config.json`
+`keras-skim train` (for the family's cells) and `keras-skim demo` build a
+`TextClassifierTrainingConfig` from their options and pass it whole to
+`text_classifier_training.train_text_classifier`; `train_config.json`
 records its fields (`training_arguments`).
 """
 
