@@ -1,5 +1,5 @@
 """Two-phase training of Structural-Jump-LSTM, as the paper and its authors'
-code do it, with plain `model.fit`:
+code do it:
 
 1. full-read pretraining: every word read, the agents' logits pulled
    towards "read, next word"; the weights with the best validation
@@ -8,202 +8,151 @@ code do it, with plain `model.fit`:
    frozen, actor-critic losses on; the target weight delta decays from 0.1
    to 0.005 over the first half of the phase; the weights with the best
    validation reward are kept (the authors' selection rule), or, with a
-   read budget, the most accurate epoch within it. Optionally the actor
-   loss waits `critic_warmup_steps` steps for the critics (the code's
-   `init_runs`, 0 in its runs).
+   read budget, the most accurate validation within it. Optionally the
+   actor loss waits `critic_warmup_steps` steps for the critics (the
+   code's `init_runs`, 0 in its runs).
 
-`fit_structural_jump` runs the phases in epochs; with a schedule in steps
-(`StructuralJumpSchedule`), `train_structural_jump` runs them with
-`structural_jump_steps.fit_structural_jump_steps` instead: validation every
-N steps, a history of every validation, and a checkpoint to resume from.
+One loop runs them, in steps (`structural_jump_steps.fit_structural_jump_steps`:
+validation every N steps, a history of every validation, a checkpoint to
+resume from) on a `StructuralJumpSchedule`; `fit_structural_jump` runs it on
+a schedule whose lengths are given in epochs (validation once an epoch).
 
-`train_structural_jump` (what `keras-skim train --cell sj-lstm` runs) goes
-through the one training pipeline (`keras_skim.training.pipeline`: data,
-tokenizer, GloVe, this family's `fit_structural_jump_model`, the model
-folder `model.keras`, `tokenizer.json`, `train_config.json`).
+`train_structural_jump_model` (what `keras-skim train --cell sj-lstm` runs)
+goes through the one training pipeline (`keras_skim.training.pipeline`:
+data, tokenizer, GloVe, this family's `fit_structural_jump_model`, the model
+folder `model.keras`, `tokenizer.json`, `train_config.json`), with the
+settings of a `StructuralJumpTrainingConfig`.
 """
 
 import dataclasses
 import os
-import time
 
 import keras
 import numpy as np
 
-# Re-exported: the pieces the step loop (`structural_jump_steps`) shares with the epoch loop.
 from keras_skim.models.structural_jump.length_bucketed_batches import LengthBucketedBatches
 from keras_skim.models.structural_jump.structural_jump_config import training_arguments
 from keras_skim.models.structural_jump.structural_jump_evaluation import evaluate_structural_jump
-from keras_skim.models.structural_jump.structural_jump_optimizers import make_optimizer
 
 DEFAULT_MAX_LENGTH = {"imdb": 400, "rotten_tomatoes": 50}
 # The paper: batch 32 for AG news, Rotten Tomatoes and SST, 100 for the rest.
 DEFAULT_BATCH_SIZE = {"rotten_tomatoes": 32, "imdb": 100}
 
 
-def _history(history):
-    return {k: [float(v) for v in vs] for k, vs in history.history.items()}
+# The epoch trainer's schedule options (`StructuralJumpSchedule.in_epochs`) and their defaults there.
+EPOCH_SCHEDULE_DEFAULTS = {
+    "full_read_patience": 2,
+    "speed_read_patience": None,
+    "initial_entropy_weight": 0.1,
+    "final_entropy_weight": 0.005,
+    "entropy_decay_fraction": 0.5,
+    "critic_warmup_steps": 0,
+}
+# The greedy validation scores of a step record, logged as Keras logs them ("val_" + name).
+_VALIDATION_SCORES = ("accuracy", "read_fraction", "skip_fraction", "jump_fraction", "reward", "flop_r")
 
 
 def fit_structural_jump(
-    model,
-    train,
-    validation,
-    full_read_epochs=3,
-    speed_read_epochs=10,
-    batch_size=32,
-    learning_rate=5e-4,
-    speed_learning_rate=5e-4,
-    optimizer="rmsprop_tf1",
-    speed_optimizer=None,
-    initial_entropy_weight=0.1,
-    final_entropy_weight=0.005,
-    entropy_decay_fraction=0.5,
-    full_read_patience=2,
-    speed_read_patience=None,
-    speed_read_monitor="val_reward",
-    read_budget=None,
-    critic_warmup_steps=0,
-    seed=0,
-    verbose=2,
-    callbacks=(),
-    full_read_weights=None,
+    model, train, validation, full_read_epochs=3, speed_read_epochs=10, full_read_weights=None, **options
 ):
-    """Runs both training phases on a built `StructuralJumpLSTM`.
+    """Runs both training phases on a built `StructuralJumpLSTM`, in epochs.
+
+    The step loop (`structural_jump_steps.fit_structural_jump_steps`) on a
+    schedule counted in epochs (`StructuralJumpSchedule.in_epochs`): one
+    validation at the end of each epoch; phase 1 keeps the weights with the
+    best validation accuracy, phase 2 those with the best validation reward
+    (or, with a `read_budget`, the best accuracy among the epochs reading
+    at most that fraction). Not resumable: no checkpoint is written.
 
     Args:
         model: a `keras_skim.StructuralJumpLSTM`.
         train, validation: `(token_ids, labels)` pairs of numpy arrays.
         full_read_epochs: epochs of phase 1 (0 skips it).
         speed_read_epochs: epochs of phase 2 (0 skips it).
-        batch_size: documents per batch.
-        learning_rate, speed_learning_rate: of phases 1 and 2 (the paper's
-            0.0005 for both).
-        optimizer: phase 1's, see `make_optimizer`; a fresh one per phase.
-        speed_optimizer: phase 2's; defaults to `optimizer`.
-        initial_entropy_weight, final_entropy_weight: delta's range.
-        entropy_decay_fraction: the share of phase 2's steps over which
-            delta decays (the code: half).
-        full_read_patience: early stopping on validation accuracy in phase 1.
-        speed_read_patience: early stopping in phase 2 (None: never stop
-            early; the best epoch is restored either way).
-        speed_read_monitor: the validation log that picks phase 2's best
-            epoch ("val_reward", the code's rule, or "val_accuracy").
-        critic_warmup_steps: steps at the start of phase 2 without the
-            actor loss (`CriticWarmup`; the code's `init_runs`, 0).
-        read_budget: if set, phase 2 keeps instead the epoch with the best
-            validation accuracy among those whose greedy validation read
-            fraction is at most this (`ReadBudgetCheckpoint`).
-        seed: seed of the batch order.
-        verbose: `fit`'s verbosity.
-        callbacks: extra callbacks for both phases.
         full_read_weights: optional `.weights.h5` path: written after
             phase 1, or, when phase 1 is skipped (`full_read_epochs=0`),
             loaded instead of running it (to rerun phase 2 alone; it must
             exist).
+        **options: the schedule's, in epochs: `full_read_patience` (2;
+            early stopping on validation accuracy in phase 1),
+            `speed_read_patience` (None: never stop early; the best epoch
+            is restored either way), `initial_entropy_weight` and
+            `final_entropy_weight` (delta's range), `entropy_decay_fraction`
+            (0.5: the share of phase 2's steps over which delta decays),
+            `critic_warmup_steps` (0: steps at the start of phase 2 without
+            the actor loss); and the fields of
+            `structural_jump_steps.StepFitOptions` (`batch_size`,
+            `learning_rate`, `speed_learning_rate`, `optimizer`,
+            `speed_optimizer`, `read_budget`, `seed`, `verbose`).
 
     Returns:
-        dict with `full_read` and `speed_read` entries: `history`,
-        `epochs_run`, `seconds`, `seconds_per_epoch`; `full_read` also has
-        `validation_accuracy`, the full-read accuracy phase 2 starts from;
-        `speed_read` has `selected_epoch` (1-based) and `selection`.
+        dict with `full_read` and `speed_read` entries (those that ran):
+        `history` (per epoch, as Keras logs it: the training means and the
+        greedy validation scores, `val_accuracy`, `val_read_fraction`, ...,
+        and `entropy_weight`), `epochs_run`, `seconds`,
+        `seconds_per_epoch`; `full_read` also has `validation_accuracy`,
+        the full-read accuracy phase 2 starts from; `speed_read` has
+        `selected_epoch` (1-based) and `selection`.
     """
-    from keras_skim.models.structural_jump.critic_warmup import CriticWarmup
-    from keras_skim.models.structural_jump.entropy_weight_decay import EntropyWeightDecay
-    from keras_skim.models.structural_jump.read_budget_checkpoint import ReadBudgetCheckpoint
+    from keras_skim.models.structural_jump.structural_jump_schedule import StructuralJumpSchedule
+    from keras_skim.models.structural_jump.structural_jump_steps import StepFitOptions, fit_structural_jump_steps
 
-    train_batches = LengthBucketedBatches(*train, batch_size, shuffle=True, seed=seed)
-    validation_batches = LengthBucketedBatches(*validation, batch_size, shuffle=False)
+    schedule = {name: options.pop(name, default) for name, default in EPOCH_SCHEDULE_DEFAULTS.items()}
+    fit = StepFitOptions(**options)
+    steps_per_epoch = len(LengthBucketedBatches(*train, fit.batch_size, shuffle=True, seed=fit.seed))
     results = {}
-    train_embedding = model.embedding.trainable
-
-    if full_read_epochs:
-        model.speed_reading = False
-        model.entropy_weight = initial_entropy_weight
-        model.embedding.trainable = train_embedding
-        model.compile(make_optimizer(optimizer, learning_rate))
-        stop = keras.callbacks.EarlyStopping(
-            monitor="val_accuracy", mode="max", patience=full_read_patience, restore_best_weights=True
-        )
-        started = time.perf_counter()
-        history = model.fit(
-            train_batches,
-            validation_data=validation_batches,
-            epochs=full_read_epochs,
-            callbacks=[stop, *callbacks],
-            verbose=verbose,
-        )
-        seconds = time.perf_counter() - started
-        epochs = len(history.history["loss"])
-        results["full_read"] = {
-            "history": _history(history),
-            "epochs_run": epochs,
-            "seconds": seconds,
-            "seconds_per_epoch": seconds / epochs,
-        }
-        if full_read_weights:
+    if full_read_epochs == 0 and full_read_weights:
+        results["full_read"] = _loaded_full_read(model, validation, full_read_weights)
+    for phase, epochs in (("full_read", full_read_epochs), ("speed_read", speed_read_epochs)):
+        if not epochs:
+            continue
+        lengths = (epochs, 0) if phase == "full_read" else (0, epochs)
+        phase_schedule = StructuralJumpSchedule.in_epochs(steps_per_epoch, *lengths, **schedule)
+        run = fit_structural_jump_steps(model, train, validation, phase_schedule, **vars(fit))
+        results[phase] = _in_epochs(run[phase], steps_per_epoch)
+        if phase == "full_read" and full_read_weights:
             model.save_weights(full_read_weights)
-    elif full_read_weights:
-        if not os.path.exists(full_read_weights):
-            raise FileNotFoundError(
-                f"{full_read_weights}: no full-read weights to start speed reading from "
-                "(run phase 1 with full_read_epochs > 0 first)"
-            )
-        model.load_weights(full_read_weights)
-        model.compile(make_optimizer(optimizer, learning_rate))
-        results["full_read"] = {"loaded_from": os.fspath(full_read_weights), "epochs_run": 0}
-    if "full_read" in results:
-        model.speed_reading = False
-        logs = model.evaluate(validation_batches, verbose=0, return_dict=True)
-        results["full_read"]["validation_accuracy"] = float(logs["accuracy"])
-
-    if speed_read_epochs:
-        model.speed_reading = True
-        model.entropy_weight = initial_entropy_weight
-        model.embedding.trainable = False
-        model.compile(make_optimizer(speed_optimizer or optimizer, speed_learning_rate))
-        steps = speed_read_epochs * len(train_batches)
-        decay = EntropyWeightDecay(
-            max(int(steps * entropy_decay_fraction), 1),
-            initial=initial_entropy_weight,
-            final=final_entropy_weight,
-        )
-        if read_budget is None:
-            select = keras.callbacks.EarlyStopping(
-                monitor=speed_read_monitor,
-                mode="max",
-                patience=speed_read_patience or speed_read_epochs,
-                restore_best_weights=True,
-            )
-            selection = f"best {speed_read_monitor}"
-        else:
-            select = ReadBudgetCheckpoint(read_budget)
-            selection = f"best val_accuracy with val_read_fraction <= {read_budget}"
-        started = time.perf_counter()
-        history = model.fit(
-            train_batches,
-            validation_data=validation_batches,
-            epochs=speed_read_epochs,
-            callbacks=[decay, CriticWarmup(critic_warmup_steps), select, *callbacks],
-            verbose=verbose,
-        )
-        seconds = time.perf_counter() - started
-        epochs = len(history.history["loss"])
-        if read_budget is None:
-            selected = int(np.argmax(history.history[speed_read_monitor]))
-        else:
-            selected = select.selected_epoch
-            if not select.within_budget:
-                selection += " (none did: best val_reward)"
-        results["speed_read"] = {
-            "history": _history(history),
-            "epochs_run": epochs,
-            "seconds": seconds,
-            "seconds_per_epoch": seconds / epochs,
-            "selected_epoch": selected + 1,
-            "selection": selection,
-        }
     return results
+
+
+def _loaded_full_read(model, validation, full_read_weights):
+    """Phase 1's result from its saved weights (loaded into `model`)."""
+    if not os.path.exists(full_read_weights):
+        raise FileNotFoundError(
+            f"{full_read_weights}: no full-read weights to start speed reading from "
+            "(run phase 1 with full_read_epochs > 0 first)"
+        )
+    model.load_weights(full_read_weights)
+    model.speed_reading = False
+    accuracy = evaluate_structural_jump(model, *validation)["accuracy"]
+    return {"loaded_from": os.fspath(full_read_weights), "epochs_run": 0, "validation_accuracy": accuracy}
+
+
+def _in_epochs(summary, steps_per_epoch):
+    """A phase of the step loop, validated once an epoch, told in epochs."""
+    epochs = -(-summary["steps_run"] // steps_per_epoch)
+    history = {}
+    for record in summary["history"]:
+        logs = {
+            **record["train"],
+            **{f"val_{name}": record[name] for name in _VALIDATION_SCORES},
+            "entropy_weight": record["entropy_weight"],
+        }
+        for name, value in logs.items():
+            history.setdefault(name, []).append(float(value))
+    out = {
+        "history": history,
+        "epochs_run": epochs,
+        "seconds": summary["seconds"],
+        "seconds_per_epoch": summary["seconds"] / max(epochs, 1),
+    }
+    if "validation_accuracy" in summary:
+        out["validation_accuracy"] = summary["validation_accuracy"]
+    else:
+        selected = summary["selected_step"]
+        out["selected_epoch"] = None if selected is None else -(-selected // steps_per_epoch)
+        out["selection"] = summary["selection"]
+    return out
 
 
 def load_dataset_splits(
