@@ -195,11 +195,14 @@ def train(args, kind, units, learning_rate, batch_size):
     except (RunExists, CheckpointMismatch) as err:
         raise CliError(str(err)) from None
     except TrainingInterrupted as err:
-        print(
-            f"stopped in {err.phase} at step {err.step}; checkpoint in {err.run_dir}: run the same command "
-            "with --resume to continue",
-            file=sys.stderr,
-        )
+        if err.run_dir is None:  # a schedule in epochs writes no checkpoint
+            print(f"stopped in {err.phase} at step {err.step}; a run in epochs cannot be resumed", file=sys.stderr)
+        else:
+            print(
+                f"stopped in {err.phase} at step {err.step}; checkpoint in {err.run_dir}: run the same command "
+                "with --resume to continue",
+                file=sys.stderr,
+            )
         return 130
 
 
