@@ -53,7 +53,7 @@ _VALIDATION_SCORES = ("accuracy", "read_fraction", "skip_fraction", "jump_fracti
 
 
 def fit_structural_jump(
-    model, train, validation, full_read_epochs=3, speed_read_epochs=10, full_read_weights=None, **options
+    model, train, validation, full_read_epochs=3, speed_read_epochs=10, *, full_read_weights=None, **options
 ):
     """Runs both training phases on a built `StructuralJumpLSTM`, in epochs.
 
