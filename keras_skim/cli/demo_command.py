@@ -160,7 +160,8 @@ def run(args):
 def _train_both(stage, args):
     """Trains the Skim-LSTM and the LSTM into `stage`; returns the table."""
     from keras_skim.datasets import DatasetUnavailableError, DataSourceError
-    from keras_skim.models.text_classifier.text_classifier_training import train_text_model
+    from keras_skim.models.text_classifier.text_classifier_config import TextClassifierTrainingConfig
+    from keras_skim.models.text_classifier.text_classifier_training import train_text_classifier
 
     rows = []
     for name, cell in (("Skim-LSTM", "skim-lstm"), ("LSTM", "lstm")):
@@ -169,18 +170,17 @@ def _train_both(stage, args):
             + (f", d'={args.small_units}, gamma={args.gamma}" if cell != "lstm" else "")
             + f") on {args.data}"
         )
+        config = TextClassifierTrainingConfig(
+            cell=cell,
+            units=args.units,
+            small_units=args.small_units,
+            gamma=args.gamma,
+            epochs=args.epochs,
+            limit=args.limit,
+        )
+        folder = os.path.join(stage, cell.replace("-", "_"))
         try:
-            result = train_text_model(
-                os.path.join(stage, cell.replace("-", "_")),
-                dataset=args.data,
-                cell=cell,
-                units=args.units,
-                small_units=args.small_units,
-                gamma=args.gamma,
-                epochs=args.epochs,
-                limit=args.limit,
-                verbose=0 if args.quiet else 1,
-            )
+            result = train_text_classifier(args.data, config, folder, verbose=0 if args.quiet else 1)
         except (DatasetUnavailableError, DataSourceError) as err:
             raise data_error(err) from None
         rows.append((name, result))

@@ -86,18 +86,21 @@ def given_data(data, tokenizer, embedding_matrix=None):
     return TrainingData(splits, tokenizer, embedding_matrix, num_classes, splits["train"][0].shape[1])
 
 
-def train_model(output_dir, kind, arguments, prepare, force=False, verbose=1, stage_early=True, **fit_options):
+def train_model(output_dir, kind, dataset, prepare, force=False, verbose=1, stage_early=True, **fit_options):
     """Trains a model of `kind` and writes its folder; returns `(model, record)`.
 
     Args:
         output_dir: The model folder to write, or None to write nothing.
         kind: A `keras_skim.model_kinds` kind name; its family's trainer,
-            `trainer(data, arguments, verbose, **fit_options) -> (model,
-            record)`, builds, fits and evaluates the model (and fills the
-            `arguments` it resolves, such as a default batch size).
-        arguments: The recorded arguments of the run (`train_config.json`).
-        prepare: `prepare(arguments) -> TrainingData`: loads and encodes
-            the data (and fills the `arguments` it resolves).
+            `trainer(data, config, verbose, **fit_options) -> (model,
+            record)`, builds, fits and evaluates the model.
+        dataset: The `--data` argument (or source, or None) the data comes
+            from: the folder may not hold the files it names.
+        prepare: `prepare() -> (TrainingData, config, arguments)`: loads and
+            encodes the data; `config` is the family's training settings
+            (a dataclass) with what the data resolves (such as the default
+            length) filled in, `arguments` their record in
+            `train_config.json`.
         force: Replace an `output_dir` keras-skim wrote.
         verbose: The fit's verbosity.
         stage_early: Stage the folder before the data is read (False: check
@@ -110,25 +113,25 @@ def train_model(output_dir, kind, arguments, prepare, force=False, verbose=1, st
     from keras_skim.model_kinds import family_of, load
 
     trainer = load(family_of(kind).trainer)
-    inputs = data_input_paths(arguments.get("dataset"))
+    inputs = data_input_paths(dataset)
     if output_dir is None:
-        model, _, record = _fit(trainer, arguments, prepare, verbose, fit_options)
+        model, _, record = _fit(trainer, prepare, verbose, fit_options)
         return model, record
     if stage_early:
         with output_folder.staged_output_dir(output_dir, force=force, inputs=inputs) as stage:
-            model, tokenizer, record = _fit(trainer, arguments, prepare, verbose, fit_options)
+            model, tokenizer, record = _fit(trainer, prepare, verbose, fit_options)
             write_model_folder(stage, model, tokenizer, record)
         return model, record
     output_folder.check_output_folder(output_dir, force=force)
-    model, tokenizer, record = _fit(trainer, arguments, prepare, verbose, fit_options)
+    model, tokenizer, record = _fit(trainer, prepare, verbose, fit_options)
     with output_folder.staged_output_dir(output_dir, force=force) as stage:
         write_model_folder(stage, model, tokenizer, record)
     return model, record
 
 
-def _fit(trainer, arguments, prepare, verbose, fit_options):
-    data = prepare(arguments)
-    model, results = trainer(data, arguments, verbose, **fit_options)
+def _fit(trainer, prepare, verbose, fit_options):
+    data, config, arguments = prepare()
+    model, results = trainer(data, config, verbose, **fit_options)
     sections = {"data": data.source.to_config()} if data.source is not None else {}
     return model, data.tokenizer, contracts.train_config_record(arguments, **sections, **results)
 

@@ -152,12 +152,12 @@ def test_demo_no_export_stops_after_the_table(demo_run, tmp_path, tiny_rotten_to
 
     trained, _ = demo_run
 
-    def copy_of_the_demo_run_s(output_dir, cell, **_):
-        folder = trained / cell.replace("-", "_")
+    def copy_of_the_demo_run_s(data, config, output_dir, **_):
+        folder = trained / config.cell.replace("-", "_")
         shutil.copytree(folder, output_dir)
-        return json.loads((folder / "train_config.json").read_text())  # the record train_text_model returns
+        return json.loads((folder / "train_config.json").read_text())  # the record train_text_classifier returns
 
-    monkeypatch.setattr(text_classifier_training, "train_text_model", copy_of_the_demo_run_s)
+    monkeypatch.setattr(text_classifier_training, "train_text_classifier", copy_of_the_demo_run_s)
     out = tmp_path / "demo"
     assert main(DEMO + ["-o", str(out), "--no-export"]) == 0
     printed = capsys.readouterr().out

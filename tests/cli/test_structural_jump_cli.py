@@ -232,3 +232,28 @@ def test_train_in_steps_records_every_validation_and_resumes_a_finished_run(tiny
     assert main(argv + ["--resume", "--force"]) == 0
     again = contracts.read_train_config(tmp_path / "sj" / "train_config.json").results
     assert again["history"] == results["history"] and again["test"] == results["test"]
+
+
+@pytest.mark.parametrize(
+    "argv, run_dir, message",
+    [
+        (["--full-read-epochs", "1"], None, "stopped in full_read at step 3; a run in epochs cannot be resumed"),
+        ([], "runs/r", "stopped in full_read at step 3; checkpoint in runs/r: run the same command with --resume"),
+    ],
+)
+def test_a_stopped_run_says_whether_it_can_be_resumed(argv, run_dir, message, tmp_path, monkeypatch, capsys):
+    from keras_skim.models.structural_jump import structural_jump_training
+    from keras_skim.training.run_checkpoint import TrainingInterrupted
+
+    seen = []
+
+    def stopped(data, config, output_dir, **run):
+        seen.append((config, run))
+        raise TrainingInterrupted(run_dir, "full_read", 3)
+
+    monkeypatch.setattr(structural_jump_training, "train_structural_jump_model", stopped)
+    assert main(["train", "--cell", "sj-lstm", "--no-glove", *argv, "-o", str(tmp_path / "o")]) == 130
+    assert message in capsys.readouterr().err
+    config, run = seen[0]
+    assert (config.schedule is None) == bool(argv) and config.units == 128 and run["verbose"] == 1
+    assert ("resume" in run) != bool(argv)  # the checkpoint options go with a schedule in steps only

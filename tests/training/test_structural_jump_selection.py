@@ -119,7 +119,8 @@ def test_the_default_preset_trains_with_a_rolling_weight_of_0_15():
 
 
 def test_the_schedule_gives_the_model_its_rolling_weight_and_refuses_a_second_one():
-    from keras_skim.models.structural_jump.structural_jump_training import _model_options, train_structural_jump
+    from keras_skim.models.structural_jump.structural_jump_config import merged_model_options as _model_options
+    from keras_skim.models.structural_jump.structural_jump_training import train_structural_jump
 
     default = StructuralJumpSchedule.preset("default")
     assert _model_options({"advantage": "code"}, default) == {"advantage": "code", "rolling_weight": 0.15}

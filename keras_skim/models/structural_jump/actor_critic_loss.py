@@ -6,6 +6,8 @@ Everything is a function of tensors so that it can be checked against a
 hand-computed example; `StructuralJumpLSTM.compute_loss` calls it.
 """
 
+import dataclasses
+
 from keras import ops
 
 from keras_skim.models.structural_jump.structural_jump_lstm_cell import (
@@ -83,24 +85,44 @@ def _target_loss(logits, target, mask, kind):
     return _masked_mean(per_step, mask)
 
 
-def structural_jump_losses(
-    trace,
-    logits,
-    labels,
-    word_count,
-    speed_reading=1.0,
-    entropy_weight=0.1,
-    skip_cost=0.5,
-    rolling_weight=0.1,
-    class_weight=1.0,
-    actor_weight=10.0,
-    critic_weight=1.0,
-    advantage="paper",
-    target_loss="sigmoid_ce",
-    explore_skip_target=(0.5, 0.5),
-    explore_jump_target=(0.25, 0.25, 0.25, 0.25),
-    sample_weight=None,
-):
+@dataclasses.dataclass(frozen=True)
+class LossSettings:
+    """The settings of `structural_jump_losses` (the model's, and its phase's).
+
+    Args:
+        speed_reading: 1.0 with the agents acting, 0.0 in full-read
+            pretraining (then the actor and critic losses are off).
+        entropy_weight: delta, the weight of the target term.
+        skip_cost, rolling_weight: reward settings (paper: 0.5 and 0.1).
+        class_weight, actor_weight, critic_weight: alpha, beta, gamma
+            (paper: 1, 10, 1).
+        advantage: "paper" or "code".
+        target_loss: "sigmoid_ce" or "kl".
+        explore_skip_target, explore_jump_target: the targets when speed
+            reading, as (skip, read) and (next word, separator, sentence,
+            end) probabilities.
+    """
+
+    speed_reading: float = 1.0
+    entropy_weight: float = 0.1
+    skip_cost: float = 0.5
+    rolling_weight: float = 0.1
+    class_weight: float = 1.0
+    actor_weight: float = 10.0
+    critic_weight: float = 1.0
+    advantage: str = "paper"
+    target_loss: str = "sigmoid_ce"
+    explore_skip_target: tuple = (0.5, 0.5)
+    explore_jump_target: tuple = (0.25, 0.25, 0.25, 0.25)
+
+    def __post_init__(self):
+        if self.advantage not in ADVANTAGES:
+            raise ValueError(f"advantage must be one of {ADVANTAGES}; got {self.advantage!r}")
+        if self.target_loss not in TARGET_LOSSES:
+            raise ValueError(f"target_loss must be one of {TARGET_LOSSES}; got {self.target_loss!r}")
+
+
+def structural_jump_losses(trace, logits, labels, word_count, sample_weight=None, **settings):
     """The total loss of eq. 7 and its parts, for one batch.
 
     `L = class_weight * CE + speed_reading * (actor_weight * L_actor +
@@ -127,18 +149,9 @@ def structural_jump_losses(
         logits: `(batch, classes)` prediction.
         labels: int `(batch,)` true classes.
         word_count: `(batch,)` words per document.
-        speed_reading: 1.0 with the agents acting, 0.0 in full-read
-            pretraining (then the actor and critic losses are off).
-        entropy_weight: delta, the weight of the target term.
-        skip_cost, rolling_weight: reward settings (paper: 0.5 and 0.1).
-        class_weight, actor_weight, critic_weight: alpha, beta, gamma
-            (paper: 1, 10, 1).
-        advantage: "paper" or "code".
-        target_loss: "sigmoid_ce" or "kl".
-        explore_skip_target, explore_jump_target: the targets when speed
-            reading, as (skip, read) and (next word, separator, sentence,
-            end) probabilities.
         sample_weight: optional `(batch,)` weights of the cross-entropy.
+        **settings: the fields of `LossSettings` (`speed_reading`,
+            `entropy_weight`, `rolling_weight`, ...).
 
     Returns:
         dict of scalars: `loss` (the total), `class_loss`, `actor_loss`,
@@ -146,31 +159,53 @@ def structural_jump_losses(
         costs), `accuracy`; and of batch totals: `words`, `read`,
         `visited`.
     """
-    if advantage not in ADVANTAGES:
-        raise ValueError(f"advantage must be one of {ADVANTAGES}; got {advantage!r}")
-    if target_loss not in TARGET_LOSSES:
-        raise ValueError(f"target_loss must be one of {TARGET_LOSSES}; got {target_loss!r}")
+    settings = LossSettings(**settings)
     trace = ops.convert_to_tensor(trace)
     dtype = trace.dtype
     logits = ops.cast(logits, dtype)
     labels = ops.cast(ops.reshape(labels, (-1,)), "int32")
     word_count = ops.cast(word_count, dtype)
-    speed = ops.cast(speed_reading, dtype)
+    speed = ops.cast(settings.speed_reading, dtype)
+    active, read = trace[..., TRACE_ACTIVE], trace[..., TRACE_READ]
 
-    active = trace[..., TRACE_ACTIVE]
-    read = trace[..., TRACE_READ]
+    class_loss = _class_loss(logits, labels, sample_weight, dtype)
+    final, correct = final_rewards(ops.stop_gradient(logits), labels)
+    final = ops.stop_gradient(final)
+    returns = episode_returns(active, read, word_count, final, settings.skip_cost, settings.rolling_weight)
+    actor_loss, critic_loss = _actor_critic_losses(trace, returns[0], returns[1], settings.advantage)
+    entropy_loss = _target_losses(trace, speed, settings, dtype)
+    loss = (
+        settings.class_weight * class_loss
+        + speed * (ops.cast(settings.actor_weight, dtype) * actor_loss + settings.critic_weight * critic_loss)
+        + ops.cast(settings.entropy_weight, dtype) * entropy_loss
+    )
+    return {
+        "loss": loss,
+        "class_loss": class_loss,
+        "actor_loss": actor_loss,
+        "critic_loss": critic_loss,
+        "entropy_loss": entropy_loss,
+        "reward": ops.mean(final + settings.rolling_weight * ops.sum(returns[2], axis=1)),
+        "accuracy": ops.mean(correct),
+        "words": ops.sum(word_count),
+        "read": ops.sum(read),
+        "visited": ops.sum(active),
+    }
 
+
+def _class_loss(logits, labels, sample_weight, dtype):
+    """The (weighted) mean cross-entropy of the prediction."""
     log_probs = ops.log_softmax(logits, axis=-1)
     nll = -ops.take_along_axis(log_probs, labels[:, None], axis=-1)[:, 0]
     if sample_weight is None:
-        class_loss = ops.mean(nll)
-    else:
-        weight = ops.cast(ops.reshape(sample_weight, (-1,)), dtype)
-        class_loss = ops.sum(nll * weight) / ops.maximum(ops.sum(weight), 1e-12)
+        return ops.mean(nll)
+    weight = ops.cast(ops.reshape(sample_weight, (-1,)), dtype)
+    return ops.sum(nll * weight) / ops.maximum(ops.sum(weight), 1e-12)
 
-    final, correct = final_rewards(ops.stop_gradient(logits), labels)
-    final = ops.stop_gradient(final)
-    skip_returns, jump_returns, costs = episode_returns(active, read, word_count, final, skip_cost, rolling_weight)
+
+def _actor_critic_losses(trace, skip_returns, jump_returns, advantage):
+    """L_actor (eq. 5) and L_critic (eq. 6), each summed over both agents."""
+    active, read = trace[..., TRACE_ACTIVE], trace[..., TRACE_READ]
     skip_returns = ops.stop_gradient(skip_returns)
     jump_returns = ops.stop_gradient(jump_returns)
     skip_values = trace[..., TRACE_SKIP_VALUE]
@@ -190,32 +225,21 @@ def structural_jump_losses(
     critic_loss = _masked_mean(ops.square(skip_values - skip_returns), active) + _masked_mean(
         ops.square(jump_values - jump_returns), read
     )
-    skip_target = speed * ops.convert_to_tensor(explore_skip_target, dtype) + (1.0 - speed) * (
+    return actor_loss, critic_loss
+
+
+def _target_losses(trace, speed, settings, dtype):
+    """L_target of both agents: the explore targets when speed reading, "read, next word" before."""
+    active, read = trace[..., TRACE_ACTIVE], trace[..., TRACE_READ]
+    skip_target = speed * ops.convert_to_tensor(settings.explore_skip_target, dtype) + (1.0 - speed) * (
         ops.convert_to_tensor(FULL_READ_SKIP_TARGET, dtype)
     )
-    jump_target = speed * ops.convert_to_tensor(explore_jump_target, dtype) + (1.0 - speed) * (
+    jump_target = speed * ops.convert_to_tensor(settings.explore_jump_target, dtype) + (1.0 - speed) * (
         ops.convert_to_tensor(FULL_READ_JUMP_TARGET, dtype)
     )
-    entropy_loss = _target_loss(trace[..., TRACE_SKIP_LOGITS], skip_target, active, target_loss) + (
-        _target_loss(trace[..., TRACE_JUMP_LOGITS], jump_target, read, target_loss)
+    return _target_loss(trace[..., TRACE_SKIP_LOGITS], skip_target, active, settings.target_loss) + (
+        _target_loss(trace[..., TRACE_JUMP_LOGITS], jump_target, read, settings.target_loss)
     )
-    loss = (
-        class_weight * class_loss
-        + speed * (ops.cast(actor_weight, dtype) * actor_loss + critic_weight * critic_loss)
-        + ops.cast(entropy_weight, dtype) * entropy_loss
-    )
-    return {
-        "loss": loss,
-        "class_loss": class_loss,
-        "actor_loss": actor_loss,
-        "critic_loss": critic_loss,
-        "entropy_loss": entropy_loss,
-        "reward": ops.mean(final + rolling_weight * ops.sum(costs, axis=1)),
-        "accuracy": ops.mean(correct),
-        "words": ops.sum(word_count),
-        "read": ops.sum(read),
-        "visited": ops.sum(active),
-    }
 
 
 def check_target(name, values, size):

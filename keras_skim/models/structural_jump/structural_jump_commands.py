@@ -195,55 +195,65 @@ def train(args, kind, units, learning_rate, batch_size):
     except (RunExists, CheckpointMismatch) as err:
         raise CliError(str(err)) from None
     except TrainingInterrupted as err:
-        print(
-            f"stopped in {err.phase} at step {err.step}; checkpoint in {err.run_dir}: run the same command "
-            "with --resume to continue",
-            file=sys.stderr,
-        )
+        if err.run_dir is None:  # a schedule in epochs writes no checkpoint
+            print(f"stopped in {err.phase} at step {err.step}; a run in epochs cannot be resumed", file=sys.stderr)
+        else:
+            print(
+                f"stopped in {err.phase} at step {err.step}; checkpoint in {err.run_dir}: run the same command "
+                "with --resume to continue",
+                file=sys.stderr,
+            )
         return 130
 
 
-def _train(args, units, learning_rate, batch_size):
-    from keras_skim.models.structural_jump.structural_jump_training import train_structural_jump
+def training_config(args, units, learning_rate, batch_size):
+    """The `StructuralJumpTrainingConfig` of `keras-skim train --cell sj-lstm`'s options
+    (after `check`): a schedule in steps, or the epoch counts."""
+    from keras_skim.models.structural_jump.structural_jump_config import StructuralJumpTrainingConfig
 
     fit_options = {"read_budget": args.read_budget}
-    steps = {}
     if args.full_read_epochs is None:
-        from keras_skim.training.run_checkpoint import runs_root
-
-        steps = {
-            "schedule": args.schedule_steps,
-            "resume": bool(args.resume),
-            "restart": args.force and not args.resume,
-        }
-        if args.run_name:
-            steps["run_dir"] = os.path.join(runs_root(), args.run_name)
+        phases = {"schedule": args.schedule_steps}
     else:
+        phases = {"full_read_epochs": args.full_read_epochs, "speed_read_epochs": args.speed_read_epochs}
         fit_options["critic_warmup_steps"] = args.critic_warmup_steps or 0
         if not args.early_stopping:
             fit_options["full_read_patience"] = max(args.full_read_epochs, 1)
-    _, results = train_structural_jump(
-        args.output,
-        dataset=args.data,
+    return StructuralJumpTrainingConfig(
         max_length=args.max_length,
         max_tokens=args.max_tokens,
         glove=args.glove,
         units=units,
         agent_units=args.agent_units,
-        full_read_epochs=args.full_read_epochs,
-        speed_read_epochs=args.speed_read_epochs,
         batch_size=batch_size,
         learning_rate=learning_rate,
         speed_learning_rate=learning_rate,
         limit=args.limit,
         seed=args.seed,
         split_seed=args.split_seed or 0,
-        force=args.force,
-        verbose=0 if args.quiet else 1,
         model_options=_model_options(args),
         fit_options=fit_options,
-        **steps,
+        **phases,
     )
+
+
+def _run_options(args):
+    """The run's own options: its verbosity, and for a schedule in steps its checkpoint's."""
+    run = {"force": args.force, "verbose": 0 if args.quiet else 1}
+    if args.full_read_epochs is None:
+        from keras_skim.training.run_checkpoint import runs_root
+
+        run.update(resume=bool(args.resume), restart=args.force and not args.resume)
+        if args.run_name:
+            run["run_dir"] = os.path.join(runs_root(), args.run_name)
+    return run
+
+
+def _train(args, units, learning_rate, batch_size):
+    from keras_skim.models.structural_jump.structural_jump_training import train_structural_jump_model
+
+    config = training_config(args, units, learning_rate, batch_size)
+    _, results = train_structural_jump_model(args.data, config, args.output, **_run_options(args))
     test = results["test"]
     if "seconds_per_step" in results:
         timing = f"{results['steps_run']} steps, {results['seconds_per_step']:.2f} s/step"

@@ -151,6 +151,24 @@ class StructuralJumpSchedule:
             raise ValueError(f"schedule must be one of {sorted(PRESETS)}. Received: {name!r}")
         return cls(**{**PRESETS[name], **overrides})
 
+    @classmethod
+    def in_epochs(cls, steps_per_epoch, full_read_epochs, speed_read_epochs, entropy_decay_fraction=0.5, **fields):
+        """A schedule whose lengths are given in epochs of `steps_per_epoch` steps.
+
+        Validation at the end of every epoch, so that the patiences (in
+        `fields`) count epochs; delta decays over `entropy_decay_fraction`
+        of the speed-read steps (the code: half).
+        """
+        _check_count("steps_per_epoch", steps_per_epoch, 1)
+        speed_read_steps = speed_read_epochs * steps_per_epoch
+        return cls(
+            full_read_steps=full_read_epochs * steps_per_epoch,
+            speed_read_steps=speed_read_steps,
+            validate_every=steps_per_epoch,
+            entropy_decay_steps=max(int(speed_read_steps * entropy_decay_fraction), 1),
+            **fields,
+        )
+
     def entropy_weight_at(self, speed_step):
         """delta before speed-read step `speed_step` (0-based)."""
         fraction = min(speed_step, self.entropy_decay_steps) / self.entropy_decay_steps

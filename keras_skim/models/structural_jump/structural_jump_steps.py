@@ -13,6 +13,7 @@ stopped.
 """
 
 import contextlib
+import dataclasses
 import signal
 import time
 
@@ -37,36 +38,14 @@ _CHECKPOINT_VERSION = 1
 _PHASE_CONFIG_KEYS = ("name", "speed_reading", "entropy_weight", "actor_weight", "train_embedding", "trainable")
 
 
-def fit_structural_jump_steps(
-    model,
-    train,
-    validation,
-    schedule,
-    batch_size=32,
-    learning_rate=5e-4,
-    speed_learning_rate=5e-4,
-    optimizer="rmsprop_tf1",
-    speed_optimizer=None,
-    read_budget=None,
-    seed=0,
-    run_dir=None,
-    resume=False,
-    restart=False,
-    max_steps=None,
-    checkpoint_seconds=300.0,
-    phase_end_data=None,
-    verbose=1,
-):
-    """Runs both phases of `schedule` (a `StructuralJumpSchedule`) on a built model.
+@dataclasses.dataclass(frozen=True)
+class StepFitOptions:
+    """The options of `fit_structural_jump_steps` other than the schedule.
 
     Args:
-        model: a `keras_skim.StructuralJumpLSTM` (built; its embedding
-            already initialised).
-        train, validation: `(token_ids, labels)` pairs of numpy arrays.
-        schedule: the `StructuralJumpSchedule`.
         batch_size: documents per batch (length-bucketed, seeded order).
         learning_rate, speed_learning_rate: of phases 1 and 2.
-        optimizer, speed_optimizer: see `structural_jump_training.make_optimizer`
+        optimizer, speed_optimizer: see `structural_jump_optimizers.make_optimizer`
             (a fresh one per phase; the speed-read one defaults to `optimizer`).
         read_budget: if set, phase 2 keeps the weights with the best
             validation accuracy among validations reading at most this
@@ -87,6 +66,34 @@ def fit_structural_jump_steps(
             phase keeps, e.g. `{"test": ...}`: the full-read model's own
             test accuracy (the paper's "vanilla LSTM").
         verbose: 0 silent, 1 one line per validation.
+    """
+
+    batch_size: int = 32
+    learning_rate: float = 5e-4
+    speed_learning_rate: float = 5e-4
+    optimizer: str = "rmsprop_tf1"
+    speed_optimizer: str = None
+    read_budget: float = None
+    seed: int = 0
+    run_dir: object = None
+    resume: bool = False
+    restart: bool = False
+    max_steps: int = None
+    checkpoint_seconds: float = 300.0
+    phase_end_data: dict = None
+    verbose: int = 1
+
+
+def fit_structural_jump_steps(model, train, validation, schedule, **options):
+    """Runs both phases of `schedule` (a `StructuralJumpSchedule`) on a built model.
+
+    Args:
+        model: a `keras_skim.StructuralJumpLSTM` (built; its embedding
+            already initialised).
+        train, validation: `(token_ids, labels)` pairs of numpy arrays.
+        schedule: the `StructuralJumpSchedule`.
+        **options: the fields of `StepFitOptions` (`batch_size`, `run_dir`,
+            `resume`, ...).
 
     Returns:
         dict: `full_read` and `speed_read` (those that ran), each with
@@ -110,39 +117,44 @@ def fit_structural_jump_steps(
     """
     from keras_skim.models.structural_jump.length_bucketed_batches import LengthBucketedBatches
 
+    options = StepFitOptions(**options)
     train_ids, train_labels = np.asarray(train[0], np.int32), np.asarray(train[1]).reshape(-1).astype(np.int32)
-    settings = {
-        "schedule": schedule.to_dict(),
-        "batch_size": int(batch_size),
-        "learning_rate": float(learning_rate),
-        "speed_learning_rate": float(speed_learning_rate),
-        "optimizer": optimizer,
-        "speed_optimizer": speed_optimizer or optimizer,
-        "read_budget": read_budget,
-        "seed": int(seed),
-        "train_examples": int(len(train_labels)),
-        "validation_examples": int(len(np.asarray(validation[1]).reshape(-1))),
-        "model": {k: v for k, v in model.get_config().items() if k not in _PHASE_CONFIG_KEYS},
-    }
     run = _Run(
         model,
-        LengthBucketedBatches(train_ids, train_labels, batch_size, shuffle=True, seed=seed),
+        LengthBucketedBatches(train_ids, train_labels, options.batch_size, shuffle=True, seed=options.seed),
         validation,
         schedule,
-        settings,
-        RunCheckpoint(run_dir) if run_dir is not None else None,
-        read_budget=read_budget,
-        max_steps=max_steps,
-        checkpoint_seconds=checkpoint_seconds,
-        phase_end_data=phase_end_data or {},
-        verbose=verbose,
+        _settings(model, schedule, options, len(train_labels), validation),
+        RunCheckpoint(options.run_dir) if options.run_dir is not None else None,
+        read_budget=options.read_budget,
+        max_steps=options.max_steps,
+        checkpoint_seconds=options.checkpoint_seconds,
+        phase_end_data=options.phase_end_data or {},
+        verbose=options.verbose,
     )
-    run.open(resume=resume, restart=restart)
+    run.open(resume=options.resume, restart=options.restart)
     with _stop_on_signals(run):
         for phase in PHASES:
             run.run_phase(phase)
         run.finish()
     return run.results()
+
+
+def _settings(model, schedule, options, train_examples, validation):
+    """What a checkpoint must have been written with to be resumed (its format: keep the keys)."""
+    return {
+        "schedule": schedule.to_dict(),
+        "batch_size": int(options.batch_size),
+        "learning_rate": float(options.learning_rate),
+        "speed_learning_rate": float(options.speed_learning_rate),
+        "optimizer": options.optimizer,
+        "speed_optimizer": options.speed_optimizer or options.optimizer,
+        "read_budget": options.read_budget,
+        "seed": int(options.seed),
+        "train_examples": int(train_examples),
+        "validation_examples": int(len(np.asarray(validation[1]).reshape(-1))),
+        "model": {k: v for k, v in model.get_config().items() if k not in _PHASE_CONFIG_KEYS},
+    }
 
 
 class _Run:

@@ -50,13 +50,11 @@ def check(args, kind, units):
         raise CliError(f"--small-units ({args.small_units}) must be smaller than --units ({units})")
 
 
-def train(args, kind, units, learning_rate, batch_size):
-    """Trains and writes the model folder; prints its one-line summary."""
-    from keras_skim.models.text_classifier.text_classifier_training import train_text_model
+def training_config(args, units, learning_rate, batch_size):
+    """The `TextClassifierTrainingConfig` of `keras-skim train`'s options."""
+    from keras_skim.models.text_classifier.text_classifier_config import TextClassifierTrainingConfig
 
-    results = train_text_model(
-        args.output,
-        dataset=args.data,
+    return TextClassifierTrainingConfig(
         cell=args.cell,
         units=units,
         small_units=args.small_units,
@@ -71,11 +69,18 @@ def train(args, kind, units, learning_rate, batch_size):
         limit=args.limit,
         seed=args.seed,
         split_seed=args.split_seed or 0,
-        force=args.force,
-        verbose=0 if args.quiet else 1,
         train_embedding=not args.freeze_embedding,
         early_stopping=args.early_stopping,
     )
+
+
+def train(args, kind, units, learning_rate, batch_size):
+    """Trains and writes the model folder; prints its one-line summary."""
+    from keras_skim.models.text_classifier.text_classifier_training import train_text_classifier
+
+    config = training_config(args, units, learning_rate, batch_size)
+    verbose = 0 if args.quiet else 1
+    results = train_text_classifier(args.data, config, args.output, force=args.force, verbose=verbose)
     test = results["test"]
     print(
         f"wrote {args.output}: test accuracy {test['accuracy']:.4f}, "

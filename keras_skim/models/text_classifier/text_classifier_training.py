@@ -4,12 +4,17 @@ skim-lstm|skim-gru|lstm|gru` runs, through the one pipeline
 Flop-R) that `evaluate` and the benchmarks share.
 """
 
+import dataclasses
 import os
 import time
 
 import numpy as np
 
-from keras_skim.datasets.registry import DEFAULT_SPLIT_SEED, resolve_data
+from keras_skim.datasets.registry import resolve_data
+from keras_skim.models.text_classifier.text_classifier_config import (
+    TextClassifierTrainingConfig,
+    training_arguments,
+)
 
 # Re-exported: callers (the CLI, `demo`, the benchmarks) import them from here.
 from keras_skim.training.pipeline import data_input_paths, train_model, versions  # noqa: F401
@@ -83,35 +88,29 @@ def flop_summary(model, skim_rate):
     return report
 
 
-def train_text_model(
-    output_dir,
-    dataset="rotten_tomatoes",
-    cell="skim-lstm",
-    units=100,
-    small_units=10,
-    gamma=0.01,
-    threshold=0.5,
-    epochs=5,
-    batch_size=64,
-    learning_rate=1e-3,
-    max_length=None,
-    max_tokens=20000,
-    glove=True,
-    limit=None,
-    seed=0,
-    split_seed=DEFAULT_SPLIT_SEED,
-    force=False,
-    verbose=1,
-    temperature_rate=1e-4,
-    train_embedding=True,
-    early_stopping=True,
-):
+def train_text_model(output_dir, dataset="rotten_tomatoes", *, force=False, verbose=1, **settings):
     """Trains a model and writes its folder; returns the results dict.
 
-    `dataset` is a `--data` argument (see `keras_skim.datasets.registry`) or
-    a source from `resolve_data`. Two classes train one logit, more train
-    one logit per class. `split_seed` seeds the stratified held-out split of
-    data that has none.
+    The keyword form of `train_text_classifier`: `settings` are the fields
+    of a `TextClassifierTrainingConfig` (`cell`, `units`, `epochs`, ...).
+    """
+    config = TextClassifierTrainingConfig(**settings)
+    return train_text_classifier(dataset, config, output_dir, force=force, verbose=verbose)
+
+
+def train_text_classifier(data, config, output_dir, force=False, verbose=1):
+    """Trains the model `config` describes on `data` and writes its folder;
+    returns the results dict (the `train_config.json` record).
+
+    Args:
+        data: A `--data` argument (see `keras_skim.datasets.registry`) or a
+            source from `resolve_data`. Two classes train one logit, more
+            train one logit per class; `config.split_seed` seeds the
+            stratified held-out split of data that has none.
+        config: A `TextClassifierTrainingConfig`.
+        output_dir: The model folder to write.
+        force: Replace an `output_dir` keras-skim wrote.
+        verbose: The fit's verbosity.
 
     Raises:
         OutputRefused: `output_dir` may not be written (exists and not
@@ -119,87 +118,99 @@ def train_text_model(
             cannot be created); checked before the data is read.
         DataSourceError, DatasetUnavailableError: unusable data (one line).
     """
-    arguments = {k: v for k, v in locals().items() if k not in ("force", "verbose")}
-    arguments["output_dir"] = os.fspath(output_dir)
+    from keras_skim.model_kinds import CLI_KINDS
 
-    def prepare(arguments):
-        from keras_skim.training.pipeline import encode_source, resolve_source
-
-        source = resolve_source(dataset, arguments["split_seed"])
-        arguments["dataset"] = source.spec
-        arguments["max_length"] = arguments["max_length"] or source.default_max_length
+    def prepare():
         import keras
 
-        keras.utils.set_random_seed(seed)
-        return encode_source(source, arguments["max_length"], max_tokens, limit, seed, glove)
+        from keras_skim.training.pipeline import encode_source, resolve_source
 
-    from keras_skim.model_kinds import CLI_KINDS, text_classifier_cells
+        source = resolve_source(data, config.split_seed)
+        resolved = dataclasses.replace(config, max_length=config.max_length or source.default_max_length)
+        keras.utils.set_random_seed(config.seed)
+        encoded = encode_source(
+            source, resolved.max_length, resolved.max_tokens, resolved.limit, resolved.seed, resolved.glove
+        )
+        return encoded, resolved, training_arguments(output_dir, source.spec, resolved)
 
-    if cell not in text_classifier_cells():
-        raise ValueError(f"cell must be one of {', '.join(text_classifier_cells())}; got {cell!r}")
-    _, results = train_model(output_dir, CLI_KINDS[cell].name, arguments, prepare, force=force, verbose=verbose)
+    kind = CLI_KINDS[config.cell].name
+    _, results = train_model(output_dir, kind, data, prepare, force=force, verbose=verbose)
     return results
 
 
-def fit_text_classifier(data, arguments, verbose):
+def fit_text_classifier(data, config, verbose):
     """The family's trainer (`keras_skim.model_kinds`): builds the model
-    `arguments` describe, fits it on `data` (a `pipeline.TrainingData`) and
-    evaluates it; returns (model, its train_config.json record)."""
-    import keras
-
-    from keras_skim.models.skim_rnn.gumbel_temperature_schedule import GumbelTemperatureSchedule
+    `config` (a `TextClassifierTrainingConfig`) describes, fits it on
+    `data` (a `pipeline.TrainingData`) and evaluates it; returns (model,
+    its train_config.json record)."""
     from keras_skim.models.text_classifier.text_classifier import build_text_classifier, compile_text_classifier
 
-    cell, epochs = arguments["cell"], arguments["epochs"]
     # One logit takes float 0/1 targets; k logits take integer class ids.
     label_type = "float32" if data.num_classes == 2 else "int32"
     x_train, y_train = data.splits["train"][0], data.splits["train"][1].astype(label_type)
     validation = (data.splits["validation"][0], data.splits["validation"][1].astype(label_type))
-    x_test, y_test = data.splits["test"]
     model = build_text_classifier(
-        cell,
+        config.cell,
         data.tokenizer.vocabulary_size,
         data.max_length,
         embedding_dim=50,
-        units=arguments["units"],
-        small_units=arguments["small_units"],
-        gamma=arguments["gamma"],
-        threshold=arguments["threshold"],
+        units=config.units,
+        small_units=config.small_units,
+        gamma=config.gamma,
+        threshold=config.threshold,
         embedding_matrix=data.embedding_matrix,
-        train_embedding=arguments["train_embedding"],
-        seed=arguments["seed"],
+        train_embedding=config.train_embedding,
+        seed=config.seed,
         num_classes=data.num_classes,
     )
-    compile_text_classifier(model, arguments["learning_rate"])
-    callbacks = [GumbelTemperatureSchedule(rate=arguments["temperature_rate"])] if cell.startswith("skim") else []
-    if arguments["early_stopping"] and epochs > 1:
-        callbacks.append(
-            keras.callbacks.EarlyStopping(monitor="val_accuracy", mode="max", patience=2, restore_best_weights=True)
-        )
+    compile_text_classifier(model, config.learning_rate)
     started = time.perf_counter()
     history = model.fit(
         x_train,
         y_train,
-        batch_size=arguments["batch_size"],
-        epochs=epochs,
+        batch_size=config.batch_size,
+        epochs=config.epochs,
         validation_data=validation,
-        callbacks=callbacks,
+        callbacks=_callbacks(config),
         verbose=verbose,
     )
     train_seconds = time.perf_counter() - started
-    progress = None if verbose else False
-    valid = evaluate_model(model, *validation, progress=progress)
-    test = evaluate_model(model, x_test, y_test, progress=progress)
-    flops = flop_summary(model, test["skim_rate"])
+    evaluation = _evaluation_record(model, validation, data.splits["test"], verbose)
     record = {
         "history": {k: [float(v) for v in vs] for k, vs in history.history.items()},
-        "seconds_per_epoch": train_seconds / epochs,
-        "validation": {**valid, "examples": int(len(validation[1]))},
-        "test": {**test, "flop_r": flops["flop_r"], "examples": int(len(y_test))},
-        "flops": flops,
+        "seconds_per_epoch": train_seconds / config.epochs,
+        **evaluation,
         "train_examples": int(len(y_train)),
         "vocabulary_size": data.tokenizer.vocabulary_size,
         "versions": versions(),
         "epochs_run": len(history.history["loss"]),
     }
     return model, record
+
+
+def _callbacks(config):
+    """The Gumbel temperature's decay (skim cells) and early stopping."""
+    import keras
+
+    from keras_skim.models.skim_rnn.gumbel_temperature_schedule import GumbelTemperatureSchedule
+
+    callbacks = [GumbelTemperatureSchedule(rate=config.temperature_rate)] if config.cell.startswith("skim") else []
+    if config.early_stopping and config.epochs > 1:
+        callbacks.append(
+            keras.callbacks.EarlyStopping(monitor="val_accuracy", mode="max", patience=2, restore_best_weights=True)
+        )
+    return callbacks
+
+
+def _evaluation_record(model, validation, test_split, verbose):
+    """The validation and test results and the Flop counts of a trained model."""
+    x_test, y_test = test_split
+    progress = None if verbose else False
+    valid = evaluate_model(model, *validation, progress=progress)
+    test = evaluate_model(model, x_test, y_test, progress=progress)
+    flops = flop_summary(model, test["skim_rate"])
+    return {
+        "validation": {**valid, "examples": int(len(validation[1]))},
+        "test": {**test, "flop_r": flops["flop_r"], "examples": int(len(y_test))},
+        "flops": flops,
+    }
