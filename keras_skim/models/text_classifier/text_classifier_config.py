@@ -23,7 +23,7 @@ class TextClassifierTrainingConfig:
         units: the state size d.
         small_units: d', the small state of a skimming cell (0: skip the word).
         gamma: the weight of the skim loss.
-        threshold: the skim decision's threshold on p(skim).
+        threshold: read a token iff p(read) >= threshold (inference).
         epochs: training epochs.
         batch_size: texts per batch.
         learning_rate: Adam's.
@@ -49,10 +49,10 @@ class TextClassifierTrainingConfig:
     epochs: int = 5
     batch_size: int = 64
     learning_rate: float = 1e-3
-    max_length: int = None
+    max_length: int | None = None
     max_tokens: int = 20000
     glove: bool = True
-    limit: int = None
+    limit: int | None = None
     seed: int = 0
     split_seed: int = DEFAULT_SPLIT_SEED
     temperature_rate: float = 1e-4
