@@ -29,16 +29,6 @@ FORBIDDEN = {
     "cli": {"family"},
     "family": {"runtime", "litert_ops"},
 }
-# Engine -> family imports still to be routed through the family table (issue 29): to be emptied, never grown.
-ENGINE_TO_FAMILY_DEBT = {
-    "keras_skim.cli.demo_command",
-    "keras_skim.cli.evaluate_command",
-    "keras_skim.cli.show_command",
-    "keras_skim.cli.train_command",
-    "keras_skim.export.custom_op_backend",
-    "keras_skim.export.parity",
-    "keras_skim.export.sequence_graph",
-}
 # Third-party packages a room must not import, even lazily.
 FORBIDDEN_THIRD_PARTY = {
     "runtime": {"keras", "tensorflow", "tf_keras"},
@@ -145,11 +135,7 @@ def test_no_import_cycle_between_modules(graph):
 def test_no_import_cycle_between_rooms(graph):
     rooms = {}
     for module, edges in graph.items():
-        rooms.setdefault(room(module), set()).update(
-            room(e)
-            for e in edges
-            if e.startswith("keras_skim") and not (module in ENGINE_TO_FAMILY_DEBT and room(e) == "family")
-        )
+        rooms.setdefault(room(module), set()).update(room(e) for e in edges if e.startswith("keras_skim"))
     for name in rooms:
         rooms[name].discard(name)
     assert strongly_connected(rooms) == []
@@ -160,9 +146,7 @@ def test_no_import_runs_back_up_the_flow(graph):
         f"{module} -> {target}"
         for module, edges in graph.items()
         for target in edges
-        if target.startswith("keras_skim")
-        and room(target) in FORBIDDEN.get(room(module), ())
-        and not (module in ENGINE_TO_FAMILY_DEBT and room(target) == "family")
+        if target.startswith("keras_skim") and room(target) in FORBIDDEN.get(room(module), ())
     )
     assert wrong == []
 

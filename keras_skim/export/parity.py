@@ -6,6 +6,7 @@ import dataclasses
 import numpy as np
 
 from keras_skim.export.family_exporter import exporter_of
+from keras_skim.model_kinds import skim_gate
 
 ATOL = 1e-4
 PARITY_MAX_TOKENS = 96  # the Keras reference runs the cell step by step
@@ -100,15 +101,14 @@ def record_decisions(cell, x, ids, padding_id, backward=False):
     and direction of a stack."""
     import tensorflow as tf
 
-    from keras_skim.models.skim_rnn.skim_cell_base import STAT_PENDING
-
+    read_decision = skim_gate().read_decision
     length = tf.shape(x)[1]
     init = list(cell.get_initial_state(batch_size=1))
 
     def body(k, decisions, *states):
         t = length - 1 - k if backward else k
         _, new_states = cell(x[:, t, :], list(states), training=False)
-        read = 1.0 - new_states[-1][0, STAT_PENDING]
+        read = read_decision(new_states)
         if padding_id is not None:
             pad = tf.equal(ids[0, t], padding_id)
             new_states = [tf.where(pad, old, new) for old, new in zip(states, new_states)]
@@ -132,14 +132,12 @@ def keras_reference(model, plan):
     """
     import tensorflow as tf
 
-    from keras_skim.models.skim_rnn.skim_controls import skim_cells
-
     family_reference = exporter_of(plan.model_kind).keras_reference(model, plan)
     if family_reference is not None:
         return family_reference
     if plan.stacked:
         return stack_reference(model, plan)
-    cells = skim_cells(model)
+    cells = skim_gate().gated_cells(model)
     recorder = None
     padding_id = plan.padding_id
     if cells:
@@ -183,8 +181,7 @@ def stack_reference(model, plan):
     import keras
     import tensorflow as tf
 
-    from keras_skim.models.skim_rnn.skim_cell_base import SkimCellBase
-
+    is_gated = skim_gate().is_gated
     padding_id = plan.padding_id
     names = {(index, direction): name for index, direction, name in plan.read_mask_outputs()}
     features = [
@@ -203,7 +200,7 @@ def stack_reference(model, plan):
         for index, (layer, feature) in enumerate(zip(plan.layers, features)):
             x = None
             for direction, cell in zip(layer.directions, _direction_cells(layer)):
-                if not isinstance(cell, SkimCellBase):
+                if not is_gated(cell):
                     decisions[names[(index, direction)]] = every
                     continue
                 x = feature(ids, training=False) if x is None else x
@@ -247,12 +244,11 @@ def check_parity(model, plan, runner, sequences, thresholds, reference=None, aga
     counts, the predicted class, and its logits (before the softmax) within
     the tolerance.
     """
-    from keras_skim.models.skim_rnn.skim_controls import set_threshold, skim_cells
-
+    gate = skim_gate()
     skims = plan.emitter.skims
     jumps = plan.jumps
     activation = "linear" if jumps else plan.output_activation
-    cells = skim_cells(model)
+    cells = gate.gated_cells(model)
     saved = [cell.threshold for cell in cells]
     if reference is None:
         keras_run = keras_reference(model, plan)
@@ -266,7 +262,7 @@ def check_parity(model, plan, runner, sequences, thresholds, reference=None, aga
     try:
         for threshold in thresholds:
             if skims:
-                set_threshold(model, threshold)
+                gate.set_threshold(model, threshold)
             for ids in sequences:
                 batch = ids[None, :]
                 expected, wants = reference(batch, threshold)

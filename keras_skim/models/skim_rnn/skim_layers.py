@@ -66,6 +66,7 @@ def stack_flop_r(model, skim_rates):
     direction counted (`skim_rates`: one per skim direction, in
     `skim_directions` order; a plain cell reads every token)."""
     from keras_skim.analysis.flops import flop_report
+    from keras_skim.export.emitter_registry import flop_kind_of
     from keras_skim.models.skim_rnn.skim_cell_base import SkimCellBase
     from keras_skim.models.skim_rnn.skim_gru_cell import SkimGRUCell
 
@@ -79,7 +80,7 @@ def stack_flop_r(model, skim_rates):
             full += report["baseline_flops"]
             expected += report["expected_flops"]
         else:
-            kind = {"GRUCell": "gru", "ScoRNNCell": "scornn"}.get(type(cell).__name__, "lstm")
+            kind = flop_kind_of(cell) or "lstm"
             baseline = flop_report(kind, int(cell.units), 0, d.input_dim, 0.0)["baseline_flops"]
             full += baseline
             expected += baseline

@@ -1,5 +1,5 @@
-"""The text classifier family's training: what `keras-skim train --cell
-skim-lstm|skim-gru|lstm|gru` runs, through the one pipeline
+"""The text classifier family's training: what `keras-skim train --cell`
+runs for the family's kinds, through the one pipeline
 (`keras_skim.training.pipeline`), and its evaluation (accuracy, skim rate,
 Flop-R) that `evaluate` and the benchmarks share.
 """
@@ -9,22 +9,12 @@ import time
 
 import numpy as np
 
-from keras_skim.datasets.registry import DEFAULT_SPLIT_SEED, resolve_data
+from keras_skim.datasets.encoded_splits import load_encoded  # noqa: F401 (re-exported: the benchmarks use it)
+from keras_skim.datasets.registry import DEFAULT_SPLIT_SEED
+from keras_skim.model_kinds import DEFAULT_CELL
 
 # Re-exported: callers (the CLI, `demo`, the benchmarks) import them from here.
 from keras_skim.training.pipeline import data_input_paths, train_model, versions  # noqa: F401
-
-
-def load_encoded(data, tokenizer, split, max_length, limit=None, seed=0):
-    """(token ids, int labels, texts) of one split.
-
-    `data` is a `--data` argument (a name, file, folder or `tfds:NAME`) or a
-    source from `keras_skim.datasets.registry.resolve_data`; `limit` takes a
-    seeded class-balanced subset.
-    """
-    source = resolve_data(data) if isinstance(data, (str, os.PathLike)) else data
-    texts, labels = source.load(split, limit=limit, seed=seed)
-    return tokenizer.encode(texts, max_length=max_length), np.asarray(labels, "int32"), texts
 
 
 def predicted_classes(logits):
@@ -39,13 +29,14 @@ def evaluate_model(model, ids, labels, threshold=None, batch_size=64, progress=N
     """Accuracy at the current (or given) threshold, and exact skim
     statistics, in one compiled pass; a progress bar on stderr when
     `progress` (None: when stderr is a terminal)."""
-    from keras_skim.models.skim_rnn.skim_controls import skim_cells
-    from keras_skim.models.skim_rnn.skim_statistics import in_batches, skim_predictions
+    from keras_skim.model_kinds import skim_gate
+    from keras_skim.training.progress_batches import in_batches
 
-    cells = skim_cells(model)
+    gate = skim_gate()
+    cells = gate.gated_cells(model)
     stats = None
     if cells:
-        logits, stats = skim_predictions(model, ids, batch_size=batch_size, threshold=threshold, progress=progress)
+        logits, stats = gate.skim_predictions(model, ids, batch_size=batch_size, threshold=threshold, progress=progress)
     elif len(ids):
         batches = in_batches(np.asarray(ids), batch_size, progress, "evaluating")
         logits = np.concatenate([np.asarray(model.predict_on_batch(batch)) for batch in batches])
@@ -66,15 +57,14 @@ def flop_summary(model, skim_rate):
     import keras
 
     from keras_skim.analysis.flops import flop_report
-    from keras_skim.models.skim_rnn.skim_controls import skim_cells
-    from keras_skim.models.skim_rnn.skim_gru_cell import SkimGRUCell
+    from keras_skim.model_kinds import skim_gate
 
-    cells = skim_cells(model)
+    gate = skim_gate()
+    cells = gate.gated_cells(model)
     embedding = next(layer for layer in model.layers if isinstance(layer, keras.layers.Embedding))
     if cells:
         cell = cells[0]
-        kind = "gru" if isinstance(cell, SkimGRUCell) else "lstm"
-        return flop_report(kind, cell.units, cell.small_units, embedding.output_dim, skim_rate)
+        return flop_report(gate.flop_kind(cell), cell.units, cell.small_units, embedding.output_dim, skim_rate)
     rnn = next(layer for layer in model.layers if isinstance(layer, keras.layers.RNN))
     kind = "gru" if isinstance(rnn, keras.layers.GRU) else "lstm"
     report = flop_report(kind, rnn.cell.units, 0, embedding.output_dim, 0.0)
@@ -86,7 +76,7 @@ def flop_summary(model, skim_rate):
 def train_text_model(
     output_dir,
     dataset="rotten_tomatoes",
-    cell="skim-lstm",
+    cell=DEFAULT_CELL,
     units=100,
     small_units=10,
     gamma=0.01,
@@ -147,7 +137,7 @@ def fit_text_classifier(data, arguments, verbose):
     evaluates it; returns (model, its train_config.json record)."""
     import keras
 
-    from keras_skim.models.skim_rnn.gumbel_temperature_schedule import GumbelTemperatureSchedule
+    from keras_skim.model_kinds import CLI_KINDS, skim_gate
     from keras_skim.models.text_classifier.text_classifier import build_text_classifier, compile_text_classifier
 
     cell, epochs = arguments["cell"], arguments["epochs"]
@@ -171,7 +161,7 @@ def fit_text_classifier(data, arguments, verbose):
         num_classes=data.num_classes,
     )
     compile_text_classifier(model, arguments["learning_rate"])
-    callbacks = [GumbelTemperatureSchedule(rate=arguments["temperature_rate"])] if cell.startswith("skim") else []
+    callbacks = skim_gate().training_callbacks(arguments) if CLI_KINDS[cell].skims else []
     if arguments["early_stopping"] and epochs > 1:
         callbacks.append(
             keras.callbacks.EarlyStopping(monitor="val_accuracy", mode="max", patience=2, restore_best_weights=True)
