@@ -269,13 +269,16 @@ CUSTOM_OPS = {name: kind.custom_op for name, kind in KINDS.items() if kind.custo
 
 # `keras-skim train --cell` choices, in the order of its help (a kind not named here follows, in table order).
 _CLI_ORDER = ("skim_lstm", "skim_gru", "lstm", "gru", "structural_jump_lstm")
-CLI_KINDS = {
-    kind.cli_name: kind
-    for kind in sorted(
-        (kind for kind in KINDS.values() if kind.cli_name),
-        key=lambda kind: _CLI_ORDER.index(kind.name) if kind.name in _CLI_ORDER else len(_CLI_ORDER),
-    )
-}
+
+
+def cli_kinds(kinds):
+    """{`--cell` value: kind} of the `kinds` with one, in `_CLI_ORDER` (the others after, in table order)."""
+    named = [kind for kind in kinds.values() if kind.cli_name]
+    rank = {name: index for index, name in enumerate(_CLI_ORDER)}
+    return {kind.cli_name: kind for kind in sorted(named, key=lambda kind: rank.get(kind.name, len(rank)))}
+
+
+CLI_KINDS = cli_kinds(KINDS)
 # The `--cell` of `keras-skim train` without one, and the kinds `keras-skim demo` trains: a model and its baseline.
 DEFAULT_CELL = "skim-lstm"
 DEMO_KINDS = ("skim_lstm", "lstm")

@@ -151,6 +151,37 @@ def test_no_import_runs_back_up_the_flow(graph):
     assert wrong == []
 
 
+def family_folder(module):
+    """The family folder (`keras_skim/models/<family>/`) a module is in, or None."""
+    return module.split(".")[2] if room(module) == "family" else None
+
+
+def cross_family_imports(graph):
+    """'a -> b' for each import of a family module by another family's module."""
+    return sorted(
+        f"{module} -> {target}"
+        for module, edges in graph.items()
+        for target in edges
+        if family_folder(module) and family_folder(target) and family_folder(module) != family_folder(target)
+    )
+
+
+def test_no_family_imports_another(graph):
+    # A family reaches another's pieces through the table (`model_kinds`: `ModelKind.layer`, `skim_gate()`),
+    # and a helper two families need lives in an engine, so that a family's folder can be removed alone.
+    assert cross_family_imports(graph) == []
+
+
+def test_a_cross_family_import_is_found():
+    graph = {
+        "keras_skim.models.structural_jump.op_reference": {"keras_skim.models.skim_rnn.skim_op_cells", "numpy"},
+        "keras_skim.models.skim_rnn.skim_op_cells": {"keras_skim.models.skim_rnn.skim_gate", "keras_skim.export"},
+    }
+    assert cross_family_imports(graph) == [
+        "keras_skim.models.structural_jump.op_reference -> keras_skim.models.skim_rnn.skim_op_cells"
+    ]
+
+
 def test_device_side_rooms_import_no_keras_or_tensorflow(graph):
     wrong = sorted(
         f"{module} -> {target}"
