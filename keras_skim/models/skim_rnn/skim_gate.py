@@ -9,7 +9,6 @@ statistics and the per-layer report of a stacked or bidirectional model.
 
 from keras_skim.models.skim_rnn.skim_cell_base import STAT_PENDING, SkimCellBase
 from keras_skim.models.skim_rnn.skim_controls import set_threshold, skim_cells, thresholds_set_to  # noqa: F401
-from keras_skim.models.skim_rnn.skim_gru_cell import SkimGRUCell
 from keras_skim.models.skim_rnn.skim_layers import (  # noqa: F401
     is_stack,
     layer_rows,
@@ -38,8 +37,11 @@ def read_decision(new_states):
 
 
 def flop_kind(cell):
-    """The `keras_skim.analysis.flops` kind of a skim cell's big and small cells."""
-    return "gru" if isinstance(cell, SkimGRUCell) else "lstm"
+    """The `keras_skim.analysis.flops` kind of a skim cell's big and small
+    cells: its emitter's `flop_kind` (an LSTM's when no emitter knows it)."""
+    from keras_skim.export.emitter_registry import flop_kind_of
+
+    return flop_kind_of(cell) or "lstm"
 
 
 def training_callbacks(arguments):

@@ -57,6 +57,7 @@ def flop_summary(model, skim_rate):
     import keras
 
     from keras_skim.analysis.flops import flop_report
+    from keras_skim.export.emitter_registry import flop_kind_of
     from keras_skim.model_kinds import skim_gate
 
     gate = skim_gate()
@@ -66,8 +67,7 @@ def flop_summary(model, skim_rate):
         cell = cells[0]
         return flop_report(gate.flop_kind(cell), cell.units, cell.small_units, embedding.output_dim, skim_rate)
     rnn = next(layer for layer in model.layers if isinstance(layer, keras.layers.RNN))
-    kind = "gru" if isinstance(rnn, keras.layers.GRU) else "lstm"
-    report = flop_report(kind, rnn.cell.units, 0, embedding.output_dim, 0.0)
+    report = flop_report(flop_kind_of(rnn.cell) or "lstm", rnn.cell.units, 0, embedding.output_dim, 0.0)
     # A plain RNN has no gate: it is the baseline itself.
     report.update(expected_flops=report["baseline_flops"], flop_r=1.0)
     return report
