@@ -139,6 +139,8 @@ class ModelFamily:
         model_class: The registered Keras name of the family's
             `keras.Model` class (how a loaded model is recognised), or None
             (a functional text classifier).
+        model_module: The module that defines (and registers) that class,
+            imported before a model is loaded (`keras_skim.register_layers`).
         flop_report: Its FLOP counts from per-text statistics (`bench`
             asks it for kinds that jump), or None.
         train_function: Its Python training function (output folder and
@@ -153,6 +155,7 @@ class ModelFamily:
     model_class: str = None
     flop_report: str = None
     train_function: str = None
+    model_module: str = None
 
 
 FAMILIES = {
@@ -171,6 +174,7 @@ FAMILIES = {
             exporter="keras_skim.models.structural_jump.structural_jump_exporter",
             commands="keras_skim.models.structural_jump.structural_jump_commands",
             model_class="keras_skim>StructuralJumpLSTM",
+            model_module="keras_skim.models.structural_jump.structural_jump_lstm",
             flop_report="keras_skim.models.structural_jump.structural_jump_flops:structural_jump_flop_report",
         ),
     )
@@ -218,6 +222,7 @@ KINDS = {
             jumps=True,
             mask_codes=_JUMP_CODES,
             family="structural_jump",
+            cell_class="keras_skim.models.structural_jump.structural_jump_lstm_cell:StructuralJumpLSTMCell",
             cli_name="sj-lstm",
             description="Structural-Jump-LSTM (Hansen et al. 2019): skips words and jumps to the next , ; or . ! ? "
             "or the end",

@@ -112,3 +112,9 @@ def test_every_kind_s_import_paths_load():
     assert all(callable(getattr(gate, name)) for name in ("gated_cells", "is_gated", "read_decision", "flop_kind"))
     for family in FAMILIES.values():
         assert family.train_function is None or callable(load(family.train_function))
+        assert bool(family.model_module) == bool(family.model_class), family.name
+        if family.model_module:  # the module registers the class a loaded model is recognised by
+            import keras
+
+            load(family.model_module)
+            assert keras.saving.get_registered_object(family.model_class) is not None
