@@ -151,6 +151,18 @@ def test_no_import_runs_back_up_the_flow(graph):
     assert wrong == []
 
 
+def test_no_engine_imports_a_family(graph):
+    # Every room outside keras_skim/models/ (the rooms of FORBIDDEN and the top-level modules alike) reaches a
+    # family only through the family table's lazy import paths.
+    wrong = sorted(
+        f"{module} -> {target}"
+        for module, edges in graph.items()
+        for target in edges
+        if room(module) != "family" and target.startswith("keras_skim") and room(target) == "family"
+    )
+    assert wrong == []
+
+
 def family_folder(module):
     """The family folder (`keras_skim/models/<family>/`) a module is in, or None."""
     return module.split(".")[2] if room(module) == "family" else None

@@ -92,16 +92,18 @@ def parity_thresholds(default_threshold):
     return out
 
 
-def record_decisions(cell, x, ids, padding_id, backward=False):
+def record_decisions(cell, x, ids, padding_id, backward=False, read_decision=None):
     """The read decisions [T] of a skim `cell` stepped (training=False) over
     its inputs `x` [1, T, e] in one `tf.while_loop` (a backward direction
     from the last token to the first); padding (`padding_id` in `ids`) is
     skipped the way Keras' mask skips it: the state kept, the decision 0.
     The one recorder of every reference: a single layer's and each layer
-    and direction of a stack."""
+    and direction of a stack. `read_decision` is the skim gate's
+    (`skim_gate().read_decision`); the references pass it, asked before
+    tracing, because AutoGraph must not convert the table's lookups."""
     import tensorflow as tf
 
-    read_decision = skim_gate().read_decision
+    read_decision = read_decision or skim_gate().read_decision
     length = tf.shape(x)[1]
     init = list(cell.get_initial_state(batch_size=1))
 
@@ -137,7 +139,8 @@ def keras_reference(model, plan):
         return family_reference
     if plan.stacked:
         return stack_reference(model, plan)
-    cells = skim_gate().gated_cells(model)
+    gate = skim_gate()
+    cells = gate.gated_cells(model)
     recorder = None
     padding_id = plan.padding_id
     if cells:
@@ -147,7 +150,7 @@ def keras_reference(model, plan):
         def recorder(ids):
             # Layers between the embedding and the RNN are inference identities
             # (checked by `plan_model`).
-            return record_decisions(cell, tf.gather(embeddings, ids), ids, padding_id)
+            return record_decisions(cell, tf.gather(embeddings, ids), ids, padding_id, read_decision=gate.read_decision)
 
     @tf.function(input_signature=[tf.TensorSpec([1, None], tf.int32)], reduce_retracing=True)
     def reference(ids):
@@ -181,7 +184,7 @@ def stack_reference(model, plan):
     import keras
     import tensorflow as tf
 
-    is_gated = skim_gate().is_gated
+    gate = skim_gate()
     padding_id = plan.padding_id
     names = {(index, direction): name for index, direction, name in plan.read_mask_outputs()}
     features = [
@@ -200,12 +203,12 @@ def stack_reference(model, plan):
         for index, (layer, feature) in enumerate(zip(plan.layers, features)):
             x = None
             for direction, cell in zip(layer.directions, _direction_cells(layer)):
-                if not is_gated(cell):
+                if not gate.is_gated(cell):
                     decisions[names[(index, direction)]] = every
                     continue
                 x = feature(ids, training=False) if x is None else x
                 decisions[names[(index, direction)]] = record_decisions(
-                    cell, x, ids, padding_id, backward=direction == "backward"
+                    cell, x, ids, padding_id, backward=direction == "backward", read_decision=gate.read_decision
                 )
         return output, decisions
 
