@@ -1,7 +1,8 @@
 """`keras-skim evaluate`: accuracy, skim rate and Flop-R at a threshold (a
 stacked or bidirectional model's skim rate per layer and direction too,
-Flop-R over all of them); a model family with its own report (read / skip /
-jump fractions of a jump model) has it in its commands module
+Flop-R over all of them: the numbers are the family's, its commands'
+`evaluation`); a model family with its own report (read / skip / jump
+fractions of a jump model) has it in its commands module
 (`keras_skim.model_kinds.FAMILIES`)."""
 
 import json
