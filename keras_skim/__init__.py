@@ -57,9 +57,19 @@ _LAYER_MODULES = (
 __all__ = ["__version__", *_LAZY]
 
 
+def _table_layer_modules():
+    """The modules of the cells, layers and models the model-kind table names
+    (a new family's are registered without a line here)."""
+    from keras_skim.model_kinds import FAMILIES, KINDS
+
+    paths = [path for kind in KINDS.values() for path in (kind.cell_class, kind.layer) if path]
+    paths += [family.model_module for family in FAMILIES.values() if family.model_module]
+    return [path.partition(":")[0] for path in paths]
+
+
 def register_layers():
     """Imports every layer module so that Keras can deserialize them."""
-    for name in _LAYER_MODULES:
+    for name in dict.fromkeys([*_LAYER_MODULES, *_table_layer_modules()]):
         try:
             importlib.import_module(name)
         except ModuleNotFoundError as err:

@@ -26,10 +26,12 @@ import os
 
 from keras_skim import contract_fields
 
-# The custom op names and the `read_mask` codes are facts of the model kinds
-# (`keras_skim.model_kinds`); the export folder's contract names them too.
+# The custom op names, the `read_mask` codes and the skim gate's read decision
+# (`THRESHOLD_RULE`) are facts of the model kinds (`keras_skim.model_kinds`);
+# the export folder's contract names them too.
 from keras_skim.model_kinds import (  # noqa: F401
     CUSTOM_OPS,
+    THRESHOLD_RULE,
     TOKEN_CODES,
     TOKEN_JUMPED,
     TOKEN_NOT_A_WORD,
@@ -75,13 +77,6 @@ from keras_skim.metadata_record import VERSION as METADATA_VERSION  # noqa: E402
 PADDING_ID = 0
 UNKNOWN_ID = 1
 PADDING_RULE = "id 0 is padding: the step is skipped (state kept, read_mask 0, not counted as a token)"
-# The read decision, the same in Keras, in both backends and in the runtime.
-THRESHOLD_RULE = (
-    "read a token iff l_read - l_skim >= log(t / (1 - t)), i.e. p_read >= t: t = 0 reads "
-    "every token, t >= 1 skims every token; a lower t reads more. The Skim-RNN paper's "
-    "threshold (Seo et al. 2018, Figures 5 and 10) is on p_skim: ours is 1 minus the paper's. "
-    "NaN is refused by the runtime (the graph itself would skim every token)"
-)
 
 
 class ContractError(ValueError):

@@ -1,6 +1,6 @@
 """The Keras internals the skim cells use, in one place, and why.
 
-`keras.layers.RNN(SkimLSTMCell(...))` (the design card's usage) must add the
+`keras.layers.RNN(cell)` with a skim cell (the design card's usage) must add the
 skim loss, which needs the cell's bookkeeping state after the loop; the RNN
 layer drops that state and offers no public hook for it. The cells get one
 through these private Keras 3 APIs (checked with Keras 3.15):
@@ -16,9 +16,9 @@ through these private Keras 3 APIs (checked with Keras 3.15):
   `self.inner_loop` up after the hook, so a bound method set on the instance
   runs the loop and then adds the loss.
 
-`keras_skim.SkimLSTM` and `keras_skim.SkimGRU` own their loop (as
-`keras.layers.LSTM` does, by overriding the public `inner_loop`) and need
-none of this but `DropoutRNNCell`. `tests/layers/test_keras_internals.py`
+The skim layers (the model-kind table's `ModelKind.layer` of the kinds that
+skim) own their loop (as `keras.layers.LSTM` does, by overriding the public
+`inner_loop`) and need none of this but `DropoutRNNCell`. `tests/layers/test_keras_internals.py`
 fails with the name of the moved API when a Keras release moves one.
 """
 

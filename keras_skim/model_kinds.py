@@ -32,6 +32,19 @@ TOKEN_READ = 1  # read by the big cell (the LSTM)
 TOKEN_JUMPED = 2  # jumped over: never touched
 TOKEN_NOT_A_WORD = 3  # punctuation that steers a jump model's jumps, never read, and a jump model's padding
 TOKEN_CODES = {TOKEN_SKIMMED: "skimmed", TOKEN_READ: "read", TOKEN_JUMPED: "jumped", TOKEN_NOT_A_WORD: "not a word"}
+# The skim gate's read decision, the same in Keras, in both backends and in the runtime (`contracts` and the
+# exports' metadata carry it; `keras-skim --threshold`'s help says it short). It is here because it names the
+# paper whose threshold is the other way round.
+THRESHOLD_RULE = (
+    "read a token iff l_read - l_skim >= log(t / (1 - t)), i.e. p_read >= t: t = 0 reads "
+    "every token, t >= 1 skims every token; a lower t reads more. The Skim-RNN paper's "
+    "threshold (Seo et al. 2018, Figures 5 and 10) is on p_skim: ours is 1 minus the paper's. "
+    "NaN is refused by the runtime (the graph itself would skim every token)"
+)
+THRESHOLD_HELP = (
+    "read a token iff p(read) >= THRESHOLD: 0 reads every token, 1 or more skims every token, "
+    "a lower value reads more (the Skim-RNN paper's threshold is on p(skim): ours is 1 minus it)"
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -54,6 +67,25 @@ class ModelKind:
         units, learning_rate: The CLI's default state size and learning rate.
         batch_size: The CLI's default batch size; None lets the family's
             trainer choose (per data set).
+        cell_class: The Keras cell class ("module:Class") that the kind's
+            models run, or None (a family's own model).
+        layer: The Keras recurrent layer ("module:Class") the text
+            classifier builds for the kind (`build_text_classifier`), or None.
+        layer_name: The name the text classifier gives that layer; None:
+            the kind's name.
+        emitter: The module whose `@register_emitter` class turns the
+            kind's cell into builtin TFLite ops (`export.emitter_registry`),
+            or None (a family that plans its model itself).
+        cell_op: The module that writes the kind's cell as its custom op for
+            the custom-op backend (`export.custom_op_backend`): `op_model`,
+            `op_flatbuffer`, `int8_reference`, `MEASURED_SPEEDS`; None: no
+            cell op (or the family's exporter writes its own op).
+        gate: The module of the kind's skim gate (`skims`): finding a
+            model's skim cells, their threshold, their read decisions and
+            skim statistics (`skim_gate()`).
+        step_shape: (matrix blocks, element-wise ops per unit) of one step
+            of the kind's plain cell, for `keras_skim.analysis.flops`
+            (which names it by the kind's name), or None.
     """
 
     name: str
@@ -68,6 +100,13 @@ class ModelKind:
     units: int = 100
     learning_rate: float = 1e-3
     batch_size: int = 64
+    cell_class: str = None
+    layer: str = None
+    layer_name: str = None
+    emitter: str = None
+    cell_op: str = None
+    gate: str = None
+    step_shape: tuple = None
 
     @property
     def threshold_applies(self):
@@ -99,8 +138,13 @@ class ModelFamily:
         model_class: The registered Keras name of the family's
             `keras.Model` class (how a loaded model is recognised), or None
             (a functional text classifier).
+        model_module: The module that defines (and registers) that class,
+            imported before a model is loaded (`keras_skim.register_layers`).
         flop_report: Its FLOP counts from per-text statistics (`bench`
             asks it for kinds that jump), or None.
+        train_function: Its Python training function (output folder and
+            keyword arguments, `cell` a `--cell` value; returns the results
+            dict the CLI prints), or None; `keras-skim demo` calls it.
     """
 
     name: str
@@ -109,6 +153,8 @@ class ModelFamily:
     commands: str = None
     model_class: str = None
     flop_report: str = None
+    train_function: str = None
+    model_module: str = None
 
 
 FAMILIES = {
@@ -119,6 +165,7 @@ FAMILIES = {
             trainer="keras_skim.models.text_classifier.text_classifier_training:fit_text_classifier",
             exporter="keras_skim.models.text_classifier.text_classifier_exporter",
             commands="keras_skim.models.text_classifier.text_classifier_commands",
+            train_function="keras_skim.models.text_classifier.text_classifier_training:train_text_model",
         ),
         ModelFamily(
             "structural_jump",
@@ -126,12 +173,29 @@ FAMILIES = {
             exporter="keras_skim.models.structural_jump.structural_jump_exporter",
             commands="keras_skim.models.structural_jump.structural_jump_commands",
             model_class="keras_skim>StructuralJumpLSTM",
+            model_module="keras_skim.models.structural_jump.structural_jump_lstm",
             flop_report="keras_skim.models.structural_jump.structural_jump_flops:structural_jump_flop_report",
         ),
     )
 }
 
 _SKIM_CODES = (TOKEN_SKIMMED, TOKEN_READ)
+_SKIM_RNN = "keras_skim.models.skim_rnn"
+
+
+def _skim_cell(name, cell_class, layer):
+    """The pieces of a Skim-RNN kind (`keras_skim/models/skim_rnn/`): its cell, its layer, its emitter, its
+    cell op and the gate they share."""
+    return {
+        "cell_class": f"{_SKIM_RNN}.{name}_cell:{cell_class}",
+        "layer": f"{_SKIM_RNN}.{name}:{layer}",
+        "layer_name": "skim_rnn",
+        "emitter": f"{_SKIM_RNN}.skim_emitters",
+        "cell_op": f"{_SKIM_RNN}.skim_op_export",
+        "gate": f"{_SKIM_RNN}.skim_gate",
+    }
+
+
 _JUMP_CODES = (TOKEN_SKIMMED, TOKEN_READ, TOKEN_JUMPED, TOKEN_NOT_A_WORD)
 
 # The kinds with a custom op come first, in the order of the op library's table (litert_ops/kernels/library_ops.cc).
@@ -146,6 +210,7 @@ KINDS = {
             mask_codes=_SKIM_CODES,
             cli_name="skim-lstm",
             description="Skim-LSTM (Seo et al. 2018): a big and a small LSTM",
+            **_skim_cell("skim_lstm", "SkimLSTMCell", "SkimLSTM"),
         ),
         # The paper's sizes and rates (Hansen et al. 2019): LSTM 128, RMSprop 0.0005, batch 32 for
         # Rotten Tomatoes and 100 for IMDB (the trainer's choice).
@@ -156,6 +221,7 @@ KINDS = {
             jumps=True,
             mask_codes=_JUMP_CODES,
             family="structural_jump",
+            cell_class="keras_skim.models.structural_jump.structural_jump_lstm_cell:StructuralJumpLSTMCell",
             cli_name="sj-lstm",
             description="Structural-Jump-LSTM (Hansen et al. 2019): skips words and jumps to the next , ; or . ! ? "
             "or the end",
@@ -171,18 +237,55 @@ KINDS = {
             mask_codes=_SKIM_CODES,
             cli_name="skim-gru",
             description="Skim-GRU: a big and a small GRU",
+            **_skim_cell("skim_gru", "SkimGRUCell", "SkimGRU"),
         ),
-        ModelKind("lstm", "LSTM", cli_name="lstm", description="LSTM baseline (reads every token)"),
-        ModelKind("gru", "GRU", cli_name="gru", description="GRU baseline (reads every token)"),
-        ModelKind("scornn", "scoRNN"),
+        ModelKind(
+            "lstm",
+            "LSTM",
+            cli_name="lstm",
+            description="LSTM baseline (reads every token)",
+            cell_class="keras.layers:LSTMCell",
+            layer="keras.layers:LSTM",
+            emitter="keras_skim.export.lstm_emitters",
+            step_shape=(4, 13),
+        ),
+        ModelKind(
+            "gru",
+            "GRU",
+            cli_name="gru",
+            description="GRU baseline (reads every token)",
+            cell_class="keras.layers:GRUCell",
+            layer="keras.layers:GRU",
+            emitter="keras_skim.export.gru_emitters",
+            step_shape=(3, 11),
+        ),
+        ModelKind(
+            "scornn",
+            "scoRNN",
+            cell_class="keras_skim.models.scornn.scornn_cell:ScoRNNCell",
+            emitter="keras_skim.models.scornn.scornn_emitter",
+            step_shape=(1, 7),
+        ),
     )
 }
 # Custom LiteRT ops, by the model kind that uses them (the op library registers them all).
 CUSTOM_OPS = {name: kind.custom_op for name, kind in KINDS.items() if kind.custom_op}
 
-# `keras-skim train --cell` choices, in the order of its help.
+# `keras-skim train --cell` choices, in the order of its help (a kind not named here follows, in table order).
 _CLI_ORDER = ("skim_lstm", "skim_gru", "lstm", "gru", "structural_jump_lstm")
-CLI_KINDS = {KINDS[name].cli_name: KINDS[name] for name in _CLI_ORDER}
+
+
+def cli_kinds(kinds):
+    """{`--cell` value: kind} of the `kinds` with one, in `_CLI_ORDER` (the others after, in table order)."""
+    named = [kind for kind in kinds.values() if kind.cli_name]
+    rank = {name: index for index, name in enumerate(_CLI_ORDER)}
+    return {kind.cli_name: kind for kind in sorted(named, key=lambda kind: rank.get(kind.name, len(rank)))}
+
+
+CLI_KINDS = cli_kinds(KINDS)
+# The `--cell` of `keras-skim train` without one, and the kinds `keras-skim demo` trains: a model and its baseline.
+DEFAULT_CELL = "skim-lstm"
+DEMO_KINDS = ("skim_lstm", "lstm")
 CELL_HELP = "; ".join(f"{name}: {kind.description}" for name, kind in CLI_KINDS.items())
 
 
@@ -232,6 +335,26 @@ def cli_names(family):
 def text_classifier_cells():
     """The `--cell` values `build_text_classifier` builds."""
     return tuple(cli_names(FAMILIES["text_classifier"]))
+
+
+def skim_gate():
+    """The module of the skim gate that the kinds that skim share
+    (`ModelKind.gate`): what the engines ask of a model's skim cells.
+
+    Raises:
+        ValueError: the kinds that skim name different gates (a model may
+            hold cells of several kinds, so the engines ask one gate).
+    """
+    gates = {kind.gate for kind in KINDS.values() if kind.skims}
+    if len(gates) != 1:
+        raise ValueError(f"the kinds that skim must share one gate module; the table names {sorted(map(str, gates))}")
+    return load(gates.pop())
+
+
+def step_shapes():
+    """{kind name: (matrix blocks, element-wise ops per unit)} of the kinds
+    whose plain cell `keras_skim.analysis.flops` counts (`ModelKind.step_shape`)."""
+    return {name: kind.step_shape for name, kind in KINDS.items() if kind.step_shape}
 
 
 def load(path):

@@ -9,7 +9,8 @@ keras-skim uses public Keras / TensorFlow APIs; the ones that went:
 `keras.ops.slice_update`), `tensorflow.lite.python.schema_py_generated` (now
 ai-edge-litert's `schema_py_generated`, the runtime's own dependency) and
 `keras.optimizers.MultiOptimizer` / `OptimizerMap` (absent from Keras 3.12;
-`ScoRNNOptimizer` now dispatches by variable path itself).
+the orthogonal cell's two-learning-rate optimizer now dispatches by
+variable path itself).
 
 The layers import their `keras.src` privates (`global_state`,
 `DropoutRNNCell`, the `RNN.inner_loop` hook) through one module of their own,
@@ -27,11 +28,11 @@ PRIVATE_APIS = {
         "that its own .h5 loader does not know; only the class itself resolves it",
     ),
     "keras.optimizers.RMSprop._velocities": (
-        "keras_skim/models/structural_jump/per_tensor_clip_rmsprop.py",
+        "keras_skim.PerTensorClipRMSprop (a model family's optimizer)",
         "TF1's RMSProp starts its mean-square accumulators at 1; Keras has no initializer argument for them",
     ),
     "keras.optimizers.Optimizer._clip_gradients": (
-        "keras_skim/models/structural_jump/per_tensor_clip_rmsprop.py",
+        "keras_skim.PerTensorClipRMSprop (a model family's optimizer)",
         "the hook where Keras clips gradients after unscaling them; per-tensor average-norm clipping "
         "(TF1's clip_by_average_norm) is not one of clipnorm / clipvalue / global_clipnorm",
     ),
@@ -44,7 +45,7 @@ LAYER_PRIVATE_APIS = {
         "the current call context, to find the RNN that runs a skim cell (skim loss)",
     ),
     "keras.src.layers.rnn.dropout_rnn_cell.DropoutRNNCell": (
-        "keras_skim/keras_internals.py (skim and scoRNN cells)",
+        "keras_skim/keras_internals.py (skim and orthogonal cells)",
         "the dropout-mask base class of Keras' own cells",
     ),
     "keras.layers.RNN.inner_loop": (

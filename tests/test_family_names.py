@@ -22,47 +22,6 @@ FAMILY_NAMES = {
 }
 # The table that maps the families' names, and the package's index of public names.
 INDEX_FILES = {"model_kinds.py", "__init__.py"}
-# Modules that still name a family they are not part of (issue 29): to be emptied, never grown.
-DEBT = {
-    "structural_jump": {
-        "private_apis.py",
-    },
-    "skim_rnn": {
-        "analysis/flops.py",
-        "cli/demo_command.py",
-        "cli/evaluate_command.py",
-        "cli/model_args.py",
-        "cli/show_command.py",
-        "cli/train_command.py",
-        "contracts.py",
-        "datasets/__init__.py",
-        "export/custom_op_backend.py",
-        "export/emitter_registry.py",
-        "export/gru_emitters.py",
-        "export/lstm_emitters.py",
-        "export/parity.py",
-        "export/sequence_graph.py",
-        "keras_internals.py",
-        "litert_ops/__init__.py",
-        "models/structural_jump/read_budget_checkpoint.py",
-        "models/structural_jump/structural_jump_flops.py",
-        "models/structural_jump/structural_jump_op_reference.py",
-        "models/text_classifier/__init__.py",
-        "models/text_classifier/text_classifier.py",
-        "models/text_classifier/text_classifier_commands.py",
-        "models/text_classifier/text_classifier_exporter.py",
-        "models/text_classifier/text_classifier_training.py",
-        "runtime/tflite_check.py",
-    },
-    "scornn": {
-        "analysis/flops.py",
-        "export/__init__.py",
-        "export/emitter_registry.py",
-        "export/sequence_input.py",
-        "models/skim_rnn/skim_layers.py",
-        "private_apis.py",
-    },
-}
 
 
 def modules_naming(pattern, package=PACKAGE):
@@ -77,9 +36,7 @@ def strangers(family, package=PACKAGE):
     """The modules of `package` that name `family` but are outside its folder and the index."""
     own = f"models/{family}/"
     return sorted(
-        m
-        for m in modules_naming(FAMILY_NAMES[family], package)
-        if not m.startswith(own) and m not in INDEX_FILES and m not in DEBT.get(family, ())
+        m for m in modules_naming(FAMILY_NAMES[family], package) if not m.startswith(own) and m not in INDEX_FILES
     )
 
 

@@ -88,3 +88,33 @@ def test_a_loaded_model_s_family_comes_from_its_registered_class():
     jump = [f for f in FAMILIES.values() if f.model_class]
     assert [family_of_model_class(keras.saving.get_registered_name(StructuralJumpLSTM))] == jump
     assert family_of_model_class("Functional") is FAMILIES["text_classifier"]
+
+
+def test_every_kind_s_import_paths_load():
+    # The engines reach a family's cells, emitters, cell ops and gate only through these paths.
+    import inspect
+
+    from keras_skim.export import emitter_registry
+    from keras_skim.model_kinds import FAMILIES, load, skim_gate
+
+    for kind in KINDS.values():
+        for path in (kind.cell_class, kind.layer):
+            assert path is None or inspect.isclass(load(path)), path
+        if kind.emitter:
+            load(kind.emitter)
+            assert emitter_registry._EMITTERS[kind.cell_class.rpartition(":")[2]].model_kind == kind.name
+        if kind.cell_op:
+            op = load(kind.cell_op)
+            assert all(callable(getattr(op, name)) for name in ("op_model", "op_flatbuffer", "int8_reference"))
+            assert kind.name in op.MEASURED_SPEEDS and kind.custom_op
+        assert bool(kind.gate) == kind.skims, kind.name
+    gate = skim_gate()
+    assert all(callable(getattr(gate, name)) for name in ("gated_cells", "is_gated", "read_decision", "flop_kind"))
+    for family in FAMILIES.values():
+        assert family.train_function is None or callable(load(family.train_function))
+        assert bool(family.model_module) == bool(family.model_class), family.name
+        if family.model_module:  # the module registers the class a loaded model is recognised by
+            import keras
+
+            load(family.model_module)
+            assert keras.saving.get_registered_object(family.model_class) is not None

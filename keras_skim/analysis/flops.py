@@ -1,4 +1,4 @@
-"""Analytical FLOP counts and Flop-R, the speed-up measure of Skim-RNN.
+"""Analytical FLOP counts and Flop-R, the speed-up measure of a skim cell.
 
 A multiply-add counts as 2 FLOPs; element-wise operations (bias adds,
 activations, gate products) count 1 each. Flop-R (Seo et al. 2018, section
@@ -7,21 +7,23 @@ expected FLOPs per token of the skim model at a measured skim rate, the
 gate included.
 """
 
-# (matrix blocks, element-wise ops per unit) of one step of each cell kind
-_CELL_SHAPE = {"lstm": (4, 13), "gru": (3, 11), "scornn": (1, 7)}
+from keras_skim.model_kinds import step_shapes
 
 
 def rnn_step_flops(kind, units, input_dim, state_dim=None):
     """FLOPs of one step of an LSTM or GRU of `units` units.
 
     `state_dim` is the size of the recurrent input (the full shared state for
-    Skim-RNN's small cell); `units` by default.
+    a skim cell's small cell); `units` by default. The kinds and their
+    (matrix blocks, element-wise ops per unit) are the model-kind table's
+    (`ModelKind.step_shape`).
     """
-    if kind not in _CELL_SHAPE:
-        raise ValueError(f"kind must be one of {sorted(_CELL_SHAPE)}; got {kind!r}")
+    shapes = step_shapes()
+    if kind not in shapes:
+        raise ValueError(f"kind must be one of {sorted(shapes)}; got {kind!r}")
     if units == 0:
         return 0
-    blocks, elementwise = _CELL_SHAPE[kind]
+    blocks, elementwise = shapes[kind]
     state_dim = units if state_dim is None else state_dim
     return 2 * blocks * units * (input_dim + state_dim) + elementwise * units
 

@@ -1,12 +1,13 @@
 """`keras-skim demo`: the README's main job.
 
-Trains a Skim-LSTM and an LSTM baseline of the same size on Rotten
-Tomatoes and prints the comparison: accuracy, skim rate, Flop-R and
-training time. Then (unless `--no-export`) exports both to TFLite as
-`keras-skim export` does by default (the Skim-LSTM with the custom-op
-backend where the op library was built with the package, else the builtin
-one; the LSTM with the builtin one) and benchmarks them with LiteRT
-on test texts: per-token latency, speed-up, skim rate and Flop-R.
+Trains a skim model and a baseline of the same size (the model-kind
+table's `DEMO_KINDS`) on Rotten Tomatoes and prints the comparison:
+accuracy, skim rate, Flop-R and training time. Then (unless `--no-export`)
+exports both to TFLite as `keras-skim export` does by default (the skim
+model with the custom-op backend where the op library was built with the
+package, else the builtin one; the baseline with the builtin one) and
+benchmarks them with LiteRT on test texts: per-token latency, speed-up,
+skim rate and Flop-R.
 """
 
 import json
@@ -16,6 +17,10 @@ import shutil
 from keras_skim.cli.data_args import add_data_argument, data_error
 from keras_skim.cli.errors import CliError
 from keras_skim.cli.model_args import non_negative_float, non_negative_int, positive_int
+from keras_skim.model_kinds import DEMO_KINDS, KINDS, family_of, load
+
+# The skim model the demo trains, and its baseline.
+MODEL, BASELINE = (KINDS[name] for name in DEMO_KINDS)
 
 
 def add_arguments(parser):
@@ -68,9 +73,9 @@ def latency_table(report):
     lines = [
         "| model (TFLite) | backend | us/token median | speed-up vs LSTM | skim rate | Flop-R |",
         "|---|---|---:|---:|---:|---:|",
-        f"| Skim-LSTM | {report['backend']} | {r['model_latency']['median_us']:.2f} | {r['speedup']:.2f}x | "
+        f"| {MODEL.title} | {report['backend']} | {r['model_latency']['median_us']:.2f} | {r['speedup']:.2f}x | "
         f"{r['skim_rate']:.3f} | {r['flop_r'] or 1.0:.2f}x |",
-        f"| LSTM | {report['baseline_backend']} | {base:.2f} | 1.00x | 0.000 | 1.00x |",
+        f"| {BASELINE.title} | {report['baseline_backend']} | {base:.2f} | 1.00x | 0.000 | 1.00x |",
     ]
     return "\n".join(lines)
 
@@ -87,21 +92,21 @@ def export_and_bench(output, args, log=print, stage=None):
     from keras_skim.runtime.bench_data import BenchDataError, load_bench_texts
     from keras_skim.runtime.runner import RuntimeModelError
 
-    skim_out = os.path.join(stage, "skim_lstm_tflite")
-    lstm_out = os.path.join(stage, "lstm_tflite")
-    log("== exporting Skim-LSTM to TFLite (default backend: the custom op where it runs)")
+    skim_out = os.path.join(stage, f"{MODEL.name}_tflite")
+    lstm_out = os.path.join(stage, f"{BASELINE.name}_tflite")
+    log(f"== exporting {MODEL.title} to TFLite (default backend: the custom op where it runs)")
     try:
-        result = export_model(os.path.join(output, "skim_lstm", "model.keras"), skim_out, force=True)
+        result = export_model(os.path.join(output, MODEL.name, "model.keras"), skim_out, force=True)
     except ExportError as err:
-        raise CliError(f"Skim-LSTM export failed: {err}") from None
+        raise CliError(f"{MODEL.title} export failed: {err}") from None
     for note in result.notes:
         log(f"   note: {note}")
     log(f"   {result.parity.message} (backend: {result.metadata['backend']})")
-    log("== exporting LSTM to TFLite (builtin backend)")
+    log(f"== exporting {BASELINE.title} to TFLite (builtin backend)")
     try:
-        result = export_model(os.path.join(output, "lstm", "model.keras"), lstm_out, force=True)
+        result = export_model(os.path.join(output, BASELINE.name, "model.keras"), lstm_out, force=True)
     except ExportError as err:
-        raise CliError(f"LSTM export failed: {err}") from None
+        raise CliError(f"{BASELINE.title} export failed: {err}") from None
     log(f"   {result.parity.message}")
     log(f"== LiteRT benchmark ({args.bench_samples} test texts, {args.bench_repeats} repeats, 1 thread)")
     try:
@@ -130,7 +135,7 @@ def export_and_bench(output, args, log=print, stage=None):
 
 def run(args):
     from keras_skim import contracts, output_folder
-    from keras_skim.models.text_classifier.text_classifier_training import data_input_paths
+    from keras_skim.training.pipeline import data_input_paths
 
     inputs = data_input_paths(args.data)
     output_folder.check_output_folder(args.output, force=args.force, inputs=inputs)
@@ -158,32 +163,31 @@ def run(args):
 
 
 def _train_both(stage, args):
-    """Trains the Skim-LSTM and the LSTM into `stage`; returns the table."""
+    """Trains the skim model and its baseline into `stage`; returns the table."""
     from keras_skim.datasets import DatasetUnavailableError, DataSourceError
-    from keras_skim.models.text_classifier.text_classifier_config import TextClassifierTrainingConfig
-    from keras_skim.models.text_classifier.text_classifier_training import train_text_classifier
 
     rows = []
-    for name, cell in (("Skim-LSTM", "skim-lstm"), ("LSTM", "lstm")):
+    for kind in (MODEL, BASELINE):
         print(
-            f"== training {name} (d={args.units}"
-            + (f", d'={args.small_units}, gamma={args.gamma}" if cell != "lstm" else "")
+            f"== training {kind.title} (d={args.units}"
+            + (f", d'={args.small_units}, gamma={args.gamma}" if kind.skims else "")
             + f") on {args.data}"
         )
-        config = TextClassifierTrainingConfig(
-            cell=cell,
-            units=args.units,
-            small_units=args.small_units,
-            gamma=args.gamma,
-            epochs=args.epochs,
-            limit=args.limit,
-        )
-        folder = os.path.join(stage, cell.replace("-", "_"))
         try:
-            result = train_text_classifier(args.data, config, folder, verbose=0 if args.quiet else 1)
+            result = load(family_of(kind).train_function)(
+                os.path.join(stage, kind.name),
+                dataset=args.data,
+                cell=kind.cli_name,
+                units=args.units,
+                small_units=args.small_units,
+                gamma=args.gamma,
+                epochs=args.epochs,
+                limit=args.limit,
+                verbose=0 if args.quiet else 1,
+            )
         except (DatasetUnavailableError, DataSourceError) as err:
             raise data_error(err) from None
-        rows.append((name, result))
+        rows.append((kind.title, result))
     table = comparison_table(rows)
     with open(os.path.join(stage, "comparison.md"), "w", encoding="utf-8") as f:
         f.write(f"# keras-skim demo on {args.data}\n\n{table}\n")

@@ -1,7 +1,8 @@
 """`keras-skim evaluate`: accuracy, skim rate and Flop-R at a threshold (a
 stacked or bidirectional model's skim rate per layer and direction too,
-Flop-R over all of them); a model family with its own report (read / skip /
-jump fractions of a jump model) has it in its commands module
+Flop-R over all of them: the numbers are the family's, its commands'
+`evaluation`); a model family with its own report (read / skip / jump
+fractions of a jump model) has it in its commands module
 (`keras_skim.model_kinds.FAMILIES`)."""
 
 import json
@@ -21,7 +22,6 @@ from keras_skim.cli.model_args import (
     refuse_sequence_model,
     train_config_of,
 )
-from keras_skim.models.skim_rnn.skim_layers import is_stack, layer_rows, skim_directions, stack_flop_r
 
 
 def _classes(source):
@@ -49,8 +49,8 @@ def run(args):
     folder = model_folder(args.model)
     config = train_config_of(folder)
     from keras_skim.datasets import DatasetUnavailableError, DataSourceError
+    from keras_skim.datasets.encoded_splits import load_encoded
     from keras_skim.datasets.registry import recorded_data, resolve_data
-    from keras_skim.models.text_classifier.text_classifier_training import evaluate_model, flop_summary, load_encoded
 
     recorded = recorded_data(config.as_dict() if config else None)
     model_file = folder.model
@@ -79,11 +79,7 @@ def run(args):
         ids, labels, _ = load_encoded(source, tokenizer, args.split, max_length, args.limit)
     except (DatasetUnavailableError, ValueError) as err:
         raise data_error(err) from None
-    if is_stack(model) and skim_directions(model):
-        result = _evaluate_stack(model, ids, labels, args.threshold)
-    else:
-        result = evaluate_model(model, ids, labels, threshold=args.threshold)
-        result["flop_r"] = flop_summary(model, result["skim_rate"])["flop_r"]
+    result = family_command(model, "evaluation")(model, ids, labels, args.threshold)
     result.update(
         {"dataset": dataset, "split": args.split, "examples": int(len(labels)), "classes": list(source.classes)}
     )
@@ -101,24 +97,3 @@ def run(args):
             print(f"    layer {row['layer']} {row['direction']:<8} {row['skim_rate']:.4f}  ({row['name']})")
         print(f"  Flop-R    {result['flop_r']:.2f}x")
     return 0
-
-
-def _evaluate_stack(model, ids, labels, threshold):
-    """Accuracy, the skim rate of every layer and direction and Flop-R over
-    all of them, in one compiled pass (a stacked or bidirectional model)."""
-    import numpy as np
-
-    from keras_skim.models.skim_rnn.skim_controls import skim_cells
-    from keras_skim.models.skim_rnn.skim_statistics import skim_predictions
-    from keras_skim.models.text_classifier.text_classifier_training import predicted_classes
-
-    logits, stats = skim_predictions(model, ids, threshold=threshold)
-    truth = np.rint(np.asarray(labels, np.float64)).astype(np.int32)
-    layers = layer_rows(model, stats)
-    return {
-        "accuracy": float(np.mean(predicted_classes(logits) == truth)) if len(truth) else 0.0,
-        "skim_rate": stats["skim_rate"],
-        "threshold": skim_cells(model)[0].threshold if threshold is None else threshold,
-        "layers": layers,
-        "flop_r": stack_flop_r(model, [row["skim_rate"] for row in layers]),
-    }

@@ -4,7 +4,7 @@ import argparse
 
 from keras_skim.cli.errors import CliError
 from keras_skim.contract_fields import MAX_SEQUENCE_LENGTH, MAX_VOCABULARY_SIZE
-from keras_skim.model_kinds import CLI_KINDS
+from keras_skim.model_kinds import CLI_KINDS, THRESHOLD_HELP  # noqa: F401 (the commands' --threshold help)
 
 
 def _integer_at_least(minimum, wording):
@@ -76,12 +76,6 @@ def threshold_list(text):
     if not values:
         raise argparse.ArgumentTypeError(f"expected comma-separated numbers >= 0, got {text!r}")
     return values
-
-
-THRESHOLD_HELP = (
-    "read a token iff p(read) >= THRESHOLD: 0 reads every token, 1 or more skims every token, "
-    "a lower value reads more (the Skim-RNN paper's threshold is on p(skim): ours is 1 minus it)"
-)
 
 
 def model_folder(path):

@@ -1,6 +1,6 @@
 """`keras-skim show`: a text with its read and skimmed words marked (a
-stacked or bidirectional model's once per layer and direction, the
-Skim-RNN paper's Figure 3 for one text); a model family with its own report
+stacked or bidirectional model's once per layer and direction, the skim
+paper's Figure 3 for one text: Seo et al. 2018); a model family with its own report
 (the read, skipped and jumped words of a jump model) has it in its commands
 module (`keras_skim.model_kinds.FAMILIES`).
 
@@ -28,7 +28,7 @@ from keras_skim.cli.model_args import (
     train_config_of,
 )
 from keras_skim.contracts import HTML_MARKER
-from keras_skim.models.skim_rnn.skim_layers import is_stack, skim_directions
+from keras_skim.model_kinds import skim_gate
 
 _BOLD, _DIM, _RESET = "\033[1m", "\033[2;37m", "\033[0m"
 _STRUCK = "\033[2;9;37m"  # dim and struck through
@@ -220,23 +220,21 @@ def _show_skims(args, model, model_file, tokenizer, text, ids, label, recorded):
     paper's Figure 3 for one text)."""
     import numpy as np
 
-    from keras_skim.models.skim_rnn.skim_controls import skim_cells, thresholds_set_to
-    from keras_skim.models.skim_rnn.skim_statistics import direction_decisions
-
-    if not skim_cells(model):
+    gate = skim_gate()
+    if not gate.gated_cells(model):
         raise CliError(f"{model_file}: has no skim layer, so every word is read")
     max_length = model.inputs[0].shape[1]
     if max_length is not None and len(ids) > max_length:
         ids = ids[:max_length]
-    stacked = is_stack(model)
+    stacked = gate.is_stack(model)
     try:
-        masks = direction_decisions(model, ids, threshold=args.threshold, first_only=not stacked)
+        masks = gate.direction_decisions(model, ids, threshold=args.threshold, first_only=not stacked)
     except ValueError as err:  # a skim cell outside a top-level RNN or Bidirectional layer
         raise CliError(f"{model_file}: {err}") from None
     tokens = tokenizer.tokenize(text)[: len(ids)]
     padded = np.zeros((1, max_length or len(ids)), "int32")
     padded[0, : len(ids)] = ids
-    with thresholds_set_to(skim_cells(model), args.threshold):
+    with gate.thresholds_set_to(gate.gated_cells(model), args.threshold):
         prediction = _prediction(model.predict(padded, verbose=0)[0], recorded.get("classes"))
     read, steps = sum(int(m.sum()) for m in masks), len(masks) * len(ids)
     over = ""
@@ -249,14 +247,14 @@ def _show_skims(args, model, model_file, tokenizer, text, ids, label, recorded):
     color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
     sections = [(None, masks[0])]
     if stacked:
-        sections = [(_direction_line(d, m), m) for d, m in zip(skim_directions(model), masks)]
+        sections = [(_direction_line(d, m), m) for d, m in zip(gate.skim_directions(model), masks)]
     for heading, mask in sections:
         if heading:
             print(heading)
         print(("  " if heading else "") + render_terminal(tokens, mask, color))
     print(summary)
     if args.html:
-        page = render_html_sections(tokens, sections, "Skim-RNN: read and skimmed words", summary)
+        page = render_html_sections(tokens, sections, gate.REPORT_TITLE, summary)
         write_html(args, page)
         print(f"wrote {args.html}")
     return 0

@@ -16,7 +16,7 @@ from keras_skim.cli.model_args import (
     vocabulary_tokens,
 )
 from keras_skim.datasets.registry import MAX_LENGTH_HELP
-from keras_skim.model_kinds import CELL_HELP, CLI_KINDS, FAMILIES, cli_kind, cli_names, load
+from keras_skim.model_kinds import CELL_HELP, CLI_KINDS, DEFAULT_CELL, FAMILIES, cli_kind, cli_names, load
 
 
 def _families():
@@ -37,7 +37,7 @@ def add_arguments(parser):
         "seed of the stratified validation/test hold-out of data without "
         "its own split (default 0; recorded for evaluate/show)",
     )
-    parser.add_argument("--cell", choices=list(CLI_KINDS), default="skim-lstm", help=CELL_HELP)
+    parser.add_argument("--cell", choices=list(CLI_KINDS), default=DEFAULT_CELL, help=CELL_HELP)
     parser.add_argument(
         "--units",
         "-d",
@@ -119,7 +119,7 @@ def _fill(args, defaults):
 
 def run(args):
     from keras_skim import output_folder
-    from keras_skim.models.text_classifier.text_classifier_training import data_input_paths
+    from keras_skim.training.pipeline import data_input_paths
 
     kind = cli_kind(args.cell)
     families = _families()

@@ -1,4 +1,4 @@
-"""Datasets, word vectors and the tokenizer used to train skim RNNs.
+"""Datasets, word vectors and the tokenizer used to train the recurrent models.
 
 ``registry.resolve_data`` turns a ``--data`` argument (a registry name,
 ``tfds:NAME``, a CSV/TSV/JSON-lines file or a folder of class sub-folders)

@@ -3,13 +3,14 @@ ops, or one custom op per model kind.
 
 Modules: `model_plan` (reads the Keras model into a `ModelPlan`, which both
 backends build from), `emitter_registry` with `lstm_emitters` /
-`gru_emitters` / `scornn_emitter` (one per cell kind), `graph_builder` (the
+`gru_emitters` (a family's cells have theirs in its folder, named by the
+model-kind table: `ModelKind.emitter`), `graph_builder` (the
 argmax-free gated loop and the conversion), `family_exporter` (the seam
 each model family's exporter module fills, named in
 `keras_skim.model_kinds`: its planner, graph, op, metadata and parity
-pieces live in that family's own modules), `custom_op_backend` with
-`skim_op_weights` / `skim_op_flatbuffer` / `skim_op_reference` and
-`flatbuffer_writer` (the custom-op exports),
+pieces live in that family's own modules), `custom_op_backend` with the
+cells' ops (`ModelKind.cell_op`) and `flatbuffer_writer` (the custom-op
+exports),
 `parity` (Keras vs TFLite), `metadata` and `exporter` (`export_model`;
 the operators it records are read by the runtime's TFLite schema reader,
 `keras_skim.runtime.tflite_check.op_inventory`).

@@ -2,15 +2,14 @@
 per model kind (`contracts.CUSTOM_OPS`), from the same `ModelPlan` as the
 builtin backend.
 
-A skim classifier, Input -> Embedding -> RNN(SkimLSTMCell | SkimGRUCell)
--> [Dropout] -> Dense, becomes its cell's op (`KerasSkimLSTM`,
-`KerasSkimGRU`): its weights are packed by `skim_op_weights` (float32,
-folded per word, or int8 with float scales), its file written by
-`skim_op_flatbuffer`, and an int8 export is checked against the op's NumPy
-arithmetic on its dequantized weights (`skim_op_reference`). A model family
-with an op of its own writes it through its exporter
-(`family_exporter.exporter_of`), int8 ones too, and gives the NumPy
-reference of its int8 op (`int8_op_reference`).
+A classifier Input -> Embedding -> RNN(cell) -> [Dropout] -> Dense whose
+cell has an op (the model-kind table's `ModelKind.cell_op`, a module of the
+cell's family) becomes that op: the module packs its weights (float32,
+folded per word, or int8 with float scales), writes its file, and gives the
+NumPy arithmetic of the op an int8 export is checked against (on its
+dequantized weights). A model family with an op of its own writes it
+through its exporter (`family_exporter.exporter_of`), int8 ones too, and
+gives the NumPy reference of its int8 op (`int8_op_reference`).
 
 The op looks a token's embedding up and projects it itself, for the cell
 that runs on it only: the big cell on read tokens, the small cell on skimmed
@@ -26,12 +25,31 @@ import numpy as np
 from keras_skim.contracts import CUSTOM_OPS, SIGNATURE_KEY
 from keras_skim.export.errors import ExportError
 from keras_skim.export.family_exporter import exporter_of
-from keras_skim.models.skim_rnn.skim_op_cells import CELLS
-from keras_skim.models.skim_rnn.skim_op_flatbuffer import model_settings, skim_op_flatbuffer
-from keras_skim.models.skim_rnn.skim_op_reference import op_reference
-from keras_skim.models.skim_rnn.skim_op_weights import check_quantize, quantized_weights, should_fold, skim_op_model
+from keras_skim.export.flatbuffer_writer import model_description
+from keras_skim.export.int8_weights import check_quantize
+from keras_skim.model_kinds import KINDS, kind_of, load
 
-_FORM = "expected Input -> Embedding -> RNN(SkimLSTMCell | SkimGRUCell) -> [Dropout] -> Dense"
+
+def _form():
+    """The model form the cell ops take, naming the cells that have one (`ModelKind.cell_op`)."""
+    cells = " | ".join(kind.cell_class.rpartition(":")[2] for kind in KINDS.values() if kind.cell_op)
+    return f"expected Input -> Embedding -> RNN({cells}) -> [Dropout] -> Dense"
+
+
+def _cell_op(plan):
+    """The module of the cell op of `plan`'s kind (`ModelKind.cell_op`), or None."""
+    path = kind_of(plan.model_kind).cell_op
+    return None if path is None else load(path)
+
+
+def model_settings(path_or_bytes):
+    """The settings a custom op's .tflite records in its description: units,
+    small_units, threshold, output_activation, mask_zero, folded, quantize
+    (the last two default to False and None)."""
+    settings = model_description(path_or_bytes)
+    settings.setdefault("folded", False)
+    settings.setdefault("quantize", None)
+    return settings
 
 
 def stack_refusal(plan):
@@ -50,18 +68,27 @@ def op_refusal(plan):
     """Why a single-layer `plan` is not of the skim op's form (one line), or None."""
     rnn = plan.rnn_layer
     where = f"custom-op export: unsupported layer {plan.rnn_layer_name!r} ({type(rnn).__name__})"
-    if plan.model_kind not in CELLS:
-        return f"{where}: its cell is {type(rnn.cell).__name__}; {_FORM}"
+    if kind_of(plan.model_kind).cell_op is None:
+        return f"{where}: its cell is {type(rnn.cell).__name__}; {_form()}"
     if getattr(rnn, "stateful", False):
         return f"{where}: stateful is not supported"
     if len(plan.head) != 1:
-        return f"custom-op export: the op's model has one Dense layer after the RNN, this one {len(plan.head)}; {_FORM}"
+        return (
+            f"custom-op export: the op's model has one Dense layer after the RNN, this one {len(plan.head)}; {_form()}"
+        )
     return None
 
 
 def read_model(model):
-    """The skim op's view of `model` (`skim_op_weights.skim_op_model` of its
+    """The cell op's view of `model` (its cell op's `op_model` of its
     `ModelPlan`); ValueError (one line) for a model not of the op's form."""
+    cell_op, plan = _checked_cell_op(model)
+    return cell_op.op_model(plan)
+
+
+def _checked_cell_op(model):
+    """(the module of its cell op, its `ModelPlan`) of a `model` of the op's
+    form; ExportError (one line) otherwise."""
     from keras_skim.export.model_plan import plan_model
     from keras_skim.export.sequence_input import takes_sequence
 
@@ -73,16 +100,16 @@ def read_model(model):
     refusal = op_refusal(plan)
     if refusal:
         raise ExportError(refusal)
-    return skim_op_model(plan)
+    return _cell_op(plan), plan
 
 
 def write_custom_op_model(model, path, threshold=None, length=None, fold=None, quantize=None):
-    """Writes `model` as a .tflite using the `KerasSkimLSTM` (or, for a
-    Skim-GRU, `KerasSkimGRU`) custom op.
+    """Writes `model` as a .tflite using its cell's custom op
+    (`contracts.CUSTOM_OPS` of its kind).
 
     Args:
         model: trained Keras model Input(int [T]) -> Embedding ->
-            RNN(SkimLSTMCell | SkimGRUCell) -> [Dropout] -> Dense(k).
+            RNN(a skim cell with an op) -> [Dropout] -> Dense(k).
         path: output .tflite path.
         threshold: default read threshold recorded in the model description
             (the `threshold` input is what the op uses); the cell's threshold
@@ -115,14 +142,14 @@ def write_custom_op_model(model, path, threshold=None, length=None, fold=None, q
 def custom_op_flatbuffer(model, threshold=None, length=None, fold=None, quantize=None):
     """The bytes `write_custom_op_model` writes (same arguments, no path)."""
     check_quantize(quantize)
-    info = read_model(model)
+    cell_op, plan = _checked_cell_op(model)
+    info = cell_op.op_model(plan)
     if threshold is None:
         threshold = info["threshold"]
     if length is None:
         shape = model.inputs[0].shape
         length = int(shape[-1]) if shape[-1] is not None else 1
-    fold = should_fold(info) if fold is None else bool(fold)
-    return skim_op_flatbuffer(info, threshold, length, fold=fold, quantize=quantize)
+    return cell_op.op_flatbuffer(info, threshold, length, fold=fold, quantize=quantize)
 
 
 class CustomOpBackend:
@@ -175,13 +202,8 @@ class CustomOpBackend:
         family = exporter_of(plan.model_kind)
         if family.writes_custom_op:
             return family.int8_op_reference(plan, settings), "its dequantized weights"
-        info = skim_op_model(plan)
-        ops = quantized_weights(info, fold=settings["folded"], quantize=settings["quantize"])
-
-        def reference(batch, threshold):
-            return op_reference(info, ops, batch[0], threshold)
-
-        return reference, "its dequantized weights"
+        cell_op = _cell_op(plan)
+        return cell_op.int8_reference(cell_op.op_model(plan), settings), "its dequantized weights"
 
 
 def custom_op_parity(model, path, samples=8, thresholds=None, seed=0, num_threads=1):
@@ -190,8 +212,8 @@ def custom_op_parity(model, path, samples=8, thresholds=None, seed=0, num_thread
     (`keras_skim.export.parity.check_parity`).
 
     A float model is compared with the Keras model itself. An int8 model
-    (`quantize="int8"`) is compared with `op_reference` on its dequantized
-    weights, so that the check still holds it to every decision and 1e-4
+    (`quantize="int8"`) is compared with its op's NumPy arithmetic on its
+    dequantized weights (the cell op's `int8_reference`), so that the check still holds it to every decision and 1e-4
     (how far int8 moves from the float model is measured, not checked: see
     benchmarks/trained_export_speed.py).
 

@@ -2,18 +2,22 @@
 TFLite builtin ops.
 
 An emitter module defines a subclass of `CellEmitter` and decorates it with
-`@register_emitter("CellClassName", ...)`. To support a new layer kind, add a
-module and list it in `_EMITTER_MODULES`.
+`@register_emitter("CellClassName", ...)`. To support a new cell kind, write
+that module (in the family's folder) and name it as the kind's `emitter` in
+the model-kind table (`keras_skim.model_kinds`); the registry loads the
+modules the table names.
 """
 
 import importlib
 
+from keras_skim.model_kinds import KINDS
+
 _EMITTERS = {}
-_EMITTER_MODULES = (
-    "keras_skim.export.lstm_emitters",
-    "keras_skim.export.gru_emitters",
-    "keras_skim.models.scornn.scornn_emitter",
-)
+
+
+def _emitter_modules():
+    """The emitter modules of the table's kinds (`ModelKind.emitter`), each once, in table order."""
+    return tuple(dict.fromkeys(kind.emitter for kind in KINDS.values() if kind.emitter))
 
 
 def register_emitter(*cell_class_names):
@@ -28,7 +32,7 @@ def register_emitter(*cell_class_names):
 
 
 def _load_modules():
-    for name in _EMITTER_MODULES:
+    for name in _emitter_modules():
         try:
             importlib.import_module(name)
         except ModuleNotFoundError as err:
@@ -48,6 +52,14 @@ def known_cells():
     return sorted(_EMITTERS)
 
 
+def flop_kind_of(cell):
+    """The `keras_skim.analysis.flops` kind of a Keras cell (its emitter's
+    `flop_kind`), or None if no emitter knows it."""
+    _load_modules()
+    cls = _EMITTERS.get(type(cell).__name__)
+    return None if cls is None else cls.flop_kind
+
+
 class CellEmitter:
     """How one recurrent cell runs in the exported graph.
 
@@ -61,8 +73,8 @@ class CellEmitter:
     FULLY_CONNECTED ops in the subgraph where they are used.
 
     Attributes set by subclasses:
-        model_kind: metadata name ("skim_lstm", "lstm", ...).
-        flop_kind: cell kind for `keras_skim.analysis.flops` ("lstm", "gru").
+        model_kind: metadata name (a `keras_skim.model_kinds.KINDS` key).
+        flop_kind: cell kind for `keras_skim.analysis.flops` ("lstm", "gru", ...).
         skims: whether the cell has a read/skim gate.
         units, small_units, input_dim, default_threshold.
     """
@@ -106,33 +118,6 @@ class CellEmitter:
     def output(self, state):
         """The cell's output h [1, units] from the final state."""
         return state[0]
-
-
-class SkimInputProjections:
-    """Mixin for the skim emitters: reads the gate, and lets the small cell's
-    and the gate's input projections share one table, next to the big cell's.
-
-    Comes before the plain cell emitter in the bases so that it extends its
-    `input_projections`; the emitter sets `small_kernel` and
-    `small_input_bias` when `small_units` > 0.
-    """
-
-    def read_skim_gate(self, cell):
-        from keras_skim.export.weights import gate_difference
-
-        self.small_units = int(cell.small_units)
-        self.default_threshold = float(cell.threshold)
-        self.gate_kernel, self.gate_recurrent, self.gate_bias = gate_difference(cell)
-
-    def input_projections(self):
-        import numpy as np
-
-        _, read = super().input_projections()
-        if not self.small_units:
-            return (self.gate_kernel, self.gate_bias), read
-        kernel = np.concatenate([self.small_kernel, self.gate_kernel], axis=1)
-        bias = np.concatenate([self.small_input_bias, self.gate_bias])
-        return (kernel, bias), read
 
 
 def checked_emitter(cell, layer_name):

@@ -1,16 +1,11 @@
-"""Emitters for `keras.layers.GRU` / `GRUCell` (reset_after=True) and
-`SkimGRUCell`.
-
-State layout: plain GRU `[h]`; Skim-GRU with d' > 0 `[h, h_small, h_rest]`.
+"""The emitter of `keras.layers.GRU` / `GRUCell` (reset_after=True; state
+`[h]`), and the GRU arithmetic a skim cell's emitter builds on
+(`gru_weights`, `gru_update`).
 """
 
 import numpy as np
 
-from keras_skim.export.emitter_registry import (
-    CellEmitter,
-    SkimInputProjections,
-    register_emitter,
-)
+from keras_skim.export.emitter_registry import CellEmitter, register_emitter
 from keras_skim.export.errors import ExportError
 from keras_skim.export.weights import check_activations, f32, to_numpy
 
@@ -63,60 +58,3 @@ class GRUEmitter(CellEmitter):
         x_zr, x_h = tf.split(read_row, [2 * d, d], axis=1)
         h_zr, h_h = tf.split(hp, [2 * d, d], axis=1)
         return [gru_update(tf, x_zr, x_h, h_zr, h_h, h)]
-
-
-@register_emitter("SkimGRUCell")
-class SkimGRUEmitter(SkimInputProjections, GRUEmitter):
-    model_kind = "skim_gru"
-    skims = True
-
-    def __init__(self, cell):
-        super().__init__(cell)
-        self.read_skim_gate(cell)
-        if self.small_units:
-            (
-                self.small_kernel,
-                self.small_recurrent,
-                self.small_input_bias,
-                self.small_recurrent_bias,
-            ) = gru_weights(cell, "small_", self.small_units)
-
-    def initial_state(self):
-        d, ds = self.units, self.small_units
-        if not ds:
-            return super().initial_state()
-        return [np.zeros((1, n), np.float32) for n in (d, ds, d - ds)]
-
-    def pre_step(self, state, pre_row):
-        import tensorflow as tf
-
-        h = state[0]
-        if not self.small_units:
-            a = tf.matmul(h, tf.constant(f32(self.gate_recurrent))) + pre_row
-            return tf.reshape(a, []), ()
-        ds = self.small_units
-        weights = np.concatenate([self.small_recurrent, self.gate_recurrent], axis=1)
-        bias = np.concatenate([self.small_recurrent_bias, np.zeros(1)])
-        hp = tf.matmul(h, tf.constant(f32(weights))) + tf.constant(f32(bias))
-        h_zr, h_h, h_gate = tf.split(hp, [2 * ds, ds, 1], axis=1)
-        x_zr, x_h, x_gate = tf.split(pre_row, [2 * ds, ds, 1], axis=1)
-        return tf.reshape(h_gate + x_gate, []), (x_zr, x_h, h_zr, h_h)
-
-    def skim_step(self, state, carry):
-        import tensorflow as tf
-
-        if not self.small_units:
-            return [tf.identity(s) for s in state]
-        _, h_small, h_rest = state
-        h_small = gru_update(tf, *carry, h_small)
-        return [tf.concat([h_small, h_rest], axis=1), h_small, h_rest]
-
-    def read_step(self, state, read_row, carry):
-        import tensorflow as tf
-
-        if not self.small_units:
-            return super().read_step(state, read_row, carry)
-        d, ds = self.units, self.small_units
-        (h,) = super().read_step(state[:1], read_row, carry)
-        h_small, h_rest = tf.split(h, [ds, d - ds], axis=1)
-        return [h, h_small, h_rest]

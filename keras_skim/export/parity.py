@@ -6,6 +6,7 @@ import dataclasses
 import numpy as np
 
 from keras_skim.export.family_exporter import exporter_of
+from keras_skim.model_kinds import skim_gate
 
 ATOL = 1e-4
 PARITY_MAX_TOKENS = 96  # the Keras reference runs the cell step by step
@@ -91,24 +92,25 @@ def parity_thresholds(default_threshold):
     return out
 
 
-def record_decisions(cell, x, ids, padding_id, backward=False):
+def record_decisions(cell, x, ids, padding_id, backward=False, read_decision=None):
     """The read decisions [T] of a skim `cell` stepped (training=False) over
     its inputs `x` [1, T, e] in one `tf.while_loop` (a backward direction
     from the last token to the first); padding (`padding_id` in `ids`) is
     skipped the way Keras' mask skips it: the state kept, the decision 0.
     The one recorder of every reference: a single layer's and each layer
-    and direction of a stack."""
+    and direction of a stack. `read_decision` is the skim gate's
+    (`skim_gate().read_decision`); the references pass it, asked before
+    tracing, because AutoGraph must not convert the table's lookups."""
     import tensorflow as tf
 
-    from keras_skim.models.skim_rnn.skim_cell_base import STAT_PENDING
-
+    read_decision = read_decision or skim_gate().read_decision
     length = tf.shape(x)[1]
     init = list(cell.get_initial_state(batch_size=1))
 
     def body(k, decisions, *states):
         t = length - 1 - k if backward else k
         _, new_states = cell(x[:, t, :], list(states), training=False)
-        read = 1.0 - new_states[-1][0, STAT_PENDING]
+        read = read_decision(new_states)
         if padding_id is not None:
             pad = tf.equal(ids[0, t], padding_id)
             new_states = [tf.where(pad, old, new) for old, new in zip(states, new_states)]
@@ -132,14 +134,13 @@ def keras_reference(model, plan):
     """
     import tensorflow as tf
 
-    from keras_skim.models.skim_rnn.skim_controls import skim_cells
-
     family_reference = exporter_of(plan.model_kind).keras_reference(model, plan)
     if family_reference is not None:
         return family_reference
     if plan.stacked:
         return stack_reference(model, plan)
-    cells = skim_cells(model)
+    gate = skim_gate()
+    cells = gate.gated_cells(model)
     recorder = None
     padding_id = plan.padding_id
     if cells:
@@ -149,7 +150,7 @@ def keras_reference(model, plan):
         def recorder(ids):
             # Layers between the embedding and the RNN are inference identities
             # (checked by `plan_model`).
-            return record_decisions(cell, tf.gather(embeddings, ids), ids, padding_id)
+            return record_decisions(cell, tf.gather(embeddings, ids), ids, padding_id, read_decision=gate.read_decision)
 
     @tf.function(input_signature=[tf.TensorSpec([1, None], tf.int32)], reduce_retracing=True)
     def reference(ids):
@@ -183,8 +184,7 @@ def stack_reference(model, plan):
     import keras
     import tensorflow as tf
 
-    from keras_skim.models.skim_rnn.skim_cell_base import SkimCellBase
-
+    gate = skim_gate()
     padding_id = plan.padding_id
     names = {(index, direction): name for index, direction, name in plan.read_mask_outputs()}
     features = [
@@ -203,12 +203,12 @@ def stack_reference(model, plan):
         for index, (layer, feature) in enumerate(zip(plan.layers, features)):
             x = None
             for direction, cell in zip(layer.directions, _direction_cells(layer)):
-                if not isinstance(cell, SkimCellBase):
+                if not gate.is_gated(cell):
                     decisions[names[(index, direction)]] = every
                     continue
                 x = feature(ids, training=False) if x is None else x
                 decisions[names[(index, direction)]] = record_decisions(
-                    cell, x, ids, padding_id, backward=direction == "backward"
+                    cell, x, ids, padding_id, backward=direction == "backward", read_decision=gate.read_decision
                 )
         return output, decisions
 
@@ -247,12 +247,11 @@ def check_parity(model, plan, runner, sequences, thresholds, reference=None, aga
     counts, the predicted class, and its logits (before the softmax) within
     the tolerance.
     """
-    from keras_skim.models.skim_rnn.skim_controls import set_threshold, skim_cells
-
+    gate = skim_gate()
     skims = plan.emitter.skims
     jumps = plan.jumps
     activation = "linear" if jumps else plan.output_activation
-    cells = skim_cells(model)
+    cells = gate.gated_cells(model)
     saved = [cell.threshold for cell in cells]
     if reference is None:
         keras_run = keras_reference(model, plan)
@@ -266,7 +265,7 @@ def check_parity(model, plan, runner, sequences, thresholds, reference=None, aga
     try:
         for threshold in thresholds:
             if skims:
-                set_threshold(model, threshold)
+                gate.set_threshold(model, threshold)
             for ids in sequences:
                 batch = ids[None, :]
                 expected, wants = reference(batch, threshold)

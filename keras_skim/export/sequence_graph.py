@@ -15,6 +15,7 @@ import numpy as np
 
 from keras_skim import contracts
 from keras_skim.export.weights import f32
+from keras_skim.model_kinds import skim_gate
 
 # Lengths of the parity inputs of a model whose Input takes any T.
 PARITY_LENGTHS = (1, 7, 16, 31, 50, 3)
@@ -110,10 +111,8 @@ def keras_reference(model, plan):
     running the cell over the steps in one graph call (all 1 for a plain cell)."""
     import tensorflow as tf
 
-    from keras_skim.models.skim_rnn.skim_cell_base import STAT_PENDING
-    from keras_skim.models.skim_rnn.skim_controls import skim_cells
-
-    cells = skim_cells(model)
+    gate = skim_gate()
+    cells = gate.gated_cells(model)
     cell = cells[0] if cells else None
 
     @tf.function(
@@ -128,7 +127,7 @@ def keras_reference(model, plan):
 
         def body(t, decisions, *states):
             _, new_states = cell(x[:, t, :], list(states), training=False)
-            return (t + 1, decisions.write(t, 1.0 - new_states[-1][0, STAT_PENDING]), *new_states)
+            return (t + 1, decisions.write(t, gate.read_decision(new_states)), *new_states)
 
         init = list(cell.get_initial_state(batch_size=1))
         out = tf.while_loop(

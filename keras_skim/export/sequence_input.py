@@ -1,6 +1,6 @@
 """The input side of a model plan beyond token ids: models on float
-sequences (`Input((T, F)) -> RNN(cell) -> Dense`, the scoRNN paper's pixel
-MNIST and adding task), and the inputs the exporter refuses in one line that
+sequences (`Input((T, F)) -> RNN(cell) -> Dense`, the orthogonal-RNN
+benchmarks' pixel MNIST and adding task), and the inputs the exporter refuses in one line that
 says what it takes (raw text through a Keras `TextVectorization` layer).
 
 The text classifier family's exporter lists `plan_sequence_model` among its

@@ -12,7 +12,7 @@ would not link. What works everywhere is the public C API:
 1. open the model: `LiteRtCreateEnvironment`, `LiteRtCreateModelFromBuffer`;
 2. `LiteRtCreateOptions`, CPU with one XNNPACK thread (the opaque option
    "xnnpack", payload `num_threads = 1`), and per op
-   `LiteRtAddCustomOpKernelOption(options, "KerasSkimLSTM", 1, &kernel, data)`
+   `LiteRtAddCustomOpKernelOption(options, op_name, 1, &kernel, data)`
    (every op of `kernels/library_ops.cc`, in the order of the model-kind table)
    where `kernel` is a `LiteRtCustomOpKernel` (Init / GetOutputLayouts / Run
    / Destroy over `LiteRtTensorBuffer`s);
@@ -33,8 +33,8 @@ The C++ is in three layers, each folder including only those before it:
 - `kernels/`: the ops and their cores, free of LiteRT types.
   `op_kernel.h` is the seam every op is written against (`TensorView`,
   `OpKernel`, `LibraryOps()`, listed in `library_ops.cc`);
-  the kernels of `library_ops.cc` (`*_op.cc`, the skim cells' on
-  `skim_rnn_op.cc`) and their `*_core.cc`: the ops; `simd_isa.cc` picks the instruction set
+  the kernels of `library_ops.cc` (`*_op.cc`, one per op; the skim
+  cells' two ops share one) and their `*_core.cc`: the ops; `simd_isa.cc` picks the instruction set
   and `simd_regions.inc` compiles each kernel once per set and holds the one
   dispatch to it (`run_on_isa`);
 - `litert/`: `litert_c_abi.h`, our own declarations of the LiteRT C ABI we
@@ -73,8 +73,8 @@ from keras_skim.litert_ops.c_interface import Tensor, load_library, op_names
 from keras_skim.litert_ops.library_file import C_API_VERSION, library_path, read_manifest, verify_library
 from keras_skim.litert_ops.native_build import LIBRARY_NAME
 
-OP_NAME = CUSTOM_OPS["skim_lstm"]
 OP_NAMES = tuple(CUSTOM_OPS.values())  # every op the library registers (kernels/library_ops.cc)
+OP_NAME = OP_NAMES[0]  # the first op of the model-kind table (the library's first)
 
 __all__ = [
     "C_API_VERSION",

@@ -38,8 +38,8 @@ the runtime checks every model with it before LiteRT opens it, and export
 lists the operators it wrote with `op_inventory` (its metadata's `ops`).
 
     summary = check_model(open("model.tflite", "rb").read())
-    summary.custom_ops      # ("KerasSkimLSTM",) or ()
-    op_inventory(data)      # {"main": ["CUSTOM:KerasSkimLSTM", "FULLY_CONNECTED"]}
+    summary.custom_ops      # (the model kind's op, `contracts.CUSTOM_OPS`,) or ()
+    op_inventory(data)      # {"main": ["CUSTOM:<its op>", "FULLY_CONNECTED"]}
 """
 
 import collections

@@ -66,20 +66,19 @@ def stack_flop_r(model, skim_rates):
     direction counted (`skim_rates`: one per skim direction, in
     `skim_directions` order; a plain cell reads every token)."""
     from keras_skim.analysis.flops import flop_report
+    from keras_skim.export.emitter_registry import flop_kind_of
     from keras_skim.models.skim_rnn.skim_cell_base import SkimCellBase
-    from keras_skim.models.skim_rnn.skim_gru_cell import SkimGRUCell
 
     rates = iter(skim_rates)
     full = expected = 0.0
     for d in directions(model):
         cell = d.cell
+        kind = flop_kind_of(cell) or "lstm"
         if isinstance(cell, SkimCellBase):
-            kind = "gru" if isinstance(cell, SkimGRUCell) else "lstm"
             report = flop_report(kind, cell.units, cell.small_units, d.input_dim, float(next(rates)))
             full += report["baseline_flops"]
             expected += report["expected_flops"]
         else:
-            kind = {"GRUCell": "gru", "ScoRNNCell": "scornn"}.get(type(cell).__name__, "lstm")
             baseline = flop_report(kind, int(cell.units), 0, d.input_dim, 0.0)["baseline_flops"]
             full += baseline
             expected += baseline

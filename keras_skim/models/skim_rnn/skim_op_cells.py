@@ -17,31 +17,8 @@ import dataclasses
 import numpy as np
 
 from keras_skim.contracts import CUSTOM_OPS
+from keras_skim.export.numpy_cell_steps import gru_step, lstm_step
 from keras_skim.export.weights import reorder_lstm_gates
-
-
-def _sigmoid(z):
-    return 1.0 / (1.0 + np.exp(-z))
-
-
-def lstm_step(h, c, z_x, z_h, n, bhh):
-    """Keras' LSTM update of units [0, n) (gates i, f, c, o); `bhh` unused."""
-    i, f, g, o = np.split(z_x + z_h, 4)
-    c, h = c.copy(), h.copy()
-    c[:n] = _sigmoid(f) * c[:n] + _sigmoid(i) * np.tanh(g)
-    h[:n] = _sigmoid(o) * np.tanh(c[:n])
-    return h, c
-
-
-def gru_step(h, c, z_x, z_h, n, bhh):
-    """Keras' GRU update (reset_after=True) of units [0, n) (gates z, r, h):
-    h' = z h + (1 - z) tanh(x W_h + b_xh + r (h U_h + b_hh)); `c` unused."""
-    z = _sigmoid(z_x[:n] + z_h[:n])
-    r = _sigmoid(z_x[n : 2 * n] + z_h[n : 2 * n])
-    candidate = np.tanh(z_x[2 * n :] + r * (z_h[2 * n :] + bhh))
-    h = h.copy()
-    h[:n] = z * h[:n] + (1.0 - z) * candidate
-    return h, c
 
 
 def lstm_weights(emitter):

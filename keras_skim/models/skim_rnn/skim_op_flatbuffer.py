@@ -6,13 +6,13 @@
     mask --CAST--> read_mask i32 [1,T]   (the one signature: keras_skim.contracts)
     h --FULLY_CONNECTED(dense)--> logits [1,k]   (before the Dense activation)
 
-and the settings such a file records in its description (`model_settings`).
+(the settings such a file records in its description: `custom_op_backend.model_settings`).
 """
 
 import numpy as np
 
 from keras_skim import contracts
-from keras_skim.export.flatbuffer_writer import FlatbufferWriter, model_description
+from keras_skim.export.flatbuffer_writer import FlatbufferWriter
 from keras_skim.models.skim_rnn.skim_op_weights import quantized_weights
 
 # The description's producer: the backend that writes these files (kept so that exports stay byte-identical).
@@ -71,12 +71,3 @@ def skim_op_flatbuffer(info, threshold, length, fold=False, quantize=None):
             "quantize": quantize,
         },
     )
-
-
-def model_settings(path_or_bytes):
-    """The settings a skim op's .tflite records in its description: units,
-    small_units, threshold, output_activation, mask_zero, folded, quantize."""
-    settings = model_description(path_or_bytes)
-    settings.setdefault("folded", False)
-    settings.setdefault("quantize", None)
-    return settings

@@ -1,7 +1,6 @@
 """Exact skim statistics of a trained model: the skim rate over real tokens
 and the per-token read/skim decisions (for `keras-skim show`)."""
 
-import sys
 import weakref
 
 import keras
@@ -15,6 +14,7 @@ from keras_skim.models.skim_rnn.skim_cell_base import (
     SkimCellBase,
 )
 from keras_skim.models.skim_rnn.skim_controls import skim_cells, thresholds_set_to
+from keras_skim.training.progress_batches import in_batches
 
 
 def skim_statistics(model, token_ids, batch_size=64, threshold=None, progress=None):
@@ -88,33 +88,6 @@ def skim_predictions(model, token_ids, batch_size=64, threshold=None, progress=N
     if not logits:
         return None, stats
     return (np.concatenate(outputs) if outputs else np.zeros((0,) + tuple(model.outputs[0].shape[1:]))), stats
-
-
-def in_batches(values, batch_size, progress=None, description=None):
-    """Yields `values` in slices of `batch_size`, with a tqdm progress bar
-    on stderr when `progress` (None: when stderr is a terminal)."""
-    import tqdm
-
-    starts = range(0, len(values), batch_size)
-    show = sys.stderr.isatty() if progress is None else bool(progress)
-    # One redraw per batch (cheap at batch granularity; tqdm would otherwise skip
-    # redraws by time and count), so the finished count is always drawn before
-    # the bar is cleared.
-    bar = tqdm.tqdm(
-        total=len(values),
-        desc=description,
-        unit="text",
-        disable=not show,
-        file=sys.stderr,
-        leave=False,
-        mininterval=0,
-        miniters=1,
-    )
-    with bar:
-        for start in starts:
-            batch = values[start : start + batch_size]
-            yield batch
-            bar.update(len(batch))
 
 
 # model -> {with logits: (probe model, cells in output order)}; dies with the model.

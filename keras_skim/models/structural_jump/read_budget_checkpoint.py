@@ -15,8 +15,8 @@ class ReadBudgetCheckpoint(keras.callbacks.Callback):
 
     The authors select by validation reward, which prices 10% of the words
     read like 1 point of accuracy (rolling weight 0.1); this callback is
-    for a fixed read budget instead (the way Skim-RNN's threshold is tuned
-    on validation).
+    for a fixed read budget instead (the way a skim model's threshold is
+    tuned on validation).
 
     Args:
         budget: largest acceptable `read_key` value, in [0, 1].

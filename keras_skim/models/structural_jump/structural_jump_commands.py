@@ -282,8 +282,8 @@ def evaluate(args, model, model_file, tokenizer, source, config):
     from keras_skim.cli.data_args import data_error
     from keras_skim.cli.evaluate_command import _classes  # the class names line, as the command prints it
     from keras_skim.datasets import DatasetUnavailableError
+    from keras_skim.datasets.encoded_splits import load_encoded
     from keras_skim.models.structural_jump.structural_jump_evaluation import evaluate_structural_jump
-    from keras_skim.models.text_classifier.text_classifier_training import load_encoded
 
     if args.threshold is not None:
         raise CliError(f"--threshold does not apply to {model_file}: {NO_THRESHOLD}")

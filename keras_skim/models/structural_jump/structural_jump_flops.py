@@ -4,7 +4,8 @@ Same counting rules as `keras_skim.analysis.flops`: a multiply-add is 2
 FLOPs, an element-wise operation (bias add, activation, gate product) 1,
 an argmax over k values k - 1 comparisons. The value heads run only in
 training and are not counted; the classifier head runs once per document
-in both models and is left out, as Skim-RNN does.
+in both models and is left out, as the skim cells' Flop-R
+(`keras_skim.analysis.flops`) leaves it out.
 
 Per document of n words, of which `visited` were not jumped over and
 `read` updated the LSTM:

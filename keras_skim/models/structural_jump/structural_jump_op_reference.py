@@ -1,14 +1,13 @@
 """The `KerasSjLSTM` op in NumPy (float64), on the op's own inputs
 (`structural_jump_op.quantized_op_inputs`; int8 ones dequantized): the
-reference an int8 Structural-Jump-LSTM export is checked against, as
-`skim_op_reference` is a skim cell's. Its step is the skim LSTM op's
-(`skim_op_cells.lstm_step`); the walk over the words is the op's
-(sj_lstm_kernel.inc)."""
+reference an int8 Structural-Jump-LSTM export is checked against. Its step
+is Keras' LSTM update (`keras_skim.export.numpy_cell_steps.lstm_step`); the
+walk over the words is the op's (sj_lstm_kernel.inc)."""
 
 import numpy as np
 
 from keras_skim.contracts import TOKEN_JUMPED, TOKEN_NOT_A_WORD, TOKEN_READ, TOKEN_SKIMMED
-from keras_skim.models.skim_rnn.skim_op_cells import lstm_step
+from keras_skim.export.numpy_cell_steps import lstm_step
 from keras_skim.models.structural_jump.structural_jump_emitter import KIND_SENTENCE_END, KIND_SEPARATOR, KIND_WORD
 from keras_skim.models.structural_jump.structural_jump_op import dequantized_op_inputs, quantized_op_inputs
 

@@ -7,9 +7,7 @@ classes get k logits (softmax, sparse categorical cross-entropy).
 
 import keras
 
-from keras_skim.model_kinds import text_classifier_cells
-from keras_skim.models.skim_rnn.skim_gru import SkimGRU
-from keras_skim.models.skim_rnn.skim_lstm import SkimLSTM
+from keras_skim.model_kinds import cli_kind, load, text_classifier_cells
 
 CELL_KINDS = text_classifier_cells()
 
@@ -62,19 +60,7 @@ def build_text_classifier(
         trainable=train_embedding or embedding_matrix is None,
         name="embedding",
     )(inputs)
-    # The skim layers own their training loop (input products of all steps
-    # in one matmul before it); their `cell` is the SkimLSTMCell/SkimGRUCell
-    # that the exporter and the other tools read, as in the models saved as
-    # keras.layers.RNN(SkimLSTMCell(...)) before them, which still load.
-    if cell == "skim-lstm":
-        rnn = SkimLSTM(units, small_units, gamma=gamma, threshold=threshold, seed=seed, name="skim_rnn")
-    elif cell == "skim-gru":
-        rnn = SkimGRU(units, small_units, gamma=gamma, threshold=threshold, seed=seed, name="skim_rnn")
-    elif cell == "lstm":
-        rnn = keras.layers.LSTM(units, name="lstm")
-    else:
-        rnn = keras.layers.GRU(units, name="gru")
-    x = rnn(x)
+    x = recurrent_layer(cell, units, small_units, gamma, threshold, seed)(x)
     if dropout:
         x = keras.layers.Dropout(dropout, name="dropout")(x)
     if num_classes == 2:
@@ -82,6 +68,24 @@ def build_text_classifier(
     else:
         logits = keras.layers.Dense(num_classes, name="logits")(x)
     return keras.Model(inputs, logits, name=f"{cell.replace('-', '_')}_classifier")
+
+
+def recurrent_layer(cell, units, small_units, gamma, threshold, seed):
+    """The recurrent layer of a `--cell` value: its kind's `layer` in the
+    model-kind table, named by its `layer_name` (else the kind's name).
+
+    A kind with a skim gate takes d', gamma, the threshold and the seed of
+    its Gumbel noise. Its layer owns its training loop (the input products
+    of all steps in one matmul before it); the layer's `cell` is the skim
+    cell that the exporter and the other tools read, as in the models saved
+    as `keras.layers.RNN(cell)` before, which still load.
+    """
+    kind = cli_kind(cell)
+    layer = load(kind.layer)
+    name = kind.layer_name or kind.name
+    if kind.skims:
+        return layer(units, small_units, gamma=gamma, threshold=threshold, seed=seed, name=name)
+    return layer(units, name=name)
 
 
 def compile_text_classifier(model, learning_rate=1e-3):

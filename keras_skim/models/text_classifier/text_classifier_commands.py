@@ -3,10 +3,15 @@ baselines: embedding, one recurrent layer, logits).
 
 `keras_skim.model_kinds.FAMILIES` names this module; `train_command` adds
 its options and runs `train` for the kinds of the family. Its evaluate and
-show reports are the commands' own (no `evaluate`/`show` here).
+show reports are the commands' own (no `evaluate`/`show` here); `evaluate`
+asks it for its numbers (`evaluation`).
 """
 
 from keras_skim.cli.model_args import THRESHOLD_HELP, non_negative_float, non_negative_int
+from keras_skim.model_kinds import CLI_KINDS
+
+# The `--cell` values whose options these are (the kinds with a skim gate).
+GATED_CELLS = ", ".join(cell for cell, kind in CLI_KINDS.items() if kind.skims)
 
 # Defaults of the options only this family has (None in argparse, so that an
 # option given for another family's kind can be told from its default).
@@ -19,7 +24,7 @@ HELP_NOTES = {}
 
 def add_arguments(parser):
     """The skim cells' options (`--epochs` is a shared option)."""
-    skim = parser.add_argument_group("skim cells (skim-lstm, skim-gru)")
+    skim = parser.add_argument_group(f"skim cells ({GATED_CELLS})")
     skim.add_argument(
         "--small-units",
         type=non_negative_int,
@@ -88,3 +93,34 @@ def train(args, kind, units, learning_rate, batch_size):
         f"{results['seconds_per_epoch']:.1f} s/epoch"
     )
     return 0
+
+
+def evaluation(model, ids, labels, threshold):
+    """`keras-skim evaluate`'s numbers for a text classifier on encoded
+    texts: accuracy, skim rate and Flop-R at `threshold` (None: the
+    model's); a stacked or bidirectional model's skim rate per layer and
+    direction too, and Flop-R over all of them, in one compiled pass."""
+    import numpy as np
+
+    from keras_skim.model_kinds import skim_gate
+    from keras_skim.models.text_classifier.text_classifier_training import (
+        evaluate_model,
+        flop_summary,
+        predicted_classes,
+    )
+
+    gate = skim_gate()
+    if not (gate.is_stack(model) and gate.skim_directions(model)):
+        result = evaluate_model(model, ids, labels, threshold=threshold)
+        result["flop_r"] = flop_summary(model, result["skim_rate"])["flop_r"]
+        return result
+    logits, stats = gate.skim_predictions(model, ids, threshold=threshold)
+    truth = np.rint(np.asarray(labels, np.float64)).astype(np.int32)
+    layers = gate.layer_rows(model, stats)
+    return {
+        "accuracy": float(np.mean(predicted_classes(logits) == truth)) if len(truth) else 0.0,
+        "skim_rate": stats["skim_rate"],
+        "threshold": gate.gated_cells(model)[0].threshold if threshold is None else threshold,
+        "layers": layers,
+        "flop_r": gate.stack_flop_r(model, [row["skim_rate"] for row in layers]),
+    }

@@ -1,16 +1,15 @@
-"""The text classifier family's training: what `keras-skim train --cell
-skim-lstm|skim-gru|lstm|gru` runs, through the one pipeline
+"""The text classifier family's training: what `keras-skim train --cell`
+runs for the family's kinds, through the one pipeline
 (`keras_skim.training.pipeline`), and its evaluation (accuracy, skim rate,
 Flop-R) that `evaluate` and the benchmarks share.
 """
 
 import dataclasses
-import os
 import time
 
 import numpy as np
 
-from keras_skim.datasets.registry import resolve_data
+from keras_skim.datasets.encoded_splits import load_encoded  # noqa: F401 (re-exported: the benchmarks use it)
 from keras_skim.models.text_classifier.text_classifier_config import (
     TextClassifierTrainingConfig,
     training_arguments,
@@ -18,18 +17,6 @@ from keras_skim.models.text_classifier.text_classifier_config import (
 
 # Re-exported: callers (the CLI, `demo`, the benchmarks) import them from here.
 from keras_skim.training.pipeline import data_input_paths, train_model, versions  # noqa: F401
-
-
-def load_encoded(data, tokenizer, split, max_length, limit=None, seed=0):
-    """(token ids, int labels, texts) of one split.
-
-    `data` is a `--data` argument (a name, file, folder or `tfds:NAME`) or a
-    source from `keras_skim.datasets.registry.resolve_data`; `limit` takes a
-    seeded class-balanced subset.
-    """
-    source = resolve_data(data) if isinstance(data, (str, os.PathLike)) else data
-    texts, labels = source.load(split, limit=limit, seed=seed)
-    return tokenizer.encode(texts, max_length=max_length), np.asarray(labels, "int32"), texts
 
 
 def predicted_classes(logits):
@@ -44,13 +31,14 @@ def evaluate_model(model, ids, labels, threshold=None, batch_size=64, progress=N
     """Accuracy at the current (or given) threshold, and exact skim
     statistics, in one compiled pass; a progress bar on stderr when
     `progress` (None: when stderr is a terminal)."""
-    from keras_skim.models.skim_rnn.skim_controls import skim_cells
-    from keras_skim.models.skim_rnn.skim_statistics import in_batches, skim_predictions
+    from keras_skim.model_kinds import skim_gate
+    from keras_skim.training.progress_batches import in_batches
 
-    cells = skim_cells(model)
+    gate = skim_gate()
+    cells = gate.gated_cells(model)
     stats = None
     if cells:
-        logits, stats = skim_predictions(model, ids, batch_size=batch_size, threshold=threshold, progress=progress)
+        logits, stats = gate.skim_predictions(model, ids, batch_size=batch_size, threshold=threshold, progress=progress)
     elif len(ids):
         batches = in_batches(np.asarray(ids), batch_size, progress, "evaluating")
         logits = np.concatenate([np.asarray(model.predict_on_batch(batch)) for batch in batches])
@@ -71,18 +59,17 @@ def flop_summary(model, skim_rate):
     import keras
 
     from keras_skim.analysis.flops import flop_report
-    from keras_skim.models.skim_rnn.skim_controls import skim_cells
-    from keras_skim.models.skim_rnn.skim_gru_cell import SkimGRUCell
+    from keras_skim.export.emitter_registry import flop_kind_of
+    from keras_skim.model_kinds import skim_gate
 
-    cells = skim_cells(model)
+    gate = skim_gate()
+    cells = gate.gated_cells(model)
     embedding = next(layer for layer in model.layers if isinstance(layer, keras.layers.Embedding))
     if cells:
         cell = cells[0]
-        kind = "gru" if isinstance(cell, SkimGRUCell) else "lstm"
-        return flop_report(kind, cell.units, cell.small_units, embedding.output_dim, skim_rate)
+        return flop_report(gate.flop_kind(cell), cell.units, cell.small_units, embedding.output_dim, skim_rate)
     rnn = next(layer for layer in model.layers if isinstance(layer, keras.layers.RNN))
-    kind = "gru" if isinstance(rnn, keras.layers.GRU) else "lstm"
-    report = flop_report(kind, rnn.cell.units, 0, embedding.output_dim, 0.0)
+    report = flop_report(flop_kind_of(rnn.cell) or "lstm", rnn.cell.units, 0, embedding.output_dim, 0.0)
     # A plain RNN has no gate: it is the baseline itself.
     report.update(expected_flops=report["baseline_flops"], flop_r=1.0)
     return report
@@ -189,12 +176,12 @@ def fit_text_classifier(data, config, verbose):
 
 
 def _callbacks(config):
-    """The Gumbel temperature's decay (skim cells) and early stopping."""
+    """The skim gate's training callbacks (a skimming cell's) and early stopping."""
     import keras
 
-    from keras_skim.models.skim_rnn.gumbel_temperature_schedule import GumbelTemperatureSchedule
+    from keras_skim.model_kinds import CLI_KINDS, skim_gate
 
-    callbacks = [GumbelTemperatureSchedule(rate=config.temperature_rate)] if config.cell.startswith("skim") else []
+    callbacks = skim_gate().training_callbacks(config.temperature_rate) if CLI_KINDS[config.cell].skims else []
     if config.early_stopping and config.epochs > 1:
         callbacks.append(
             keras.callbacks.EarlyStopping(monitor="val_accuracy", mode="max", patience=2, restore_best_weights=True)
