@@ -78,20 +78,28 @@ FILES = {
                 return [tf.tanh(tf.matmul(state[0], tf.constant(f32(self.recurrent))) + read_row)]
     """,
     "tanh_training.py": """
+        import dataclasses
+
         import keras
         import numpy as np
 
 
-        def fit_tanh_classifier(data, arguments, verbose):
+        @dataclasses.dataclass(frozen=True)
+        class TanhTrainingConfig:
+            units: int
+            batch_size: int
+
+
+        def fit_tanh_classifier(data, config, verbose):
             from madeup_models.tanh_rnn.tanh_cell import TanhCell
 
             x, y = data.splits["train"]
             inputs = keras.Input((data.max_length,), dtype="int32", name="token_ids")
             h = keras.layers.Embedding(data.tokenizer.vocabulary_size, 8, mask_zero=True, name="embedding")(inputs)
-            h = keras.layers.RNN(TanhCell(arguments["units"]), name="tanh_rnn")(h)
+            h = keras.layers.RNN(TanhCell(config.units), name="tanh_rnn")(h)
             model = keras.Model(inputs, keras.layers.Dense(1, name="logit")(h))
             model.compile("adam", keras.losses.BinaryCrossentropy(from_logits=True))
-            model.fit(x, y.astype("float32"), epochs=1, batch_size=arguments["batch_size"], verbose=0)
+            model.fit(x, y.astype("float32"), epochs=1, batch_size=config.batch_size, verbose=0)
             ids, labels = data.splits["test"]
             accuracy = float(np.mean((model.predict(ids, verbose=0)[:, 0] >= 0) == labels))
             return model, {"test": {"accuracy": accuracy, "examples": int(len(labels))}}
@@ -119,15 +127,20 @@ FILES = {
 
 
         def train(args, kind, units, learning_rate, batch_size):
+            import dataclasses
+
             from keras_skim.training.pipeline import encode_source, resolve_source, train_model
+            from madeup_models.tanh_rnn.tanh_training import TanhTrainingConfig
 
-            arguments = {"dataset": args.data, "units": units, "batch_size": batch_size, "max_length": 12}
+            config = TanhTrainingConfig(units=units, batch_size=batch_size)
+            arguments = {"dataset": args.data, **dataclasses.asdict(config), "max_length": 12}
 
-            def prepare(arguments):
+            def prepare():
                 source = resolve_source(args.data, args.split_seed or 0)
-                return encode_source(source, 12, args.max_tokens, args.limit, args.seed, glove=False)
+                data = encode_source(source, 12, args.max_tokens, args.limit, args.seed, glove=False)
+                return data, config, arguments
 
-            _, record = train_model(args.output, kind.name, arguments, prepare, force=args.force, verbose=0)
+            _, record = train_model(args.output, kind.name, args.data, prepare, force=args.force, verbose=0)
             print(f"wrote {args.output}: test accuracy {record['test']['accuracy']:.4f}")
             return 0
     """,
