@@ -6,6 +6,11 @@ and the `visited_count` output (asked through `structural_jump_exporter`)."""
 from keras_skim import contracts
 from keras_skim.contracts import FlopCounts, TensorInfo
 
+# Where the Flop-r rule's formula lives, as the first exports wrote it: `metadata.json` keeps this text so that
+# exports stay byte-identical across the move of the family into `keras_skim/models/structural_jump/` (issue 29);
+# the formula is `structural_jump_flops.structural_jump_flop_report` in this folder.
+FLOP_RULE_SOURCE = "keras_skim.analysis.structural_jump_flops"
+
 
 def structural_jump_flops_section(plan):
     """FLOPs of a Structural-Jump-LSTM's pieces (keras_skim.models.structural_jump.structural_jump_flops)
@@ -25,7 +30,7 @@ def structural_jump_flops_section(plan):
             "per text: words = tokens whose read_mask is not 3; FLOPs = visited_count x "
             "skip_agent_flops + read_count x read_step_flops; full read = words x "
             "baseline_flops_per_token (a vanilla LSTM of the same size); Flop-r = sum of full-read "
-            "FLOPs / sum of FLOPs over a corpus (keras_skim.models.structural_jump.structural_jump_flops)"
+            f"FLOPs / sum of FLOPs over a corpus ({FLOP_RULE_SOURCE})"
         ),
     )
 

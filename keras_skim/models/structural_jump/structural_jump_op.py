@@ -28,6 +28,11 @@ SIGNATURE_OUTPUTS = (
 )
 
 
+# The description's producer: a label of the writer, kept as the first exports wrote it (the module's path before
+# issue 29 moved it) so that exports stay byte-identical; not an import path.
+PRODUCER = "keras_skim.export.structural_jump_op"
+
+
 def should_fold(emitter):
     """Fold the LSTM's word term into the per-id rows only if that does not
     grow the model (a row [a + 4m] instead of [a + d])."""
@@ -153,7 +158,7 @@ def structural_jump_flatbuffer(plan, length=None, fold=None, quantize=None):
         [(contracts.INPUT_TOKEN_IDS, t_tok)],
         list(zip(SIGNATURE_OUTPUTS, (t_logits, t_mask, t_read, t_visited))),
         {
-            "producer": "keras_skim.models.structural_jump.structural_jump_op",
+            "producer": PRODUCER,
             "custom_op": OP_NAME,
             "units": e.units,
             "agent_units": e.agent_units,
