@@ -166,7 +166,7 @@ def test_platforms_without_a_build_say_so_in_one_line(skim_model, tmp_path, monk
 
     from keras_skim import litert_ops
     from keras_skim.export.backend_choice import choose_backend
-    from keras_skim.export.model_plan import plan_model
+    from keras_skim.export.plan import plan_model
     from keras_skim.model_io import load_model
 
     monkeypatch.setattr(platform, "system", lambda: system)
