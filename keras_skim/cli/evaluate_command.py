@@ -21,6 +21,7 @@ from keras_skim.cli.model_args import (
     refuse_sequence_model,
     train_config_of,
 )
+from keras_skim.export.errors import ExportError
 from keras_skim.models.skim_rnn.skim_layers import is_stack, layer_rows, skim_directions, stack_flop_r
 
 
@@ -79,11 +80,14 @@ def run(args):
         ids, labels, _ = load_encoded(source, tokenizer, args.split, max_length, args.limit)
     except (DatasetUnavailableError, ValueError) as err:
         raise data_error(err) from None
-    if is_stack(model) and skim_directions(model):
-        result = _evaluate_stack(model, ids, labels, args.threshold)
-    else:
-        result = evaluate_model(model, ids, labels, threshold=args.threshold)
-        result["flop_r"] = flop_summary(model, result["skim_rate"])["flop_r"]
+    try:  # Flop-R is counted over the model's export plan
+        if is_stack(model) and skim_directions(model):
+            result = _evaluate_stack(model, ids, labels, args.threshold)
+        else:
+            result = evaluate_model(model, ids, labels, threshold=args.threshold)
+            result["flop_r"] = flop_summary(model, result["skim_rate"])["flop_r"]
+    except ExportError as err:
+        raise CliError(f"{model_file}: no Flop-R for a model the exporter cannot read ({err})") from None
     result.update(
         {"dataset": dataset, "split": args.split, "examples": int(len(labels)), "classes": list(source.classes)}
     )

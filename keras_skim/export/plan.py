@@ -85,6 +85,15 @@ class ModelPlan:
             for direction in layer.directions
         ]
 
+    def flop_directions(self):
+        """[(emitter, input size)] of every recurrent direction, input first,
+        forward before backward (`keras_skim.analysis.flops.plan_flop_report`
+        counts them); a plan without `layers` is its one cell."""
+        if not self.layers:
+            return [(self.emitter, self.embedding_dim)]
+        dims = [self.embedding_dim] + [layer.output_dim for layer in self.layers[:-1]]
+        return [(emitter, dim) for layer, dim in zip(self.layers, dims) for emitter in layer.emitters]
+
     @property
     def vocabulary_size(self):
         return int(self.embedding.shape[0])

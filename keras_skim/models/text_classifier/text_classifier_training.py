@@ -62,25 +62,21 @@ def evaluate_model(model, ids, labels, threshold=None, batch_size=64, progress=N
 
 
 def flop_summary(model, skim_rate):
-    """Flop-R of the model's first recurrent layer at a skim rate."""
-    import keras
+    """The model's FLOP report at a skim rate (every skimming direction at
+    `skim_rate`): `keras_skim.analysis.flops.plan_flop_report` over its
+    export plan. A one-direction model gives its direction's report (a plain
+    cell's Flop-R is 1); a stack gives the report over all of it.
 
-    from keras_skim.analysis.flops import flop_report
-    from keras_skim.models.skim_rnn.skim_controls import skim_cells
-    from keras_skim.models.skim_rnn.skim_gru_cell import SkimGRUCell
+    Raises:
+        ExportError: (one line) a model the exporter cannot plan.
+    """
+    from keras_skim.analysis.flops import plan_flop_report
+    from keras_skim.export.plan import plan_model
 
-    cells = skim_cells(model)
-    embedding = next(layer for layer in model.layers if isinstance(layer, keras.layers.Embedding))
-    if cells:
-        cell = cells[0]
-        kind = "gru" if isinstance(cell, SkimGRUCell) else "lstm"
-        return flop_report(kind, cell.units, cell.small_units, embedding.output_dim, skim_rate)
-    rnn = next(layer for layer in model.layers if isinstance(layer, keras.layers.RNN))
-    kind = "gru" if isinstance(rnn, keras.layers.GRU) else "lstm"
-    report = flop_report(kind, rnn.cell.units, 0, embedding.output_dim, 0.0)
-    # A plain RNN has no gate: it is the baseline itself.
-    report.update(expected_flops=report["baseline_flops"], flop_r=1.0)
-    return report
+    plan = plan_model(model)
+    skimming = sum(1 for emitter, _ in plan.flop_directions() if emitter.skims)
+    report = plan_flop_report(plan, [skim_rate] * skimming)
+    return report["directions"][0] if len(report["directions"]) == 1 else report
 
 
 def train_text_model(
