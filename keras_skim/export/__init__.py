@@ -1,9 +1,10 @@
 """Export trained keras-skim models to TFLite (LiteRT): a graph of builtin
 ops, or one custom op per model kind.
 
-Modules: `plan` (reads the Keras model into a `ModelPlan` once per export,
-which both backends, the metadata and the parity check build from), `emitter_registry` with `lstm_emitters` /
-`gru_emitters` / `scornn_emitter` (one per cell kind), `graph_builder` (the
+Modules: `plan` (reads the Keras model into a `ModelPlan` once per
+export, which both backends, the metadata and the parity check build
+from), `emitter_registry` with `lstm_emitters` / `gru_emitters` /
+`scornn_emitter` (one per cell kind), `graph_builder` (the
 argmax-free gated loop and the conversion), `family_exporter` (the seam
 each model family's exporter module fills, named in
 `keras_skim.model_kinds`: its planner, graph, op, metadata and parity

@@ -2,11 +2,12 @@
 (`contracts.TFLITE_FILE`, `TOKENIZER_FILE`, `METADATA_FILE`), written only
 if parity holds.
 
-It only orchestrates: the model plan (`plan`, read once and handed to
-every piece below), a backend
-(`builtin_backend`, `custom_op_backend`: peers with `check` and
-`flatbuffer`), the one parity checker (`parity`) driven by the runtime's
-interpreter, the metadata (`metadata`), and the staged output folder
+It only orchestrates: the model plan (`plan.plan_model`, read once and
+handed to every piece below), a backend (`builtin_backend`,
+`custom_op_backend`: peers with `check`, `flatbuffer` and
+`parity_reference`), the one parity checker (`parity`) driven by the
+runtime's interpreter, the metadata (`metadata`, its FLOP counts from
+`analysis.flops.plan_flop_report`), and the staged output folder
 (`output_folder.staged_output_dir`).
 """
 

@@ -115,3 +115,35 @@ def test_one_rate_per_skimming_direction():
         plan_flop_report(plan, [0.1, 0.2])
     with pytest.raises(ValueError, match="skim_rate must be in"):
         plan_flop_report(plan, [1.5])
+
+
+def test_evaluate_counts_over_the_plan_and_refuses_an_unplannable_model_in_one_line(tmp_path):
+    """`keras-skim evaluate` on a model the exporter cannot read (a pooling
+    layer after the recurrent one) ends in one line, exit 2; the same model
+    without it gives the plan's Flop-R."""
+    import csv
+    import json
+
+    import keras
+
+    from keras_skim.analysis.flops import flop_report
+    from tests.assertions import one_line
+    from tests.export.helpers import run_cli, write_tokenizer
+
+    data = tmp_path / "two.csv"
+    with open(data, "w", newline="", encoding="utf-8") as f:
+        csv.writer(f).writerows([["text", "label"]] + [["the movie was good", "1"], ["bad film awful", "0"]] * 6)
+    for name, pooled in (("pooled", True), ("plain", False)):
+        folder = tmp_path / name
+        folder.mkdir()
+        keras.utils.set_random_seed(0)
+        model = _model(_skim_lstm(return_sequences=pooled), *([keras.layers.GlobalMaxPooling1D()] if pooled else []))
+        model.save(folder / "model.keras")
+        write_tokenizer(str(folder))
+        code, stdout, stderr = run_cli(["evaluate", str(folder), "--data", str(data), "--json"])
+        if pooled:
+            assert code == 2 and "no Flop-R" in one_line(stderr) and "GlobalMaxPooling1D" in stderr, stderr
+        else:
+            assert code == 0, stderr
+            result = json.loads(stdout)
+            assert result["flop_r"] == flop_report("lstm", D, DS, E, result["skim_rate"])["flop_r"]
