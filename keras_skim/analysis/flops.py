@@ -115,8 +115,8 @@ def plan_flop_report(plan, skim_rates=()):
             recurrent direction's emitter (whose `flop_kind` says which
             cell formula counts it) and input size.
         skim_rates: one rate in [0, 1] per skimming direction, in plan
-            order (layer by layer, forward before backward); a plain cell
-            reads every token.
+            order (layer by layer, forward before backward), or one number
+            for all of them; a plain cell reads every token.
 
     Returns:
         dict: `kind` (the plan's first cell's), `directions` (one
@@ -128,8 +128,10 @@ def plan_flop_report(plan, skim_rates=()):
         ValueError: not one rate per skimming direction.
     """
     directions = plan.flop_directions()
-    rates = [float(rate) for rate in skim_rates]
     skimming = sum(1 for emitter, _ in directions if emitter.skims)
+    if isinstance(skim_rates, (int, float)):
+        skim_rates = [skim_rates] * skimming
+    rates = [float(rate) for rate in skim_rates]
     if len(rates) != skimming:
         raise ValueError(f"expected {skimming} skim rates (one per skimming direction); got {len(rates)}")
     rates = iter(rates)

@@ -3,6 +3,7 @@
 whose fields are the file's keys."""
 
 from keras_skim import contracts
+from keras_skim.analysis.flops import plan_flop_report
 from keras_skim.contracts import ExportMetadata, FlopCounts, TensorInfo
 from keras_skim.export.family_exporter import exporter_of
 from keras_skim.metadata_record import mask_codes
@@ -19,20 +20,12 @@ def weights_bytes(model):
     return total
 
 
-def _flop_report(plan, skim_rate):
-    """`analysis.flops.plan_flop_report` of `plan` with every skimming direction at `skim_rate`."""
-    from keras_skim.analysis.flops import plan_flop_report
-
-    skimming = sum(1 for emitter, _ in plan.flop_directions() if emitter.skims)
-    return plan_flop_report(plan, [skim_rate] * skimming)
-
-
 def flops_section(plan):
     """The metadata's FLOP counts: the family's own, or the plan's FLOP report."""
     family_flops = exporter_of(plan.model_kind).flops_section(plan)
     if family_flops is not None:
         return family_flops
-    all_read = _flop_report(plan, 0.0)
+    all_read = plan_flop_report(plan, 0.0)
     kind = all_read["kind"]
     if plan.stacked:
         return FlopCounts(
@@ -54,7 +47,7 @@ def flops_section(plan):
         read_flops_per_token=all_read["read_flops"],
         skim_flops_per_token=all_read["skim_flops"],
         at_skim_rate_0=all_read["directions"][0],
-        at_skim_rate_1=_flop_report(plan, 1.0)["directions"][0],
+        at_skim_rate_1=plan_flop_report(plan, 1.0)["directions"][0],
     )
 
 
@@ -70,12 +63,12 @@ def stack_layers(plan):
     """`metadata.layers`: each recurrent layer's cells, directions, read mask outputs and FLOPs
     (its forward direction's, from the plan's FLOP report)."""
     names = {(index, direction): name for index, direction, name in plan.read_mask_outputs()}
-    directions = iter(zip(plan.flop_directions(), _flop_report(plan, 0.0)["directions"]))
+    directions = list(zip(plan.flop_directions(), plan_flop_report(plan, 0.0)["directions"]))
     entries = []
+    first = 0  # the layer's forward direction among all of them
     for index, layer in enumerate(plan.layers):
-        (emitter, dim), report = next(directions)
-        for _ in layer.emitters[1:]:
-            next(directions)
+        (emitter, dim), report = directions[first]
+        first += len(layer.emitters)
         entries.append(
             {
                 "name": layer.name,

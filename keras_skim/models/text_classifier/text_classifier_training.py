@@ -73,9 +73,7 @@ def flop_summary(model, skim_rate):
     from keras_skim.analysis.flops import plan_flop_report
     from keras_skim.export.plan import plan_model
 
-    plan = plan_model(model)
-    skimming = sum(1 for emitter, _ in plan.flop_directions() if emitter.skims)
-    report = plan_flop_report(plan, [skim_rate] * skimming)
+    report = plan_flop_report(plan_model(model), skim_rate)
     return report["directions"][0] if len(report["directions"]) == 1 else report
 
 
