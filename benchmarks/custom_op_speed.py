@@ -75,7 +75,7 @@ def keras_models(d):
 def builtin_export(model):
     """Bytes of the builtin-ops export, as `keras-skim export` converts it."""
     from keras_skim.export.graph_builder import build_module, convert
-    from keras_skim.export.model_plan import plan_model
+    from keras_skim.export.plan import plan_model
 
     return convert(build_module(plan_model(model)))
 

@@ -77,7 +77,7 @@ def lstm_export(vocabulary, embedding, units, classes, seed=0):
     import keras
 
     from keras_skim.export.graph_builder import build_module, convert
-    from keras_skim.export.model_plan import plan_model
+    from keras_skim.export.plan import plan_model
 
     keras.utils.set_random_seed(seed)
     inp = keras.Input((None,), dtype="int32")
@@ -162,7 +162,7 @@ def per_document_speedup(times, name, base):
 def full_read_exports(folder):
     """Both exports of the model with its agents off (every word read)."""
     from keras_skim.export.exporter import backends
-    from keras_skim.export.model_plan import plan_model
+    from keras_skim.export.plan import plan_model
     from keras_skim.model_io import load_model
 
     model = load_model(os.path.join(folder, "model.keras"))

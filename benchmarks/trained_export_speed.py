@@ -68,7 +68,7 @@ def lstm_like(model, d, seed=0):
 def exports(model, lstm):
     from keras_skim.export.custom_op_backend import custom_op_flatbuffer
     from keras_skim.export.graph_builder import build_module, convert
-    from keras_skim.export.model_plan import plan_model
+    from keras_skim.export.plan import plan_model
 
     skim_module, lstm_module = build_module(plan_model(model)), build_module(plan_model(lstm))
     return {

@@ -103,15 +103,53 @@ def check_threshold(value, name="threshold"):
 
 
 def threshold_cut(threshold):
-    """The logit-difference cut of a threshold, as float: read iff
-    l_read - l_skim >= cut (-inf at 0, +inf at >= 1). The float32 graphs
-    compute the same with float32 logs."""
-    threshold = float(threshold)
+    """The reference of the read rule (`THRESHOLD_RULE`): the cut of a
+    threshold t on the gate l_read - l_skim, read a token iff gate >= cut.
+
+    The cut is -inf at t <= 0 (every token read), +inf at t >= 1 (every
+    token skimmed, even a gate whose float32 sigmoid rounds to 1), and
+    logit(t) = log(t) - log(1 - t) in between (in float64, of t as the
+    float32 that the Keras cell and the export's `threshold` input hold). A
+    gate equal to the cut reads: at t = 0.5 the cut is 0, so equal
+    probabilities read.
+
+    The implementations, which must exist for their runtimes, compute the
+    same cut in float32 and are held against this one by the tests
+    (tests/export/test_threshold_rule.py): the Keras cell (its
+    `_threshold_cut`, asked through the table's skim gate), the TF graph
+    (`keras_skim.export.graph_builder.threshold_cut`) and the C++ op
+    (`threshold_cut` in the kernels of litert_ops/kernels/). Their float32
+    logs round differently (NumPy's, glibc's `logf` and TensorFlow's differ
+    by an ulp at about one threshold in five), so a gate within a few
+    float32 ulps of logit(t) may be decided either way; the ends and t =
+    0.5 are exact in all of them.
+
+    Raises:
+        ContractError: a NaN threshold (the implementations would compare
+            against a NaN cut and skim every token; the runtime refuses it,
+            `check_threshold`).
+    """
+    import numpy as np
+
+    with np.errstate(over="ignore"):  # what every implementation takes: 0.9999999 is 0.99999988
+        threshold = float(np.float32(threshold))
+    if math.isnan(threshold):
+        raise ContractError("threshold must be a number, not NaN")
     if threshold <= 0.0:
         return -math.inf
     if threshold >= 1.0:
         return math.inf
     return math.log(threshold) - math.log1p(-threshold)
+
+
+def read_decisions(gates, threshold):
+    """The reference read decisions (`threshold_cut`): a bool array, True
+    where the gate l_read - l_skim, as the float32 the implementations
+    compare, is >= the cut of `threshold` (compared in float64: NumPy would
+    round a Python float cut to float32 against a float32 array)."""
+    import numpy as np
+
+    return np.asarray(gates, np.float32).astype(np.float64) >= threshold_cut(threshold)
 
 
 # -------------------------------------------------------------- JSON helpers

@@ -25,12 +25,17 @@ def gru_step(x, h_full, h_part, kernel, recurrent, bias):
     return z * h_part + (1 - z) * cand
 
 
+def _reads(x, h, w, threshold):
+    """The gate's read decisions by the read rule's one reference (`keras_skim.contracts.read_decisions`)."""
+    from keras_skim.contracts import read_decisions
+
+    logits = x @ w["gate_kernel"] + h @ w["gate_recurrent_kernel"] + w["gate_bias"]
+    return read_decisions(logits[:, 0] - logits[:, 1], threshold)
+
+
 def skim_lstm_hard_step(x, h, c, w, small_units, threshold):
     """One inference step of Skim-LSTM; w maps weight names to arrays."""
-    logits = x @ w["gate_kernel"] + h @ w["gate_recurrent_kernel"] + w["gate_bias"]
-    p = np.exp(logits - logits.max(-1, keepdims=True))
-    p = p / p.sum(-1, keepdims=True)
-    read = p[:, 0] >= threshold
+    read = _reads(x, h, w, threshold)
     h_read, c_read = lstm_step(x, h, c, w["kernel"], w["recurrent_kernel"], w["bias"])
     h_skim, c_skim = h.copy(), c.copy()
     if small_units:
@@ -42,10 +47,7 @@ def skim_lstm_hard_step(x, h, c, w, small_units, threshold):
 
 
 def skim_gru_hard_step(x, h, w, small_units, threshold):
-    logits = x @ w["gate_kernel"] + h @ w["gate_recurrent_kernel"] + w["gate_bias"]
-    p = np.exp(logits - logits.max(-1, keepdims=True))
-    p = p / p.sum(-1, keepdims=True)
-    read = p[:, 0] >= threshold
+    read = _reads(x, h, w, threshold)
     h_read = gru_step(x, h, h, w["kernel"], w["recurrent_kernel"], w["bias"])
     h_skim = h.copy()
     if small_units:

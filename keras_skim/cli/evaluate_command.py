@@ -22,6 +22,7 @@ from keras_skim.cli.model_args import (
     refuse_sequence_model,
     train_config_of,
 )
+from keras_skim.export.errors import ExportError
 
 
 def _classes(source):
@@ -79,7 +80,10 @@ def run(args):
         ids, labels, _ = load_encoded(source, tokenizer, args.split, max_length, args.limit)
     except (DatasetUnavailableError, ValueError) as err:
         raise data_error(err) from None
-    result = family_command(model, "evaluation")(model, ids, labels, args.threshold)
+    try:  # Flop-R is counted over the model's export plan
+        result = family_command(model, "evaluation")(model, ids, labels, args.threshold)
+    except ExportError as err:
+        raise CliError(f"{model_file}: no Flop-R for a model the exporter cannot read ({err})") from None
     result.update(
         {"dataset": dataset, "split": args.split, "examples": int(len(labels)), "classes": list(source.classes)}
     )

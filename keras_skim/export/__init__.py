@@ -1,10 +1,11 @@
 """Export trained keras-skim models to TFLite (LiteRT): a graph of builtin
 ops, or one custom op per model kind.
 
-Modules: `model_plan` (reads the Keras model into a `ModelPlan`, which both
-backends build from), `emitter_registry` with `lstm_emitters` /
-`gru_emitters` (a family's cells have theirs in its folder, named by the
-model-kind table: `ModelKind.emitter`), `graph_builder` (the
+Modules: `plan` (reads the Keras model into a `ModelPlan` once per
+export, which both backends, the metadata and the parity check build
+from), `emitter_registry` with `lstm_emitters` / `gru_emitters` (a
+family's cells have theirs in its folder, named by the model-kind table:
+`ModelKind.emitter`), `graph_builder` (the
 argmax-free gated loop and the conversion), `family_exporter` (the seam
 each model family's exporter module fills, named in
 `keras_skim.model_kinds`: its planner, graph, op, metadata and parity

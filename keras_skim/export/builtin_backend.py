@@ -23,7 +23,7 @@ class BuiltinBackend:
     def check(self, model, plan):
         """Nothing beyond the model plan: every planned model is supported."""
 
-    def parity_reference(self, model, flatbuffer):
+    def parity_reference(self, model, plan, flatbuffer):
         """The Keras model itself. (An int8 graph quantizes activations on
         the fly, which no reference reproduces: the exporter checks it with
         an agreement tolerance instead.)"""

@@ -79,20 +79,22 @@ def op_refusal(plan):
     return None
 
 
-def read_model(model):
+def read_model(model, plan=None):
     """The cell op's view of `model` (its cell op's `op_model` of its
-    `ModelPlan`); ValueError (one line) for a model not of the op's form."""
-    cell_op, plan = _checked_cell_op(model)
+    `ModelPlan`, `plan` when the caller has planned it already); ValueError
+    (one line) for a model not of the op's form."""
+    cell_op, plan = _checked_cell_op(model, plan)
     return cell_op.op_model(plan)
 
 
-def _checked_cell_op(model):
-    """(the module of its cell op, its `ModelPlan`) of a `model` of the op's
-    form; ExportError (one line) otherwise."""
-    from keras_skim.export.model_plan import plan_model
+def _checked_cell_op(model, plan=None):
+    """(the module of its cell op, its `ModelPlan`: `plan`, or the model
+    planned now) of a `model` of the op's form; ExportError (one line)
+    otherwise."""
+    from keras_skim.export.plan import plan_model
     from keras_skim.export.sequence_input import takes_sequence
 
-    plan = plan_model(model)
+    plan = plan_model(model) if plan is None else plan
     if takes_sequence(plan):
         raise ExportError("custom-op export: the custom ops take token ids, not float sequences")
     if plan.stacked:
@@ -139,10 +141,12 @@ def write_custom_op_model(model, path, threshold=None, length=None, fold=None, q
     return path
 
 
-def custom_op_flatbuffer(model, threshold=None, length=None, fold=None, quantize=None):
-    """The bytes `write_custom_op_model` writes (same arguments, no path)."""
+def custom_op_flatbuffer(model, threshold=None, length=None, fold=None, quantize=None, plan=None):
+    """The bytes `write_custom_op_model` writes (same arguments, no path;
+    `plan`: the model's `ModelPlan` when the caller has it, so that the
+    model is not planned again)."""
     check_quantize(quantize)
-    cell_op, plan = _checked_cell_op(model)
+    cell_op, plan = _checked_cell_op(model, plan)
     info = cell_op.op_model(plan)
     if threshold is None:
         threshold = info["threshold"]
@@ -188,17 +192,15 @@ class CustomOpBackend:
         family = exporter_of(plan.model_kind)
         if family.writes_custom_op:
             return family.custom_op_flatbuffer(plan, length=length, fold=fold, quantize=quantize)
-        return custom_op_flatbuffer(model, threshold=threshold, length=length, quantize=quantize)
+        return custom_op_flatbuffer(model, threshold=threshold, length=length, quantize=quantize, plan=plan)
 
-    def parity_reference(self, model, flatbuffer):
-        """(reference, name) for the parity check of an int8 export: the op's
-        own arithmetic on its dequantized weights; (None, "Keras") otherwise."""
-        from keras_skim.export.model_plan import plan_model
-
+    def parity_reference(self, model, plan, flatbuffer):
+        """(reference, name) for the parity check of an int8 export of `plan`:
+        the op's own arithmetic on its dequantized weights; (None, "Keras")
+        otherwise."""
         settings = model_settings(flatbuffer)
         if not settings["quantize"]:
             return None, "Keras"
-        plan = plan_model(model)
         family = exporter_of(plan.model_kind)
         if family.writes_custom_op:
             return family.int8_op_reference(plan, settings), "its dequantized weights"
@@ -230,8 +232,8 @@ def custom_op_parity(model, path, samples=8, thresholds=None, seed=0, num_thread
         decision and read_count agree and outputs (after the Dense
         activation) are within 1e-4.
     """
-    from keras_skim.export.model_plan import plan_model
     from keras_skim.export.parity import check_parity, parity_thresholds, sample_sequences
+    from keras_skim.export.plan import plan_model
     from keras_skim.runtime.interpreter_loader import make_interpreter
 
     plan = plan_model(model)
@@ -247,5 +249,5 @@ def custom_op_parity(model, path, samples=8, thresholds=None, seed=0, num_thread
         return signature(token_ids=np.asarray(token_ids, np.int32), threshold=np.float32(threshold))
 
     with open(path, "rb") as f:
-        reference, against = CustomOpBackend().parity_reference(model, f.read())
+        reference, against = CustomOpBackend().parity_reference(model, plan, f.read())
     return check_parity(model, plan, run, sequences, list(thresholds), reference=reference, against=against)

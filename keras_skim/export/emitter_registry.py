@@ -125,7 +125,7 @@ def checked_emitter(cell, layer_name):
     `layer_name`; ExportError (one line) for a cell a family refuses outside
     its own model, or one no emitter knows."""
     from keras_skim.export.errors import ExportError
-    from keras_skim.export.model_planners import refusal_for
+    from keras_skim.export.family_exporter import refusal_for
 
     refusal = refusal_for(cell)
     if refusal is not None:

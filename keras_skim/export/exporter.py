@@ -2,10 +2,12 @@
 (`contracts.TFLITE_FILE`, `TOKENIZER_FILE`, `METADATA_FILE`), written only
 if parity holds.
 
-It only orchestrates: the model plan (`model_plan`), a backend
-(`builtin_backend`, `custom_op_backend`: peers with `check` and
-`flatbuffer`), the one parity checker (`parity`) driven by the runtime's
-interpreter, the metadata (`metadata`), and the staged output folder
+It only orchestrates: the model plan (`plan.plan_model`, read once and
+handed to every piece below), a backend (`builtin_backend`,
+`custom_op_backend`: peers with `check`, `flatbuffer` and
+`parity_reference`), the one parity checker (`parity`) driven by the
+runtime's interpreter, the metadata (`metadata`, its FLOP counts from
+`analysis.flops.plan_flop_report`), and the staged output folder
 (`output_folder.staged_output_dir`).
 """
 
@@ -235,7 +237,7 @@ def _checked_parity(model, plan, chosen, flatbuffer, sequences, default_threshol
     from keras_skim.export.parity import EXACT, INT8_AGREEMENT, check_parity, parity_thresholds
 
     thresholds = parity_thresholds(default_threshold if plan.emitter.skims else None)
-    reference, against = chosen.parity_reference(model, flatbuffer)
+    reference, against = chosen.parity_reference(model, plan, flatbuffer)
     tolerance = INT8_AGREEMENT if quantize and reference is None else EXACT
     if takes_sequence(plan) and reference is None:  # the Keras model, fed float steps instead of token ids
         from keras_skim.export import sequence_graph
@@ -323,7 +325,7 @@ def export_model(
     """
     from keras_skim.export.family_exporter import exporter_of
     from keras_skim.export.metadata import build_metadata, weights_bytes
-    from keras_skim.export.model_plan import plan_model
+    from keras_skim.export.plan import plan_model
     from keras_skim.runtime.tflite_check import op_inventory
 
     log = log or (lambda message: None)

@@ -3,9 +3,9 @@
 
 Each `ModelFamily.exporter` of the model-kind table (`keras_skim.model_kinds`)
 names the family's export module, whose `EXPORTER` is a `FamilyExporter`.
-The planners (`model_planners`), both backends, the metadata, the parity
-check and the default backend's note ask `exporter_of(plan.model_kind)` (or
-every family: `family_exporters`) and name no family. The base class answers
+The planner dispatch (`plan.planner_for`), both backends, the metadata, the
+parity check and the default backend's note ask `exporter_of(plan.model_kind)`
+(or every family: `family_exporters`) and name no family. The base class answers
 for a family of cells in a text classifier (the cells the emitter registry
 knows, the generic graphs, the skim cells' ops); a family that is more than
 a cell (its own `keras.Model`, its own op) overrides what differs, in its
@@ -40,7 +40,7 @@ class FamilyExporter:
 
     def planners(self):
         """((recognise(model) -> bool, plan(model) -> ModelPlan), ...): the
-        models the family plans itself (`model_planners.planner_for`)."""
+        models the family plans itself (`plan.planner_for`)."""
         return ()
 
     def builtin_graph(self, plan):
@@ -81,3 +81,10 @@ def exporter_of(model_kind):
 def family_exporters():
     """Every family's `FamilyExporter`, in the order of `model_kinds.FAMILIES`."""
     return [load(family.exporter).EXPORTER for family in FAMILIES.values()]
+
+
+def refusal_for(cell):
+    """Why `cell` cannot be exported in a plain recurrent layer (a family's
+    `cell_refusals`), or None."""
+    name = type(cell).__name__
+    return next((e.cell_refusals[name] for e in family_exporters() if name in e.cell_refusals), None)

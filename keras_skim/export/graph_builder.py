@@ -46,7 +46,9 @@ def should_fold(plan):
 
 
 def threshold_cut(tf, threshold):
-    """float32 cut of the read rule: read iff gate >= cut (see contracts.THRESHOLD_RULE)."""
+    """float32 cut of the read rule: read iff gate >= cut. The rule's
+    reference is `keras_skim.contracts.threshold_cut`; the tests hold this
+    one (and the C++ op's) against it."""
     inf = tf.constant(np.inf, tf.float32)
     logit = tf.math.log(threshold) - tf.math.log(1.0 - threshold)
     return tf.where(threshold <= 0.0, -inf, tf.where(threshold >= 1.0, inf, logit))

@@ -3,6 +3,7 @@
 whose fields are the file's keys."""
 
 from keras_skim import contracts
+from keras_skim.analysis.flops import plan_flop_report
 from keras_skim.contracts import ExportMetadata, FlopCounts, TensorInfo
 from keras_skim.export.family_exporter import exporter_of
 from keras_skim.metadata_record import mask_codes
@@ -20,55 +21,34 @@ def weights_bytes(model):
 
 
 def flops_section(plan):
-    from keras_skim.analysis.flops import flop_report
-
+    """The metadata's FLOP counts: the family's own, or the plan's FLOP report."""
     family_flops = exporter_of(plan.model_kind).flops_section(plan)
     if family_flops is not None:
         return family_flops
+    all_read = plan_flop_report(plan, 0.0)
+    kind = all_read["kind"]
     if plan.stacked:
-        return stack_flops_section(plan)
-    emitter = plan.emitter
-    args = (emitter.flop_kind, emitter.units, emitter.small_units, plan.embedding_dim)
-    if not emitter.skims:
-        report = flop_report(*args, skim_rate=0.0)
         return FlopCounts(
-            kind=emitter.flop_kind,
-            baseline_flops_per_token=report["baseline_flops"],
-            read_flops_per_token=report["baseline_flops"],
+            kind=kind,
+            baseline_flops_per_token=all_read["baseline_flops"],
+            read_flops_per_token=all_read["read_flops"],
+            skim_flops_per_token=all_read["skim_flops"],
+            flop_r_rule=STACK_FLOP_R_RULE,
         )
-    all_read = flop_report(*args, skim_rate=0.0)
-    all_skim = flop_report(*args, skim_rate=1.0)
+    if not plan.emitter.skims:
+        return FlopCounts(
+            kind=kind,
+            baseline_flops_per_token=all_read["baseline_flops"],
+            read_flops_per_token=all_read["baseline_flops"],
+        )
     return FlopCounts(
-        kind=emitter.flop_kind,
+        kind=kind,
         baseline_flops_per_token=all_read["baseline_flops"],
         read_flops_per_token=all_read["read_flops"],
         skim_flops_per_token=all_read["skim_flops"],
-        at_skim_rate_0=all_read,
-        at_skim_rate_1=all_skim,
+        at_skim_rate_0=all_read["directions"][0],
+        at_skim_rate_1=plan_flop_report(plan, 1.0)["directions"][0],
     )
-
-
-def direction_flops(emitter, input_dim):
-    """FLOPs per token of one direction of one layer: {"baseline", "read", "skim"}
-    (a plain cell reads every token: all three are its step)."""
-    from keras_skim.analysis.flops import flop_report
-
-    report = flop_report(emitter.flop_kind, emitter.units, emitter.small_units, input_dim, 0.0)
-    if not emitter.skims:
-        return {
-            "baseline": report["baseline_flops"],
-            "read": report["baseline_flops"],
-            "skim": report["baseline_flops"],
-        }
-    return {"baseline": report["baseline_flops"], "read": report["read_flops"], "skim": report["skim_flops"]}
-
-
-def _input_dims(plan):
-    """The input size of every recurrent layer of `plan`, input first."""
-    dims = [plan.embedding_dim]
-    for layer in plan.layers[:-1]:
-        dims.append(layer.output_dim)
-    return dims
 
 
 STACK_FLOP_R_RULE = (
@@ -79,25 +59,16 @@ STACK_FLOP_R_RULE = (
 )
 
 
-def stack_flops_section(plan):
-    """FLOPs per token of a stack, summed over its layers and directions
-    (each direction's own in `layers`): Flop-R counts them all."""
-    per = [direction_flops(e, dim) for layer, dim in zip(plan.layers, _input_dims(plan)) for e in layer.emitters]
-    return FlopCounts(
-        kind=plan.emitter.flop_kind,
-        baseline_flops_per_token=sum(f["baseline"] for f in per),
-        read_flops_per_token=sum(f["read"] for f in per),
-        skim_flops_per_token=sum(f["skim"] for f in per),
-        flop_r_rule=STACK_FLOP_R_RULE,
-    )
-
-
 def stack_layers(plan):
-    """`metadata.layers`: each recurrent layer's cells, directions, read mask outputs and FLOPs."""
+    """`metadata.layers`: each recurrent layer's cells, directions, read mask outputs and FLOPs
+    (its forward direction's, from the plan's FLOP report)."""
     names = {(index, direction): name for index, direction, name in plan.read_mask_outputs()}
+    directions = list(zip(plan.flop_directions(), plan_flop_report(plan, 0.0)["directions"]))
     entries = []
-    for index, (layer, dim) in enumerate(zip(plan.layers, _input_dims(plan))):
-        emitter = layer.emitters[0]
+    first = 0  # the layer's forward direction among all of them
+    for index, layer in enumerate(plan.layers):
+        (emitter, dim), report = directions[first]
+        first += len(layer.emitters)
         entries.append(
             {
                 "name": layer.name,
@@ -109,7 +80,11 @@ def stack_layers(plan):
                 "return_sequences": layer.return_sequences,
                 "merge_mode": layer.merge_mode,
                 "read_masks": {direction: names[(index, direction)] for direction in layer.directions},
-                "flops": direction_flops(emitter, dim),
+                "flops": {
+                    "baseline": report["baseline_flops"],
+                    "read": report["read_flops"],
+                    "skim": report["skim_flops"],
+                },
             }
         )
     return entries

@@ -4,8 +4,8 @@ benchmarks' pixel MNIST and adding task), and the inputs the exporter refuses in
 says what it takes (raw text through a Keras `TextVectorization` layer).
 
 The text classifier family's exporter lists `plan_sequence_model` among its
-planners (`text_classifier_exporter`, asked by `model_planners`), so the
-generic text planner (`model_plan`) never sees these models. A sequence model's plan is a
+planners (`text_classifier_exporter`, asked by `plan.planner_for`), so the
+generic text planner (`plan.plan_model`) never sees these models. A sequence model's plan is a
 `SequencePlan`: no embedding; each step's F features go through the cell's
 input projections in the graph (`sequence_graph`).
 """
@@ -17,7 +17,7 @@ import numpy as np
 from keras_skim.contracts import INPUT_KIND_SEQUENCE
 from keras_skim.export.emitter_registry import checked_emitter
 from keras_skim.export.errors import WHAT_EXPORT_TAKES, ExportError
-from keras_skim.export.model_planners import refusal_for
+from keras_skim.export.family_exporter import refusal_for
 from keras_skim.export.plan import INFERENCE_IDENTITY_LAYERS, ModelPlan, checked_output_activation
 from keras_skim.export.weights import activation_name, to_numpy
 

@@ -155,7 +155,7 @@ def _merge(tf, outputs, mode):
         return forward + backward
     if mode == "ave":
         return (forward + backward) / 2.0
-    return forward * backward  # "mul": `model_plan` admits no other mode
+    return forward * backward  # "mul": `plan` admits no other mode
 
 
 def build_module(plan, fold=None):

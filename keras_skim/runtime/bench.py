@@ -16,6 +16,7 @@ import time
 import numpy as np
 
 from keras_skim import contracts
+from keras_skim.analysis.flops import flop_r_of
 from keras_skim.model_kinds import family_of, kind_of, load
 from keras_skim.runtime.interpreter_loader import runtime_versions
 from keras_skim.runtime.runner import SkimRunner, probabilities_from_logits
@@ -30,28 +31,26 @@ def _record(metadata):
 
 
 def flop_r(metadata, skim_rate):
-    """Flop-R at `skim_rate` from an export's FLOP counts (None without them)."""
+    """Flop-R at `skim_rate` from an export's FLOP counts (None without
+    them): the counts are the exporter's FLOP report of the model
+    (`analysis.flops.plan_flop_report`), the arithmetic `flop_r_of`."""
     flops = _record(metadata).flops or contracts.FlopCounts()
     base, read, skim = flops.baseline_flops_per_token, flops.read_flops_per_token, flops.skim_flops_per_token
     if not base or not read:
         return None
-    if skim is None:
-        return base / read
-    return base / ((1.0 - skim_rate) * read + skim_rate * skim)
+    # A plain cell has no skim count: it reads every token.
+    return flop_r_of([(base, read, read, 0.0) if skim is None else (base, read, skim, skim_rate)])
 
 
 def stack_flop_r(metadata, skim_rates):
     """Flop-R of a stacked or bidirectional export over all its layers and
     directions (`metadata.layers`' FLOPs per token; `skim_rates`: {read mask
     output name: skim rate}); the rule is `flops.flop_r_rule`."""
-    full = expected = 0.0
-    for layer in _record(metadata).layers:
-        flops = layer["flops"]
-        for name in layer["read_masks"].values():
-            rate = skim_rates.get(name, 0.0)
-            full += flops["baseline"]
-            expected += (1.0 - rate) * flops["read"] + rate * flops["skim"]
-    return full / expected if expected else None
+    return flop_r_of(
+        (layer["flops"]["baseline"], layer["flops"]["read"], layer["flops"]["skim"], skim_rates.get(name, 0.0))
+        for layer in _record(metadata).layers
+        for name in layer["read_masks"].values()
+    )
 
 
 def jumps(metadata):

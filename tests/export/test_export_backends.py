@@ -152,7 +152,10 @@ def test_failed_custom_parity_refuses_and_writes_nothing(skim_model, op_cache, t
     keras.utils.set_random_seed(99)
     _, other = train_tiny(str(tmp_path / "other"), "skim_lstm", fit=False)
     real = custom_op_backend.custom_op_flatbuffer
-    monkeypatch.setattr(custom_op_backend, "custom_op_flatbuffer", lambda model, **kwargs: real(other, **kwargs))
+    # The other model's own plan, not the exported model's that the backend hands on.
+    monkeypatch.setattr(
+        custom_op_backend, "custom_op_flatbuffer", lambda model, **kwargs: real(other, **dict(kwargs, plan=None))
+    )
     stderr = _custom_export_refused(skim_model, tmp_path / "export")
     assert "parity FAILED" in one_line(stderr) and "nothing written" in stderr
 
@@ -166,7 +169,7 @@ def test_platforms_without_a_build_say_so_in_one_line(skim_model, tmp_path, monk
 
     from keras_skim import litert_ops
     from keras_skim.export.backend_choice import choose_backend
-    from keras_skim.export.model_plan import plan_model
+    from keras_skim.export.plan import plan_model
     from keras_skim.model_io import load_model
 
     monkeypatch.setattr(platform, "system", lambda: system)

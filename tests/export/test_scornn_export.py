@@ -31,7 +31,7 @@ def _model(units=D, use_bias=True, seed=0):
 
 def _export_graph(model):
     from keras_skim.export.graph_builder import build_module, convert
-    from keras_skim.export.model_plan import plan_model
+    from keras_skim.export.plan import plan_model
 
     plan = plan_model(model)
     return plan, convert(build_module(plan))

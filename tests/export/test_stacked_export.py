@@ -238,7 +238,7 @@ def test_the_last_layer_must_give_its_last_output():
 
     from keras_skim import SkimLSTMCell
     from keras_skim.export.errors import ExportError
-    from keras_skim.export.model_plan import plan_model
+    from keras_skim.export.plan import plan_model
 
     inp = keras.Input((None,), dtype="int32")
     x = keras.layers.Embedding(V, E, mask_zero=True)(inp)

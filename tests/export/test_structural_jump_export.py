@@ -99,7 +99,7 @@ def _export(model, backend, fold=None):
     """(plan, runner) of `model` through one backend's flatbuffer and the
     runtime's interpreter (what `export_model` does, without the files)."""
     from keras_skim.export.exporter import _runner, backends
-    from keras_skim.export.model_plan import plan_model
+    from keras_skim.export.plan import plan_model
 
     plan = plan_model(model)
     chosen = backends()[backend]

@@ -79,7 +79,7 @@ def test_rows_get_a_scale_per_part_and_the_kernel_a_scale_per_column():
 
 
 def test_numpy_reference_is_the_keras_greedy_pass(model):
-    from keras_skim.export.model_plan import plan_model
+    from keras_skim.export.plan import plan_model
     from keras_skim.models.structural_jump.structural_jump_op import quantized_op_inputs
     from keras_skim.models.structural_jump.structural_jump_op_reference import op_reference
     from keras_skim.models.structural_jump.structural_jump_parity import structural_jump_reference
@@ -104,15 +104,15 @@ def test_int8_op_runs_its_dequantized_weights_in_every_instruction_set(op_cache,
     """Every decision and the logits within 1e-4 of the reference (an
     instruction set the CPU lacks falls back to one it has)."""
     from keras_skim.export.exporter import _runner, backends
-    from keras_skim.export.model_plan import plan_model
     from keras_skim.export.parity import check_parity
+    from keras_skim.export.plan import plan_model
 
     monkeypatch.setenv("KERAS_SKIM_SIMD", simd)
     plan = plan_model(model)
     custom = backends()["custom"]
     for fold in (False, True):
         flatbuffer = custom.flatbuffer(model, plan, threshold=None, length=None, fold=fold, quantize="int8")
-        reference, against = custom.parity_reference(model, flatbuffer)
+        reference, against = custom.parity_reference(model, plan, flatbuffer)
         result = check_parity(model, plan, _runner(flatbuffer, plan), _texts(plan), [None], reference, against)
         assert result.ok and result.decisions > 100, result.message
         assert against == "its dequantized weights"
@@ -153,7 +153,7 @@ def test_builtin_int8_is_refused_in_one_line(trained_folder, tmp_path):
 
 def test_op_refuses_scales_of_the_wrong_size(op_cache, model, monkeypatch):
     from keras_skim.export.exporter import _runner, backends
-    from keras_skim.export.model_plan import plan_model
+    from keras_skim.export.plan import plan_model
     from keras_skim.models.structural_jump import structural_jump_op
 
     quantized = structural_jump_op.quantized_op_inputs

@@ -86,7 +86,7 @@ def test_load_model_errors_name_the_file(tmp_path):
 
 @pytest.mark.parametrize("layer_class, extension", [(keras_skim.SkimLSTM, "keras"), (keras_skim.SkimGRU, "h5")])
 def test_layers_that_own_their_loop_reload_and_plan_for_export(tmp_path, layer_class, extension):
-    from keras_skim.export.model_plan import plan_model
+    from keras_skim.export.plan import plan_model
 
     rs = np.random.RandomState(1)
     ids = rs.randint(1, 30, (8, 10)).astype("int32")

@@ -197,7 +197,9 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
 
     def _threshold_cut(self):
         """float32 cut of the read rule: read iff l_read - l_skim >= cut,
-        log(t) - log(1 - t) for 0 < t < 1, -inf at t <= 0, +inf at t >= 1."""
+        log(t) - log(1 - t) for 0 < t < 1, -inf at t <= 0, +inf at t >= 1.
+        The rule's reference is `keras_skim.contracts.threshold_cut`; the
+        tests hold this one against it."""
         t = ops.cast(self._threshold, "float32")
         logit = ops.log(t) - ops.log(1.0 - t)
         inf = ops.cast(float("inf"), "float32")

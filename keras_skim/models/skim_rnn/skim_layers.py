@@ -64,25 +64,13 @@ def stack_flop_r(model, skim_rates):
     """Flop-R of the whole stack: the FLOPs per token of the same stack of
     plain cells over the expected FLOPs of this one, every layer and
     direction counted (`skim_rates`: one per skim direction, in
-    `skim_directions` order; a plain cell reads every token)."""
-    from keras_skim.analysis.flops import flop_report
-    from keras_skim.export.emitter_registry import flop_kind_of
-    from keras_skim.models.skim_rnn.skim_cell_base import SkimCellBase
+    `skim_directions` order; a plain cell reads every token), from the
+    model's FLOP report (`keras_skim.analysis.flops.plan_flop_report` over
+    its export plan, which lists the directions in the same order)."""
+    from keras_skim.analysis.flops import plan_flop_report
+    from keras_skim.export.plan import plan_model
 
-    rates = iter(skim_rates)
-    full = expected = 0.0
-    for d in directions(model):
-        cell = d.cell
-        kind = flop_kind_of(cell) or "lstm"
-        if isinstance(cell, SkimCellBase):
-            report = flop_report(kind, cell.units, cell.small_units, d.input_dim, float(next(rates)))
-            full += report["baseline_flops"]
-            expected += report["expected_flops"]
-        else:
-            baseline = flop_report(kind, int(cell.units), 0, d.input_dim, 0.0)["baseline_flops"]
-            full += baseline
-            expected += baseline
-    return full / expected if expected else 1.0
+    return plan_flop_report(plan_model(model), skim_rates)["flop_r"]
 
 
 def layer_rows(model, stats):

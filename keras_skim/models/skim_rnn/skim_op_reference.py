@@ -4,19 +4,9 @@ weights), and the benchmarks' check of the op's arithmetic."""
 
 import numpy as np
 
+from keras_skim.contracts import read_decisions
 from keras_skim.export.parity import apply_activation
 from keras_skim.models.skim_rnn.skim_op_weights import dequantized
-
-
-def float32_cut(threshold):
-    """The read rule's cut in float32, as the op computes it."""
-    t = np.float32(threshold)
-    if t <= 0:
-        return np.float32(-np.inf)
-    if t >= 1:
-        return np.float32(np.inf)
-    with np.errstate(invalid="ignore"):
-        return np.float32(np.log(t) - np.log(np.float32(1.0) - t))
 
 
 def op_reference(info, ops, ids, threshold):
@@ -32,7 +22,6 @@ def op_reference(info, ops, ids, threshold):
     blocks = info["spec"].blocks
     folded = kernel.shape[0] == d
     e = 0 if folded else rows.shape[1]
-    cut = float32_cut(threshold)
     h, c = np.zeros(d), np.zeros(d)
     reads = np.zeros(len(ids), np.int32)
     for t, tok in enumerate(np.asarray(ids).reshape(-1)):
@@ -43,7 +32,7 @@ def op_reference(info, ops, ids, threshold):
         else:
             u, terms = np.concatenate([rows[tok], h]), bias
         gate = terms[-1] + u @ skim[:, -1]
-        read = np.float32(gate) >= cut
+        read = bool(read_decisions(gate, threshold))  # the read rule's reference
         if read:
             start, n, weights, b = 0, d, kernel, bhh[:d]
         elif ds:

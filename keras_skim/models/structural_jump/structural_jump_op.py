@@ -99,7 +99,7 @@ def structural_jump_flatbuffer(plan, length=None, fold=None, quantize=None):
     `KerasSjLSTM` op.
 
     Args:
-        plan: `keras_skim.export.model_plan.plan_model` of the model.
+        plan: `keras_skim.export.plan.plan_model` of the model.
         length: default T of `token_ids` (resizable; 1 when None).
         fold: store the LSTM's word term per id ([V, a + 4m] rows instead
             of [V, a + d]): a read step then streams only the recurrent

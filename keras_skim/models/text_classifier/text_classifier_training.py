@@ -55,24 +55,19 @@ def evaluate_model(model, ids, labels, threshold=None, batch_size=64, progress=N
 
 
 def flop_summary(model, skim_rate):
-    """Flop-R of the model's first recurrent layer at a skim rate."""
-    import keras
+    """The model's FLOP report at a skim rate (every skimming direction at
+    `skim_rate`): `keras_skim.analysis.flops.plan_flop_report` over its
+    export plan. A one-direction model gives its direction's report (a plain
+    cell's Flop-R is 1); a stack gives the report over all of it.
 
-    from keras_skim.analysis.flops import flop_report
-    from keras_skim.export.emitter_registry import flop_kind_of
-    from keras_skim.model_kinds import skim_gate
+    Raises:
+        ExportError: (one line) a model the exporter cannot plan.
+    """
+    from keras_skim.analysis.flops import plan_flop_report
+    from keras_skim.export.plan import plan_model
 
-    gate = skim_gate()
-    cells = gate.gated_cells(model)
-    embedding = next(layer for layer in model.layers if isinstance(layer, keras.layers.Embedding))
-    if cells:
-        cell = cells[0]
-        return flop_report(gate.flop_kind(cell), cell.units, cell.small_units, embedding.output_dim, skim_rate)
-    rnn = next(layer for layer in model.layers if isinstance(layer, keras.layers.RNN))
-    report = flop_report(flop_kind_of(rnn.cell) or "lstm", rnn.cell.units, 0, embedding.output_dim, 0.0)
-    # A plain RNN has no gate: it is the baseline itself.
-    report.update(expected_flops=report["baseline_flops"], flop_r=1.0)
-    return report
+    report = plan_flop_report(plan_model(model), skim_rate)
+    return report["directions"][0] if len(report["directions"]) == 1 else report
 
 
 def train_text_model(output_dir, dataset="rotten_tomatoes", *, force=False, verbose=1, **settings):
