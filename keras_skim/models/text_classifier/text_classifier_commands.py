@@ -6,12 +6,12 @@ its options and runs `train` for the kinds of the family. Its evaluate and
 show reports are the commands' own (no `evaluate`/`show` here).
 """
 
-from keras_skim.cli.model_args import THRESHOLD_HELP, non_negative_float, non_negative_int
+from keras_skim.cli.model_args import THRESHOLD_HELP, non_negative_float, non_negative_int, positive_int
 
 # Defaults of the options only this family has (None in argparse, so that an
 # option given for another family's kind can be told from its default).
 SKIM_DEFAULTS = {"small_units": 10, "gamma": 0.01, "threshold": 0.5}
-TEXT_DEFAULTS = {"epochs": 5}
+TEXT_DEFAULTS = {"epochs": 5, "patience_steps": None}
 OPTION_GROUPS = {"skim": SKIM_DEFAULTS, "text": TEXT_DEFAULTS}
 # What the shared options' help says of this family.
 HELP_NOTES = {}
@@ -35,6 +35,15 @@ def add_arguments(parser):
         default=None,
         help=THRESHOLD_HELP + f" (default {SKIM_DEFAULTS['threshold']})",
     )
+    parser.add_argument(
+        "--patience-steps",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="skim cells and baselines: stop when validation accuracy (checked at each epoch's end) has not "
+        "improved for N training steps, and keep the best epoch (Seo et al., ICLR 2018: 3,000; default: "
+        "patience 2 epochs)",
+    )
 
 
 def refusal(group):
@@ -46,6 +55,8 @@ def check(args, kind, units):
     """One-line refusals of option values that do not fit together."""
     from keras_skim.cli.errors import CliError
 
+    if args.patience_steps is not None and not args.early_stopping:
+        raise CliError("--patience-steps and --no-early-stopping exclude each other")
     if kind.skims and args.small_units >= units:
         raise CliError(f"--small-units ({args.small_units}) must be smaller than --units ({units})")
 
@@ -71,6 +82,7 @@ def training_config(args, units, learning_rate, batch_size):
         split_seed=args.split_seed or 0,
         train_embedding=not args.freeze_embedding,
         early_stopping=args.early_stopping,
+        patience_steps=args.patience_steps,
     )
 
 

@@ -195,7 +195,11 @@ def _callbacks(config):
     from keras_skim.models.skim_rnn.gumbel_temperature_schedule import GumbelTemperatureSchedule
 
     callbacks = [GumbelTemperatureSchedule(rate=config.temperature_rate)] if config.cell.startswith("skim") else []
-    if config.early_stopping and config.epochs > 1:
+    if config.early_stopping and config.patience_steps is not None:
+        from keras_skim.models.text_classifier.step_patience import StepPatience
+
+        callbacks.append(StepPatience(config.patience_steps))
+    elif config.early_stopping and config.epochs > 1:
         callbacks.append(
             keras.callbacks.EarlyStopping(monitor="val_accuracy", mode="max", patience=2, restore_best_weights=True)
         )
