@@ -137,19 +137,23 @@ def _handle_folder(handle):
 
 
 def local_preset_path(preset):
-    """The local folder of a preset handle or name (downloading a hub handle),
-    or `preset` itself when it is a path that exists or names no preset, so
-    that a command's own "no such file" error stays as it was."""
+    """The local folder of a preset handle or name (downloading a hub handle;
+    its `preset.json` checked), or `preset` itself when it is a path that
+    exists or names no preset, so that a command's own "no such file" error
+    stays as it was."""
     preset = os.fspath(preset)
     if os.path.exists(preset):
         return preset
+    folder = None
     if is_handle(preset):
-        return _handle_folder(preset)
-    if NAME_PATTERN.fullmatch(preset):
-        known = known_presets()
-        if preset in known:
-            return known[preset][0]
-    return preset
+        folder = _handle_folder(preset)
+    elif NAME_PATTERN.fullmatch(preset):
+        folder = known_presets().get(preset, (None,))[0]
+    if folder is None:
+        return preset
+    if os.path.isdir(folder):
+        read_preset_card(folder)
+    return folder
 
 
 def preset_path(preset):
