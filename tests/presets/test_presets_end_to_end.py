@@ -5,6 +5,8 @@ preset (the real test-split evaluation), then from_preset, tokenizer_from_preset
 import json
 import pathlib
 
+import numpy as np
+
 from keras_skim.cli.main import main
 from tests.presets.conftest import NAME
 
@@ -33,3 +35,59 @@ def test_make_preset_writes_the_card_of_the_real_evaluation(preset_root, trained
     assert card["command"] in readme and "## Intended use" in readme and "## Limits" in readme
     for name in ("model.keras", "tokenizer.json", "train_config.json"):
         assert (folder / name).read_bytes() == (pathlib.Path(trained_folder("skim")) / name).read_bytes()
+
+
+def test_from_preset_loads_the_model_and_its_tokenizer_by_name_folder_and_file_url(preset_root, trained_folder):
+    import keras_skim
+    from keras_skim.datasets import Tokenizer
+    from keras_skim.model_io import load_model
+
+    original = load_model(pathlib.Path(trained_folder("skim")) / "model.keras")
+    expected_tokenizer = Tokenizer.load(trained_folder("skim"))
+    texts = ["a fine and moving film", "dull and tired"]
+    ids = expected_tokenizer.encode(texts, max_length=original.inputs[0].shape[1])
+    expected = np.asarray(original.predict(ids, verbose=0))
+    folder = preset_root / NAME
+    for name in (NAME, str(folder), f"file://{folder}"):
+        model, tokenizer = keras_skim.from_preset(name, tokenizer=True)
+        np.testing.assert_allclose(np.asarray(model.predict(ids, verbose=0)), expected, rtol=1e-6, atol=1e-6)
+        assert tokenizer.vocabulary == expected_tokenizer.vocabulary
+    assert keras_skim.tokenizer_from_preset(NAME).vocabulary == expected_tokenizer.vocabulary
+    assert type(keras_skim.from_preset(NAME)) is type(original)
+
+
+def test_list_presets_and_the_presets_command(preset_root, capsys):
+    import keras_skim
+
+    cards = keras_skim.list_presets()
+    card = cards[NAME]
+    assert card.name == NAME and card.baseline.name == "lstm_rotten_tomatoes"
+    assert main(["presets"]) == 0
+    header, row = capsys.readouterr().out.splitlines()[:2]
+    assert header.split() == ["name", "data", "test", "acc", "skim", "/", "read", "Flop-R", "baseline", "from"]
+    assert row.split()[:3] == [NAME, "rotten_tomatoes", f"{card.test_accuracy:.2%}"]
+    assert f"skim {card.skim_rate:.1%}" in row and "KERAS_SKIM_PRESETS" in row
+    assert main(["presets", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {NAME: card.as_dict()}
+
+
+def test_show_and_evaluate_take_a_preset_name(preset_root, capsys):
+    import keras_skim
+
+    card = keras_skim.list_presets()[NAME]
+    capsys.readouterr()
+    assert main(["show", NAME, "--text", "a fine and moving film"]) == 0
+    assert "fine" in capsys.readouterr().out
+    # The card is reproducible: evaluate on its data prints its accuracy and skim rate.
+    assert main(["evaluate", NAME, "--data", card.data]) == 0
+    out = capsys.readouterr().out
+    assert f"accuracy  {card.test_accuracy:.4f}" in out and f"skim rate {card.skim_rate:.4f}" in out
+
+
+def test_export_reads_a_preset_and_writes_into_the_working_folder(preset_root, tmp_path, monkeypatch):
+    from keras_skim.cli.export_command import _model_and_output
+
+    monkeypatch.chdir(tmp_path)
+    assert _model_and_output(NAME, None) == (str(preset_root / NAME), f"{NAME}_tflite")
+    assert _model_and_output(NAME, "out") == (str(preset_root / NAME), "out")
+    assert _model_and_output("some/folder", None) == ("some/folder", None)  # a path: as before
