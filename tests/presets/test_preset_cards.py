@@ -168,3 +168,33 @@ def test_an_unknown_preset_names_the_known_ones(root):
         keras_skim.tokenizer_from_preset("nonesuch")
     with pytest.raises(PresetError, match="tiny: folder holds no model.keras or model.h5$"):
         keras_skim.tokenizer_from_preset("tiny")  # a card without its model folder
+
+
+def test_listing_presets_imports_neither_keras_nor_tensorflow(root):
+    import subprocess
+
+    code = (
+        "import sys, keras_skim\n"
+        "from keras_skim.cli.main import main\n"
+        "assert main(['presets']) == 0 and list(keras_skim.list_presets()) == ['tiny']\n"
+        "print(sorted(name for name in ('keras', 'tensorflow') if name in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines()[-1] == "[]"
+
+
+def test_the_presets_distribution_declares_the_entry_point_the_lookup_reads():
+    import tomllib
+
+    from keras_skim.presets.preset_card import CARD_FILE, README_FILE
+    from keras_skim.presets.preset_sources import CHECKOUT_ROOT, ENTRY_POINT_GROUP
+
+    project = tomllib.loads((CHECKOUT_ROOT / "pyproject.toml").read_text())
+    assert project["project"]["name"] == "keras-skim-presets"
+    assert project["project"]["entry-points"][ENTRY_POINT_GROUP] == {"keras_skim_presets": "keras_skim_presets"}
+    assert project["tool"]["setuptools"]["package-dir"] == {"keras_skim_presets": "."}
+    shipped = project["tool"]["setuptools"]["package-data"]["keras_skim_presets"]
+    assert {f"*/{name}" for name in (CARD_FILE, README_FILE, "model.keras", "tokenizer.json")} <= set(shipped)
+    # The runtime wheel holds no presets: its packages are keras_skim's only.
+    main = tomllib.loads((CHECKOUT_ROOT.parent / "pyproject.toml").read_text())
+    assert main["tool"]["setuptools"]["packages"]["find"]["include"] == ["keras_skim", "keras_skim.*"]
