@@ -117,9 +117,10 @@ class PresetCard:
     limits: str = None
 
     def as_dict(self):
-        """The record `preset.json` holds (None fields left out)."""
+        """The record `preset.json` holds: optional fields left out when None;
+        "baseline" always there (null for a baseline itself)."""
         record = dataclasses.asdict(self)
-        return {key: value for key, value in record.items() if value is not None}
+        return {key: value for key, value in record.items() if value is not None or key == "baseline"}
 
 
 def card_from_record(path, record):

@@ -91,3 +91,15 @@ def test_export_reads_a_preset_and_writes_into_the_working_folder(preset_root, t
     assert _model_and_output(NAME, None) == (str(preset_root / NAME), f"{NAME}_tflite")
     assert _model_and_output(NAME, "out") == (str(preset_root / NAME), "out")
     assert _model_and_output("some/folder", None) == ("some/folder", None)  # a path: as before
+
+
+def test_a_jump_model_gets_its_read_fraction_per_document(trained_folder, tiny_rotten_tomatoes, benchmarks, tmp_path):
+    import make_preset
+
+    from keras_skim.presets import read_card
+
+    argv = [trained_folder("sj"), "--name", "tiny_jump", "--data", "rotten_tomatoes", "-o", str(tmp_path / "p")]
+    assert make_preset.main(argv + ["--command", "keras-skim train --cell sj-lstm (tests/conftest.py)"]) == 0
+    card = read_card(tmp_path / "p" / "preset.json")
+    assert card.skim_rate is None and 0.0 <= card.read_fraction_per_document <= 1.0 and card.baseline is None
+    assert "| read per document |" in (tmp_path / "p" / "README.md").read_text()
