@@ -88,6 +88,9 @@ def test_export_reads_a_preset_and_writes_into_the_working_folder(preset_root, t
     from keras_skim.cli.export_command import _model_and_output
 
     monkeypatch.chdir(tmp_path)
+    assert main(["export", NAME, "--backend", "builtin", "--parity-samples", "1"]) == 0
+    assert (tmp_path / f"{NAME}_tflite" / "model.tflite").stat().st_size > 0
+    assert not (preset_root / f"{NAME}_tflite").exists()  # never next to the preset
     assert _model_and_output(NAME, None) == (str(preset_root / NAME), f"{NAME}_tflite")
     assert _model_and_output(NAME, "out") == (str(preset_root / NAME), "out")
     assert _model_and_output("some/folder", None) == ("some/folder", None)  # a path: as before
