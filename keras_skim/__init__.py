@@ -40,7 +40,12 @@ _LAZY = {
     "SkimRate": "keras_skim.models.skim_rnn.skim_rate",
     "flop_report": "keras_skim.analysis.flops",
     "load_model": "keras_skim.model_io",
+    "from_preset": "keras_skim.presets",
+    "list_presets": "keras_skim.presets",
+    "tokenizer_from_preset": "keras_skim.presets",
 }
+# Lazy names that need no Keras: finding them must not import it.
+_KERAS_FREE = {"list_presets", "tokenizer_from_preset"}
 
 _LAYER_MODULES = (
     "keras_skim.models.skim_rnn.skim_lstm_cell",
@@ -80,7 +85,8 @@ def register_layers():
 
 def __getattr__(name):
     if name in _LAZY:
-        register_layers()
+        if name not in _KERAS_FREE:
+            register_layers()
         value = getattr(importlib.import_module(_LAZY[name]), name)
         globals()[name] = value
         return value

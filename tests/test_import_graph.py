@@ -27,6 +27,7 @@ FORBIDDEN = {
     "analysis": {"family", "training", "export", "runtime", "litert_ops", "cli"},
     "training": {"family", "export", "runtime", "litert_ops", "cli"},
     "cli": {"family"},
+    "presets": {"family", "training", "export", "runtime", "litert_ops", "cli"},
     "family": {"runtime", "litert_ops"},
 }
 # Third-party packages a room must not import, even lazily.

@@ -32,7 +32,7 @@ def _classes(source):
 
 
 def add_arguments(parser):
-    parser.add_argument("model", metavar="MODEL", help="model folder or .keras/.h5 file")
+    parser.add_argument("model", metavar="MODEL", help="model folder, .keras/.h5 file or preset (keras-skim presets)")
     add_data_argument(parser, default_help="the data it was trained on")
     add_split_arguments(parser, "seed of the held-out split (default: the one recorded at training)")
     parser.add_argument(

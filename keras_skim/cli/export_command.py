@@ -8,10 +8,15 @@ from keras_skim.model_kinds import CUSTOM_OPS, KINDS
 
 def add_arguments(parser):
     parser.add_argument(
-        "model", metavar="MODEL", help="trained model: a model folder from `keras-skim train`, or .keras/.h5"
+        "model",
+        metavar="MODEL",
+        help="trained model: a model folder from `keras-skim train`, .keras/.h5, or a preset (keras-skim presets)",
     )
     parser.add_argument(
-        "-o", "--output", metavar="OUTDIR", help="output folder (default: <model name>_tflite next to the model)"
+        "-o",
+        "--output",
+        metavar="OUTDIR",
+        help="output folder (default: <model name>_tflite next to the model; for a preset, in this folder)",
     )
     parser.add_argument(
         "--force", action="store_true", help="replace OUTDIR if keras-skim wrote it (never a folder with other files)"
@@ -55,15 +60,32 @@ def add_arguments(parser):
     )
 
 
+def _model_and_output(model, output):
+    """(local model path, output folder): a preset (name or handle) is read
+    where it is installed or downloaded, and exported into the working
+    folder unless -o says where (never next to an installed preset)."""
+    from keras_skim.cli.errors import CliError
+    from keras_skim.presets import PresetError, local_preset_path
+
+    try:
+        path = local_preset_path(model)
+    except PresetError as err:
+        raise CliError(str(err)) from None
+    if path != model and output is None:
+        output = os.path.basename(model.rstrip("/")) + "_tflite"
+    return path, output
+
+
 def run(args):
     from keras_skim.cli.errors import CliError
     from keras_skim.export.errors import ExportError
     from keras_skim.export.exporter import export_model
 
+    model_path, output = _model_and_output(args.model, args.output)
     try:
         result = export_model(
-            args.model,
-            args.output,
+            model_path,
+            output,
             force=args.force,
             tokenizer_path=args.tokenizer,
             threshold=args.threshold,

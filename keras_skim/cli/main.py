@@ -1,4 +1,4 @@
-"""`keras-skim`: train, evaluate, show, export, bench and demo.
+"""`keras-skim`: train, evaluate, show, export, bench, demo and presets.
 
 Each subcommand lives in `keras_skim/cli/<name>_command.py` with
 `add_arguments(parser)` and `run(args) -> int`. Those modules import
@@ -20,6 +20,7 @@ COMMANDS = {
     "export": "Export a trained model to TFLite with its vocabulary and metadata.",
     "bench": "Benchmark an exported TFLite model with LiteRT, the way a phone runs it.",
     "demo": "The main job: train a skim model and an LSTM baseline and compare them.",
+    "presets": "List the trained models (presets) that MODEL may name in evaluate, show and export.",
 }
 
 

@@ -79,13 +79,15 @@ def threshold_list(text):
 
 
 def model_folder(path):
-    """Resolves MODEL (a model folder or a .keras/.h5 file) to its
+    """Resolves MODEL (a model folder, a .keras/.h5 file, or a preset: a name
+    `keras-skim presets` lists, file://, hf:// or kaggle://) to its
     `contracts.ModelFolder` (model file, tokenizer, train_config)."""
     from keras_skim import contracts
+    from keras_skim.presets import PresetError, local_preset_path
 
     try:
-        return contracts.resolve_model(path)
-    except contracts.ContractError as err:
+        return contracts.resolve_model(local_preset_path(path))
+    except (contracts.ContractError, PresetError) as err:
         raise CliError(str(err)) from None
 
 

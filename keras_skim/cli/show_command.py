@@ -50,7 +50,7 @@ JUMP_LEGEND = (
 
 
 def add_arguments(parser):
-    parser.add_argument("model", metavar="MODEL", help="model folder or .keras/.h5 file")
+    parser.add_argument("model", metavar="MODEL", help="model folder, .keras/.h5 file or preset (keras-skim presets)")
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--text", help="the text to read")
     source.add_argument("--file", help="a file holding the text")

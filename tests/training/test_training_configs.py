@@ -36,6 +36,7 @@ TEXT_ARGUMENTS = [
     "temperature_rate",
     "train_embedding",
     "early_stopping",
+    "patience_steps",
 ]
 
 
@@ -58,6 +59,11 @@ def test_the_text_classifier_record_has_every_setting_in_its_order(tmp_path):
         ({"gamma": float("nan")}, "gamma must be a number >= 0; got nan"),
         ({"learning_rate": True}, "learning_rate must be a number >= 0; got True"),
         ({"glove": 1}, "glove must be True or False; got 1"),
+        ({"patience_steps": 0}, "patience_steps must be None or an integer >= 1; got 0"),
+        (
+            {"patience_steps": 10, "early_stopping": False},
+            "patience_steps needs early_stopping (it is early stopping counted in steps)",
+        ),
     ],
 )
 def test_a_text_classifier_setting_out_of_range_is_one_line(settings, message):

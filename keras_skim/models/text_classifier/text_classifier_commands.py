@@ -7,7 +7,7 @@ show reports are the commands' own (no `evaluate`/`show` here); `evaluate`
 asks it for its numbers (`evaluation`).
 """
 
-from keras_skim.cli.model_args import THRESHOLD_HELP, non_negative_float, non_negative_int
+from keras_skim.cli.model_args import THRESHOLD_HELP, non_negative_float, non_negative_int, positive_int
 from keras_skim.model_kinds import CLI_KINDS
 
 # The `--cell` values whose options these are (the kinds with a skim gate).
@@ -16,7 +16,7 @@ GATED_CELLS = ", ".join(cell for cell, kind in CLI_KINDS.items() if kind.skims)
 # Defaults of the options only this family has (None in argparse, so that an
 # option given for another family's kind can be told from its default).
 SKIM_DEFAULTS = {"small_units": 10, "gamma": 0.01, "threshold": 0.5}
-TEXT_DEFAULTS = {"epochs": 5}
+TEXT_DEFAULTS = {"epochs": 5, "patience_steps": None}
 OPTION_GROUPS = {"skim": SKIM_DEFAULTS, "text": TEXT_DEFAULTS}
 # What the shared options' help says of this family.
 HELP_NOTES = {}
@@ -40,6 +40,15 @@ def add_arguments(parser):
         default=None,
         help=THRESHOLD_HELP + f" (default {SKIM_DEFAULTS['threshold']})",
     )
+    parser.add_argument(
+        "--patience-steps",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="skim cells and baselines: stop when validation accuracy (checked at each epoch's end) has not "
+        "improved for N training steps, and keep the best epoch (Seo et al., ICLR 2018: 3,000; default: "
+        "patience 2 epochs)",
+    )
 
 
 def refusal(group):
@@ -51,6 +60,8 @@ def check(args, kind, units):
     """One-line refusals of option values that do not fit together."""
     from keras_skim.cli.errors import CliError
 
+    if args.patience_steps is not None and not args.early_stopping:
+        raise CliError("--patience-steps and --no-early-stopping exclude each other")
     if kind.skims and args.small_units >= units:
         raise CliError(f"--small-units ({args.small_units}) must be smaller than --units ({units})")
 
@@ -76,6 +87,7 @@ def training_config(args, units, learning_rate, batch_size):
         split_seed=args.split_seed or 0,
         train_embedding=not args.freeze_embedding,
         early_stopping=args.early_stopping,
+        patience_steps=args.patience_steps,
     )
 
 

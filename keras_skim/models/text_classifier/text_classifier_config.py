@@ -35,7 +35,11 @@ class TextClassifierTrainingConfig:
         split_seed: seed of the held-out split of data without its own.
         temperature_rate: the Gumbel temperature's decay rate per step.
         train_embedding: fine-tune the embedding (False: keep it fixed).
-        early_stopping: stop on validation accuracy (patience 2).
+        early_stopping: stop on validation accuracy (patience 2 epochs, or
+            `patience_steps`).
+        patience_steps: stop when validation accuracy has not improved for
+            this many training steps (Seo et al.'s 3,000), checked
+            at each epoch's end; None: patience 2 epochs.
 
     Raises:
         ValueError: a setting out of its range (one line).
@@ -58,13 +62,14 @@ class TextClassifierTrainingConfig:
     temperature_rate: float = 1e-4
     train_embedding: bool = True
     early_stopping: bool = True
+    patience_steps: int = None
 
     def __post_init__(self):
         if self.cell not in _cells():
             raise ValueError(f"cell must be one of {', '.join(_cells())}; got {self.cell!r}")
         for name in ("units", "epochs", "batch_size", "max_tokens"):
             check_integer(name, getattr(self, name), 1)
-        for name in ("max_length", "limit"):
+        for name in ("max_length", "limit", "patience_steps"):
             check_integer(name, getattr(self, name), 1, optional=True)
         for name in ("small_units", "seed", "split_seed"):
             check_integer(name, getattr(self, name), 0)
@@ -72,6 +77,8 @@ class TextClassifierTrainingConfig:
             check_number(name, getattr(self, name))
         for name in ("glove", "train_embedding", "early_stopping"):
             check_flag(name, getattr(self, name))
+        if self.patience_steps is not None and not self.early_stopping:
+            raise ValueError("patience_steps needs early_stopping (it is early stopping counted in steps)")
 
 
 def _cells():

@@ -177,7 +177,11 @@ def _callbacks(config):
     from keras_skim.model_kinds import CLI_KINDS, skim_gate
 
     callbacks = skim_gate().training_callbacks(config.temperature_rate) if CLI_KINDS[config.cell].skims else []
-    if config.early_stopping and config.epochs > 1:
+    if config.early_stopping and config.patience_steps is not None:
+        from keras_skim.models.text_classifier.step_patience import StepPatience
+
+        callbacks.append(StepPatience(config.patience_steps))
+    elif config.early_stopping and config.epochs > 1:
         callbacks.append(
             keras.callbacks.EarlyStopping(monitor="val_accuracy", mode="max", patience=2, restore_best_weights=True)
         )

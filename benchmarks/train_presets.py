@@ -1,0 +1,145 @@
+"""The presets of issue 31 and the exact paper-protocol command that trains each one.
+
+Every preset is trained by one command, run from the repository root; its
+model folder goes to runs/<name> and `benchmarks/make_preset.py` turns it
+into presets/<name> (the real test-split evaluation, preset.json, README.md).
+
+* Skim-LSTM and its LSTM baselines (Seo et al., ICLR 2018): Adam 1e-4, batch
+  128, d=100, d'=10, gamma 0.01, early stopping when validation accuracy has
+  not improved for 3,000 steps (`--patience-steps 3000`, checked at each
+  epoch's end, best epoch kept), up to 200 epochs; the test split once, at the end.
+* Structural-Jump-LSTM (Hansen et al., ICLR 2019): the authors' step schedule
+  (`--schedule authors`), resumable: run the same command with `--resume`
+  after a stop.
+* scoRNN pixel MNIST (Helfrich et al., ICML 2018): benchmarks/scornn_tasks.py
+  with the paper's settings (n=170, RMSprop 1e-3, skew 1e-4, 70 epochs).
+
+These runs take hours to days on a CPU: start them in the background.
+
+    python benchmarks/train_presets.py --list            # every preset and its command
+    python benchmarks/train_presets.py --command NAME    # one command, as a shell line
+    python benchmarks/train_presets.py NAME              # run it (long)
+"""
+
+import argparse
+import os
+import shlex
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# The Skim-RNN paper's optimisation, for the skim models and their baselines alike.
+SKIM_PROTOCOL = ["--learning-rate", "1e-4", "--batch-size", "128", "--epochs", "200", "--patience-steps", "3000"]
+SKIM_CELL = ["--cell", "skim-lstm", "--units", "100", "--small-units", "10", "--gamma", "0.01"]
+LSTM_CELL = ["--cell", "lstm", "--units", "100"]
+JUMP = ["--cell", "sj-lstm", "--schedule", "authors"]
+SEO = "Seo et al., ICLR 2018 (Skim-RNN)"
+HANSEN = "Hansen et al., ICLR 2019 (Structural-Jump-LSTM)"
+
+
+def _train(name, data, options):
+    return ["keras-skim", "train", "--data", data, *options, "-o", f"runs/{name}"]
+
+
+PRESETS = {
+    "skim_lstm_imdb": {
+        "data": "imdb",
+        "command": _train("skim_lstm_imdb", "imdb", SKIM_CELL + SKIM_PROTOCOL),
+        "baseline": "lstm_imdb",
+        "description": "A Skim-LSTM (d=100, d'=10, gamma 0.01) sentiment classifier of IMDB reviews: a small LSTM "
+        "reads the tokens it judges unimportant, the full one the rest.",
+        "paper": {"source": SEO, "test_accuracy": 0.912, "skim_rate": 0.839, "baseline_test_accuracy": 0.911},
+    },
+    "lstm_imdb": {
+        "data": "imdb",
+        "command": _train("lstm_imdb", "imdb", LSTM_CELL + SKIM_PROTOCOL),
+        "baseline": None,
+        "description": "An LSTM (d=100) sentiment classifier of IMDB reviews, trained as the Skim-LSTM is: "
+        "the baseline of the IMDB presets.",
+        "paper": {"source": SEO, "test_accuracy": 0.911},
+    },
+    "structural_jump_lstm_imdb": {
+        "data": "imdb",
+        "command": _train("structural_jump_lstm_imdb", "imdb", JUMP),
+        "baseline": "lstm_imdb",
+        "description": "A Structural-Jump-LSTM sentiment classifier of IMDB reviews: agents decide after each "
+        "word whether to skip the next word or jump to the next punctuation mark or sentence end.",
+        "paper": {
+            "source": HANSEN,
+            "test_accuracy": 0.882,
+            "read_fraction_per_document": 0.197,
+            "baseline_test_accuracy": 0.882,
+        },
+    },
+    "skim_lstm_rotten_tomatoes": {
+        "data": "rotten_tomatoes",
+        "command": _train("skim_lstm_rotten_tomatoes", "rotten_tomatoes", SKIM_CELL + SKIM_PROTOCOL),
+        "baseline": "lstm_rotten_tomatoes",
+        "description": "A Skim-LSTM (d=100, d'=10, gamma 0.01) sentiment classifier of movie review snippets.",
+        "paper": {"source": SEO, "test_accuracy": 0.842, "skim_rate": 0.52, "baseline_test_accuracy": 0.825},
+        "limits": "Trained on keras-skim's Rotten Tomatoes corpus, not the paper's: its figures are beside ours "
+        "for reference, not as a like-for-like comparison.",
+    },
+    "lstm_rotten_tomatoes": {
+        "data": "rotten_tomatoes",
+        "command": _train("lstm_rotten_tomatoes", "rotten_tomatoes", LSTM_CELL + SKIM_PROTOCOL),
+        "baseline": None,
+        "description": "An LSTM (d=100) sentiment classifier of movie review snippets: the baseline of the "
+        "Rotten Tomatoes presets.",
+        "paper": {"source": SEO, "test_accuracy": 0.825},
+        "limits": "Trained on keras-skim's Rotten Tomatoes corpus, not the paper's.",
+    },
+    "structural_jump_lstm_rotten_tomatoes": {
+        "data": "rotten_tomatoes",
+        "command": _train("structural_jump_lstm_rotten_tomatoes", "rotten_tomatoes", JUMP),
+        "baseline": "lstm_rotten_tomatoes",
+        "description": "A Structural-Jump-LSTM sentiment classifier of movie review snippets.",
+        "paper": {
+            "source": HANSEN,
+            "test_accuracy": 0.790,
+            "read_fraction_per_document": 0.578,
+            "baseline_test_accuracy": 0.787,
+        },
+        "limits": "Trained on keras-skim's Rotten Tomatoes corpus, not the paper's.",
+    },
+    "scornn_pixel_mnist": {
+        "data": "mnist",
+        "command": ["python", "benchmarks/scornn_tasks.py", "mnist", "--epochs", "70", "--tag", "preset"],
+        "baseline": None,
+        "description": "A scoRNN (n=170) classifier of MNIST digits read pixel by pixel (784 steps).",
+        "paper": {"source": "Helfrich et al., ICML 2018 (scoRNN)", "test_accuracy": 0.973},
+        "limits": "Reads float sequences, not text: export it and run it with "
+        "keras_skim.runtime.SkimRunner(folder).run_sequence. benchmarks/scornn_tasks.py writes results, not "
+        "yet a model folder, so make_preset.py cannot turn this run into a preset until it does.",
+    },
+}
+
+
+def command_line(name):
+    """The shell line of a preset's training command."""
+    return shlex.join(PRESETS[name]["command"])
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    what = parser.add_mutually_exclusive_group(required=True)
+    what.add_argument("--list", action="store_true", help="print every preset and its command")
+    what.add_argument("--command", choices=sorted(PRESETS), metavar="NAME", help="print one preset's command")
+    what.add_argument("name", nargs="?", choices=sorted(PRESETS), metavar="NAME", help="run one preset's command")
+    args = parser.parse_args(argv)
+    if args.list:
+        for name in PRESETS:
+            print(f"{name}\n  {command_line(name)}")
+        return 0
+    if args.command:
+        print(command_line(args.command))
+        return 0
+    command = PRESETS[args.name]["command"]
+    if command[0] == "keras-skim":
+        command = [sys.executable, "-m", "keras_skim", *command[1:]]
+    return subprocess.call(command, cwd=ROOT)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,65 @@
+"""benchmarks/train_presets.py: the seven presets of issue 31, each with a command keras-skim accepts and the
+paper's protocol; benchmarks/make_preset.py's refusals (no training here: the runs are long)."""
+
+import shlex
+
+import pytest
+
+from keras_skim.cli.main import build_parser
+
+ISSUE_PRESETS = {
+    "skim_lstm_imdb",
+    "lstm_imdb",
+    "structural_jump_lstm_imdb",
+    "skim_lstm_rotten_tomatoes",
+    "lstm_rotten_tomatoes",
+    "structural_jump_lstm_rotten_tomatoes",
+    "scornn_pixel_mnist",
+}
+
+
+def test_every_preset_of_the_issue_is_listed(benchmarks):
+    from train_presets import PRESETS
+
+    assert set(PRESETS) == ISSUE_PRESETS
+    for name, entry in PRESETS.items():
+        assert entry["baseline"] is None or entry["baseline"] in PRESETS, name
+        assert entry["paper"]["source"] and 0 < entry["paper"]["test_accuracy"] < 1, name
+
+
+def test_each_keras_skim_command_parses_with_the_papers_protocol(benchmarks):
+    from train_presets import PRESETS, command_line
+
+    for name, entry in PRESETS.items():
+        command = entry["command"]
+        assert shlex.split(command_line(name)) == command
+        if command[0] != "keras-skim":
+            assert command[:3] == ["python", "benchmarks/scornn_tasks.py", "mnist"]
+            continue
+        args = build_parser().parse_args(command[1:])
+        assert (args.data, args.output) == (entry["data"], f"runs/{name}")
+        if args.cell == "sj-lstm":
+            assert args.schedule == "authors"
+        else:  # Seo et al.: Adam 1e-4, batch 128, d=100, patience 3,000 steps
+            assert (args.learning_rate, args.batch_size, args.units, args.patience_steps) == (1e-4, 128, 100, 3000)
+        if args.cell == "skim-lstm":
+            assert (args.small_units, args.gamma) == (10, 0.01)
+
+
+def test_the_list_and_command_options_print_the_commands(benchmarks, capsys):
+    from train_presets import command_line, main
+
+    assert main(["--command", "skim_lstm_imdb"]) == 0
+    assert capsys.readouterr().out == command_line("skim_lstm_imdb") + "\n"
+    assert main(["--list"]) == 0
+    listed = capsys.readouterr().out
+    assert all(f"{name}\n  {command_line(name)}\n" in listed for name in ISSUE_PRESETS)
+
+
+def test_make_preset_refuses_a_bad_name_and_an_unlisted_preset_without_command(benchmarks, tmp_path):
+    import make_preset
+
+    with pytest.raises(SystemExit, match=r"--name 'Bad-Name' must match"):
+        make_preset.main([str(tmp_path), "--name", "Bad-Name", "--data", "imdb"])
+    with pytest.raises(SystemExit, match="not in train_presets.py; pass --command"):
+        make_preset.main([str(tmp_path), "--name", "unlisted", "--data", "imdb", "-o", str(tmp_path / "p")])
