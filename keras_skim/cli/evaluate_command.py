@@ -11,14 +11,12 @@ from keras_skim.cli.errors import CliError
 from keras_skim.cli.model_args import (
     NO_THRESHOLD_CELLS,
     THRESHOLD_HELP,
-    check_tokenizer_fits,
     family_command,
-    load_model_or_fail,
-    load_tokenizer_or_fail,
+    load_text_model,
     model_folder,
     non_negative_float,
     positive_int,
-    refuse_sequence_model,
+    text_tokenizer,
     train_config_of,
 )
 from keras_skim.models.skim_rnn.skim_layers import is_stack, layer_rows, skim_directions, stack_flop_r
@@ -54,8 +52,7 @@ def run(args):
 
     recorded = recorded_data(config.as_dict() if config else None)
     model_file = folder.model
-    model = load_model_or_fail(model_file)
-    refuse_sequence_model(model, model_file, "evaluate")
+    model = load_text_model(folder, "evaluate")
     if args.data is None and not recorded:
         raise CliError(f"{args.model}: no train_config.json to tell the dataset (pass --data)")
     try:
@@ -63,8 +60,7 @@ def run(args):
     except (DatasetUnavailableError, DataSourceError) as err:
         raise data_error(err) from None
     dataset = source.spec
-    tokenizer = load_tokenizer_or_fail(args.tokenizer, folder)
-    check_tokenizer_fits(model, tokenizer, model_file)
+    tokenizer = text_tokenizer(model, args.tokenizer, folder)
     own_report = family_command(model, "evaluate")
     if own_report is not None:
         return own_report(args, model, model_file, tokenizer, source, config)

@@ -129,6 +129,23 @@ def refuse_sequence_model(model, model_file, command):
         )
 
 
+def load_text_model(folder, command):
+    """The model of `folder` (`model_folder`), refused in one line when it
+    reads no text (`refuse_sequence_model`): what `command` ("evaluate",
+    "show") runs."""
+    model = load_model_or_fail(folder.model)
+    refuse_sequence_model(model, folder.model, command)
+    return model
+
+
+def text_tokenizer(model, tokenizer_arg, folder):
+    """The tokenizer for `model` (`load_tokenizer_or_fail`), refused in one
+    line when its ids go past the model's embedding."""
+    tokenizer = load_tokenizer_or_fail(tokenizer_arg, folder)
+    check_tokenizer_fits(model, tokenizer, folder.model)
+    return tokenizer
+
+
 def model_family(model):
     """The `keras_skim.model_kinds.ModelFamily` of a loaded model, told by
     the registered name of its class (a functional model: a text classifier)."""

@@ -17,14 +17,12 @@ from keras_skim.cli.errors import CliError
 from keras_skim.cli.model_args import (
     NO_THRESHOLD_CELLS,
     THRESHOLD_HELP,
-    check_tokenizer_fits,
     family_command,
-    load_model_or_fail,
-    load_tokenizer_or_fail,
+    load_text_model,
     model_folder,
     non_negative_float,
     non_negative_int,
-    refuse_sequence_model,
+    text_tokenizer,
     train_config_of,
 )
 from keras_skim.contracts import HTML_MARKER
@@ -201,10 +199,8 @@ def run(args):
     else:
         text = args.text
     model_file = folder.model
-    model = load_model_or_fail(model_file)
-    refuse_sequence_model(model, model_file, "show")
-    tokenizer = load_tokenizer_or_fail(args.tokenizer, folder)
-    check_tokenizer_fits(model, tokenizer, model_file)
+    model = load_text_model(folder, "show")
+    tokenizer = text_tokenizer(model, args.tokenizer, folder)
     ids = tokenizer.encode_one(text, max_length=config.max_length if config else None)
     if len(ids) == 0:
         raise CliError("the text has no tokens")
