@@ -9,12 +9,10 @@ import json
 from keras_skim.cli.data_args import add_data_argument, add_split_arguments, data_error
 from keras_skim.cli.errors import CliError
 from keras_skim.cli.model_args import (
-    NO_THRESHOLD_CELLS,
-    THRESHOLD_HELP,
+    add_threshold_argument,
     family_command,
     load_text_model,
     model_folder,
-    non_negative_float,
     positive_int,
     text_tokenizer,
     train_config_of,
@@ -32,12 +30,7 @@ def add_arguments(parser):
     parser.add_argument("model", metavar="MODEL", help="model folder or .keras/.h5 file")
     add_data_argument(parser, default_help="the data it was trained on")
     add_split_arguments(parser, "seed of the held-out split (default: the one recorded at training)")
-    parser.add_argument(
-        "--threshold",
-        type=non_negative_float,
-        default=None,
-        help=THRESHOLD_HELP + f" (default: the model's; not for {NO_THRESHOLD_CELLS} models)",
-    )
+    add_threshold_argument(parser, "default: the model's; ")
     parser.add_argument("--limit", type=positive_int, default=None)
     parser.add_argument("--tokenizer", default=None, help="tokenizer.json (default: next to MODEL)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")

@@ -169,6 +169,18 @@ def family_command(model, name):
 NO_THRESHOLD_CELLS = ", ".join(cell for cell, kind in CLI_KINDS.items() if kind.jumps)
 
 
+def add_threshold_argument(parser, default_note=""):
+    """`--threshold` of a command that reads texts with a trained model
+    (`evaluate`, `show`): None keeps the model's own; `default_note` starts
+    the parenthesis of its help."""
+    parser.add_argument(
+        "--threshold",
+        type=non_negative_float,
+        default=None,
+        help=THRESHOLD_HELP + f" ({default_note}not for {NO_THRESHOLD_CELLS} models)",
+    )
+
+
 def load_tokenizer_or_fail(tokenizer_arg, folder):
     """The tokenizer of `--tokenizer PATH` (a tokenizer.json or its folder),
     else the one next to the model."""

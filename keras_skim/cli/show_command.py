@@ -15,12 +15,10 @@ from keras_skim import contracts, output_folder
 from keras_skim.cli.data_args import add_data_argument, add_split_arguments, data_error
 from keras_skim.cli.errors import CliError
 from keras_skim.cli.model_args import (
-    NO_THRESHOLD_CELLS,
-    THRESHOLD_HELP,
+    add_threshold_argument,
     family_command,
     load_text_model,
     model_folder,
-    non_negative_float,
     non_negative_int,
     text_tokenizer,
     train_config_of,
@@ -61,12 +59,7 @@ def add_arguments(parser):
         metavar="K",
         help="with --data: show the K-th text of the split (default 0)",
     )
-    parser.add_argument(
-        "--threshold",
-        type=non_negative_float,
-        default=None,
-        help=THRESHOLD_HELP + f" (not for {NO_THRESHOLD_CELLS} models)",
-    )
+    add_threshold_argument(parser)
     parser.add_argument("--tokenizer", default=None, help="tokenizer.json (default: next to MODEL)")
     parser.add_argument("--html", default=None, help="also write an HTML page here")
     parser.add_argument("--force", action="store_true", help="replace an HTML file that keras-skim show wrote before")

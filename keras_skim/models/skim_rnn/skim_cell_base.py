@@ -34,28 +34,11 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
     rnn_state_count = 1
     # Every constructor argument, each an attribute of the cell and a key of
     # its config (in this order), and an attribute of `SkimLSTM`/`SkimGRU`.
-    constructor_arguments = (
-        "units",
-        "small_units",
-        "gamma",
-        "threshold",
-        "activation",
-        "recurrent_activation",
-        "use_bias",
-        "kernel_initializer",
-        "recurrent_initializer",
-        "bias_initializer",
-        "gate_initializer",
-        "kernel_regularizer",
-        "recurrent_regularizer",
-        "bias_regularizer",
-        "kernel_constraint",
-        "recurrent_constraint",
-        "bias_constraint",
-        "dropout",
-        "recurrent_dropout",
-        "initial_temperature",
-        "seed",
+    constructor_arguments = tuple(
+        "units small_units gamma threshold activation recurrent_activation use_bias kernel_initializer "
+        "recurrent_initializer bias_initializer gate_initializer kernel_regularizer recurrent_regularizer "
+        "bias_regularizer kernel_constraint recurrent_constraint bias_constraint dropout recurrent_dropout "
+        "initial_temperature seed".split()
     )
     # With the TensorFlow backend, training runs the fused loop of
     # `skim_training_loop` (see `run_skim_loop`); False on an instance runs
