@@ -12,10 +12,9 @@ from keras_skim.cli.model_args import (
     add_threshold_argument,
     family_command,
     load_text_model,
-    model_folder,
+    model_record,
     positive_int,
     text_tokenizer,
-    train_config_of,
 )
 from keras_skim.models.skim_rnn.skim_layers import is_stack, layer_rows, skim_directions, stack_flop_r
 
@@ -37,13 +36,11 @@ def add_arguments(parser):
 
 
 def run(args):
-    folder = model_folder(args.model)
-    config = train_config_of(folder)
+    folder, config, recorded = model_record(args.model)
     from keras_skim.datasets import DatasetUnavailableError, DataSourceError
-    from keras_skim.datasets.registry import recorded_data, resolve_data
+    from keras_skim.datasets.registry import resolve_data
     from keras_skim.models.text_classifier.text_classifier_training import evaluate_model, flop_summary, load_encoded
 
-    recorded = recorded_data(config.as_dict() if config else None)
     model_file = folder.model
     model = load_text_model(folder, "evaluate")
     if args.data is None and not recorded:

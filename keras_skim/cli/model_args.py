@@ -107,6 +107,17 @@ def train_config_of(folder):
         raise CliError(str(err)) from None
 
 
+def model_record(path):
+    """(folder, train config, recorded data) of MODEL: its
+    `contracts.ModelFolder`, its `contracts.TrainConfig` (None without one)
+    and the data that config records (`datasets.registry.recorded_data`)."""
+    from keras_skim.datasets.registry import recorded_data
+
+    folder = model_folder(path)
+    config = train_config_of(folder)
+    return folder, config, recorded_data(config.as_dict() if config else None)
+
+
 def load_model_or_fail(model_file):
     from keras_skim.model_io import ModelLoadError, load_model
 

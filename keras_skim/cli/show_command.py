@@ -18,10 +18,9 @@ from keras_skim.cli.model_args import (
     add_threshold_argument,
     family_command,
     load_text_model,
-    model_folder,
+    model_record,
     non_negative_int,
     text_tokenizer,
-    train_config_of,
 )
 from keras_skim.contracts import HTML_MARKER
 from keras_skim.models.skim_rnn.skim_layers import is_stack, skim_directions
@@ -179,11 +178,7 @@ def _prediction(logits, class_names):
 def run(args):
     if args.html:
         output_folder.check_output_file(args.html, force=args.force, marker=HTML_MARKER)
-    from keras_skim.datasets.registry import recorded_data
-
-    folder = model_folder(args.model)
-    config = train_config_of(folder)
-    recorded = recorded_data(config.as_dict() if config else None)
+    folder, config, recorded = model_record(args.model)
     label = None
     if args.data is not None:
         text, label = _text_from_data(args, recorded)
