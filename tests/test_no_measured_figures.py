@@ -12,8 +12,8 @@ PACKAGE = os.path.join(os.path.dirname(__file__), "..", "keras_skim")
 SOURCE_SUFFIXES = (".py", ".cc", ".h", ".c", ".cpp")
 
 NUMBER = r"\d+(?:[.,]\d+)?"
-# Shapes a measured figure takes in prose: a speed ratio, a time per token
-# or per call, a percentage next to "faster"/"slower", an accuracy or
+# Shapes a measured figure takes in prose: a speed ratio, a time per token,
+# per call or per build, a percentage next to "faster"/"slower", an accuracy or
 # reading level ("76.2% test at 87.9% read").
 MEASURED_FIGURE = re.compile(
     "|".join(
@@ -22,6 +22,7 @@ MEASURED_FIGURE = re.compile(
             rf"(?:faster|slower) than [^\n]{{0,40}}\b{NUMBER}x\b",
             rf"\babout {NUMBER}x\b",
             rf"\b{NUMBER} ?(?:us|µs|ms|ns)\b(?! *[=(])",
+            rf"\babout {NUMBER} ?(?:s|seconds|min|minutes)\b",
             rf"\b{NUMBER}(?:-{NUMBER})?%[^\n]{{0,30}}\b(?:faster|slower)\b",
             rf"\b(?:faster|slower)\b[^\n]{{0,30}}\b{NUMBER}(?:-{NUMBER})?%",
             rf"\b{NUMBER}% (?:test|read)\b",
@@ -67,6 +68,7 @@ def test_no_measured_figure_in_the_package_source():
         "which was 2-8% faster than the C API route",
         "0.15 gave 76.2% test at 87.9% read",
         "faster than the LSTM export by 4.2x",
+        "about 65 s in one process",
     ],
 )
 def test_the_check_catches_the_shapes_of_a_measured_figure(text):
