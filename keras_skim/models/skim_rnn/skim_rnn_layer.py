@@ -64,7 +64,7 @@ class SkimRNNLayer(keras.layers.RNN):
         super().__init_subclass__(**kwargs)
         # Each of the cell's constructor arguments but the settable
         # threshold is a read-only attribute of the layer.
-        for name in cls.cell_class.constructor_arguments:
+        for name in getattr(cls.cell_class, "constructor_arguments", ()):
             if name != "threshold":
                 setattr(cls, name, cell_property(name))
 
