@@ -78,7 +78,7 @@ class ModelKind:
             or None (a family that plans its model itself).
         cell_op: The module that writes the kind's cell as its custom op for
             the custom-op backend (`export.custom_op_backend`): `op_model`,
-            `op_flatbuffer`, `int8_reference`, `MEASURED_SPEEDS`; None: no
+            `op_flatbuffer`, `int8_reference`, `SPEED_TABLES`; None: no
             cell op (or the family's exporter writes its own op).
         gate: The module of the kind's skim gate (`skims`): finding a
             model's skim cells, their threshold, their read decisions and

@@ -73,8 +73,8 @@ def test_every_import_path_of_the_table_loads():
         assert load(family.exporter).__name__ == family.exporter
         exporter = load(family.exporter).EXPORTER
         assert isinstance(exporter, FamilyExporter), family.exporter
-        # a family's measured speeds are its own kinds'
-        assert all(KINDS[kind].family == family.name for kind in exporter.measured_speeds), family.exporter
+        # a family's speed tables are its own kinds'
+        assert all(KINDS[kind].family == family.name for kind in exporter.speed_tables), family.exporter
         if family.flop_report:
             assert callable(load(family.flop_report))
 
@@ -106,7 +106,7 @@ def test_every_kind_s_import_paths_load():
         if kind.cell_op:
             op = load(kind.cell_op)
             assert all(callable(getattr(op, name)) for name in ("op_model", "op_flatbuffer", "int8_reference"))
-            assert kind.name in op.MEASURED_SPEEDS and kind.custom_op
+            assert kind.name in op.SPEED_TABLES and kind.custom_op
         assert bool(kind.gate) == kind.skims, kind.name
     gate = skim_gate()
     assert all(callable(getattr(gate, name)) for name in ("gated_cells", "is_gated", "read_decision", "flop_kind"))

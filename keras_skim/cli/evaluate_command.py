@@ -10,17 +10,12 @@ import json
 from keras_skim.cli.data_args import add_data_argument, add_split_arguments, data_error
 from keras_skim.cli.errors import CliError
 from keras_skim.cli.model_args import (
-    NO_THRESHOLD_CELLS,
-    THRESHOLD_HELP,
-    check_tokenizer_fits,
+    add_threshold_argument,
     family_command,
-    load_model_or_fail,
-    load_tokenizer_or_fail,
-    model_folder,
-    non_negative_float,
+    load_text_model,
+    model_record,
     positive_int,
-    refuse_sequence_model,
-    train_config_of,
+    text_tokenizer,
 )
 from keras_skim.export.errors import ExportError
 
@@ -35,28 +30,20 @@ def add_arguments(parser):
     parser.add_argument("model", metavar="MODEL", help="model folder, .keras/.h5 file or preset (keras-skim presets)")
     add_data_argument(parser, default_help="the data it was trained on")
     add_split_arguments(parser, "seed of the held-out split (default: the one recorded at training)")
-    parser.add_argument(
-        "--threshold",
-        type=non_negative_float,
-        default=None,
-        help=THRESHOLD_HELP + f" (default: the model's; not for {NO_THRESHOLD_CELLS} models)",
-    )
+    add_threshold_argument(parser, "default: the model's; ")
     parser.add_argument("--limit", type=positive_int, default=None)
     parser.add_argument("--tokenizer", default=None, help="tokenizer.json (default: next to MODEL)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
 def run(args):
-    folder = model_folder(args.model)
-    config = train_config_of(folder)
+    folder, config, recorded = model_record(args.model)
     from keras_skim.datasets import DatasetUnavailableError, DataSourceError
     from keras_skim.datasets.encoded_splits import load_encoded
-    from keras_skim.datasets.registry import recorded_data, resolve_data
+    from keras_skim.datasets.registry import resolve_data
 
-    recorded = recorded_data(config.as_dict() if config else None)
     model_file = folder.model
-    model = load_model_or_fail(model_file)
-    refuse_sequence_model(model, model_file, "evaluate")
+    model = load_text_model(folder, "evaluate")
     if args.data is None and not recorded:
         raise CliError(f"{args.model}: no train_config.json to tell the dataset (pass --data)")
     try:
@@ -64,8 +51,7 @@ def run(args):
     except (DatasetUnavailableError, DataSourceError) as err:
         raise data_error(err) from None
     dataset = source.spec
-    tokenizer = load_tokenizer_or_fail(args.tokenizer, folder)
-    check_tokenizer_fits(model, tokenizer, model_file)
+    tokenizer = text_tokenizer(model, args.tokenizer, folder)
     own_report = family_command(model, "evaluate")
     if own_report is not None:
         return own_report(args, model, model_file, tokenizer, source, config)

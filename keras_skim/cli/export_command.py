@@ -39,7 +39,8 @@ def add_arguments(parser):
         "--quantize",
         choices=["int8"],
         default=None,
-        help="int8: dynamic-range int8 weights (about 0.27x the float file); parity is "
+        help="int8: dynamic-range int8 weights, a smaller file (sizes in "
+        "benchmarks/results/trained_export_speed.md); parity is "
         "checked exactly against the dequantized weights (custom) or as >= 99%% "
         "of read decisions kept (builtin)",
     )
@@ -54,9 +55,9 @@ def add_arguments(parser):
         "one op (" + ", ".join(CUSTOM_OPS.values()) + "), faster than the LSTM export at "
         "every size and skim rate measured; it runs in keras-skim's runtime and in apps that "
         "register the op (android_demo does); Embedding -> RNN(cell) -> [Dropout] -> Dense "
-        "models. builtin: builtin TFLite ops only, runs in any LiteRT interpreter, but at "
-        "d=100 slower than the LSTM export even at 80-95%% skim (about 5.7x slower than "
-        "custom at 80%%); it pays off from d=256 at 80%% skim or more",
+        "models. builtin: builtin TFLite ops only, runs in any LiteRT interpreter, but slower "
+        "than custom, and at small d slower than the LSTM export even when skimming most "
+        "tokens (benchmarks/results/custom_op_speed.md)",
     )
 
 

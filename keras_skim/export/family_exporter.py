@@ -21,9 +21,10 @@ class FamilyExporter:
     Attributes:
         cell_refusals: {cell class name: why it is exported only inside the
             family's own model} (one phrase each).
-        measured_speeds: {model kind: (benchmark table, which rows, {units:
-            (custom op, builtin graph) speed-ups over the LSTM export})}: the
-            note of the default backend (`backend_choice`).
+        speed_tables: {model kind: the benchmark table (a path under
+            benchmarks/results/) where its custom op and builtin graph were
+            timed against the LSTM export}: named in the default backend's
+            note (`backend_choice`).
         quantizes: the backends whose export `--quantize int8` applies to
             (empty: none; the others refuse it).
         threshold_note: the note when `--threshold` is given for a kind
@@ -33,7 +34,7 @@ class FamilyExporter:
     """
 
     cell_refusals = {}
-    measured_speeds = {}
+    speed_tables = {}
     quantizes = ("builtin", "custom")
     threshold_note = None
     writes_custom_op = False

@@ -25,7 +25,8 @@ Our C++ does exactly that and resolves those functions with dlopen/dlsym of
 build for Python (g++, when the package is built), the desktop JVM shim and Android (CMake
 in android_demo/app/src/main/cpp, which finds the libLiteRt.so the app's
 LiteRT AAR ships). Python (for models with custom ops; builtin-only models
-run on ai-edge-litert's Python `Interpreter`, a few percent faster here), the
+run on ai-edge-litert's Python `Interpreter`, faster here:
+benchmarks/results/capi_runtime_speed.md), the
 JVM and the phone (every model) thus run the same code:
 
 The C++ is in three layers, each folder including only those before it:

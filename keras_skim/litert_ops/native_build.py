@@ -151,8 +151,8 @@ def build_library(out_dir, folder=HERE, cxx=None):
 
 def _compile_objects(cxx, flags, sources, objects):
     """Object files of `sources`, compiled side by side on every core (three
-    kernel cores take most of a build: about 65 s in one process, 35 s on 2
-    cores); the paths in the order of `sources`."""
+    kernel cores take most of a build, so a second core nearly halves it);
+    the paths in the order of `sources`."""
     compile_flags_only = [flag for flag in flags if flag != "-shared"]
     paths = [os.path.join(objects, f"{index}.o") for index in range(len(sources))]
 

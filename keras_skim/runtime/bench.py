@@ -286,26 +286,33 @@ def markdown_report(report):
         "",
     ]
 
-    def fmt(value, spec=".2f"):
-        return "-" if value is None else format(value, spec)
-
     if jump:
-        return "\n".join(lines + _jump_table(report, fmt)) + "\n"
+        return "\n".join(lines + _jump_table(report)) + "\n"
     lines += [
         "| threshold | skim rate | us/token median | p90 | baseline us/token | speed-up | Flop-R | speed-up / Flop-R | accuracy |",  # noqa: E501 (a table header)
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in report["results"]:
-        base = r.get("baseline_latency", {})
-        lines.append(
-            f"| {r['threshold']:.2f} | {r['skim_rate']:.3f} | {r['model_latency']['median_us']:.2f} | "
-            f"{r['model_latency']['p90_us']:.2f} | {fmt(base.get('median_us'))} | {fmt(r.get('speedup'))} | "
-            f"{fmt(r.get('flop_r'))} | {fmt(r.get('speedup_over_flop_r'))} | {fmt(r.get('accuracy'), '.3f')} |"
-        )
+        lines.append(f"| {r['threshold']:.2f} | {r['skim_rate']:.3f} | {_timing_cells(r)}")
     return "\n".join(lines) + "\n"
 
 
-def _jump_table(report, fmt):
+def _fmt(value, spec=".2f"):
+    return "-" if value is None else format(value, spec)
+
+
+def _timing_cells(r):
+    """The cells every row of a report table ends with: the model's latency,
+    the baseline's, the speed-up against it and Flop-R, and the accuracy."""
+    base = r.get("baseline_latency", {})
+    return (
+        f"{r['model_latency']['median_us']:.2f} | {r['model_latency']['p90_us']:.2f} | "
+        f"{_fmt(base.get('median_us'))} | {_fmt(r.get('speedup'))} | {_fmt(r.get('flop_r'))} | "
+        f"{_fmt(r.get('speedup_over_flop_r'))} | {_fmt(r.get('accuracy'), '.3f')} |"
+    )
+
+
+def _jump_table(report):
     """A jump model's rows: fractions of the words, not a threshold sweep."""
     lines = [
         "Read, skip and jump are fractions of the words (punctuation steers the jumps and is not "
@@ -316,12 +323,9 @@ def _jump_table(report, fmt):
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in report["results"]:
-        base = r.get("baseline_latency", {})
         lines.append(
             f"| {r['words']} | {r['read_fraction']:.3f} | {r['skip_fraction']:.3f} | {r['jump_fraction']:.3f} | "
-            f"{r['model_latency']['median_us']:.2f} | {r['model_latency']['p90_us']:.2f} | "
-            f"{fmt(base.get('median_us'))} | {fmt(r.get('speedup'))} | {fmt(r.get('flop_r'))} | "
-            f"{fmt(r.get('speedup_over_flop_r'))} | {fmt(r.get('accuracy'), '.3f')} |"
+            f"{_timing_cells(r)}"
         )
     return lines
 

@@ -6,7 +6,7 @@ every op of the library and names one it lacks in one line) runs
 through the LiteRT 2.x C API (`keras_skim.runtime.litert_runner`): the route
 the Android app takes for every model, and the only public way to register
 a custom op. A builtin-only model runs on the ai-edge-litert Python
-`Interpreter`, which was 2-8% faster than the C API route on our builtin LSTM
+`Interpreter`, which was faster than the C API route on our builtin LSTM
 export, the project's speed baseline (benchmarks/results/capi_runtime_speed.md),
 so the baseline is never made slower. Both give the same outputs, bit for
 bit on those exports (tests/runtime/test_litert_runner.py).

@@ -24,9 +24,9 @@ import time
 import weakref
 
 # A run may take this long plus `SECONDS_PER_TOKEN` per token before it is
-# taken for a run that never ends: a d=256 LSTM export runs about 5 us per
-# token on one desktop core, so this is more than 100x that on a text of any
-# length (override with KERAS_SKIM_RUN_DEADLINE, seconds).
+# taken for a run that never ends: well above the per-token time of every
+# export measured on one desktop core (benchmarks/results/custom_op_speed.md),
+# on a text of any length (override with KERAS_SKIM_RUN_DEADLINE, seconds).
 BASE_SECONDS = 60.0
 SECONDS_PER_TOKEN = 1e-3
 POLL_SECONDS = 0.5

@@ -19,7 +19,8 @@ MIN_LENGTH = 16
 # An input of `length` tokens stays as long as it is at most SLACK times the
 # text's own power of two: a short text after a long one is padded rather
 # than resized (at most SLACK x 2 - 1 padding steps per token, each a
-# comparison in the op: 0.01 us, against 30-60 us for a resize).
+# comparison in the op, far cheaper than a resize:
+# benchmarks/results/runtime_fixed_cost.md).
 SLACK = 8
 
 

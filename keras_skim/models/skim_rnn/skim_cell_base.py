@@ -32,6 +32,14 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
     """
 
     rnn_state_count = 1
+    # Every constructor argument, each an attribute of the cell and a key of
+    # its config (in this order), and an attribute of `SkimLSTM`/`SkimGRU`.
+    constructor_arguments = tuple(
+        "units small_units gamma threshold activation recurrent_activation use_bias kernel_initializer "
+        "recurrent_initializer bias_initializer gate_initializer kernel_regularizer recurrent_regularizer "
+        "bias_regularizer kernel_constraint recurrent_constraint bias_constraint dropout recurrent_dropout "
+        "initial_temperature seed".split()
+    )
     # With the TensorFlow backend, training runs the fused loop of
     # `skim_training_loop` (see `run_skim_loop`); False on an instance runs
     # the RNN layer's per-step loop of `call` instead (the same numbers,
@@ -403,30 +411,24 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
 
     # ------------------------------------------------------------------- config
     def get_config(self):
-        config = {
-            "units": self.units,
-            "small_units": self.small_units,
-            "gamma": self.gamma,
-            "threshold": self.threshold,
-            "activation": keras.activations.serialize(self.activation),
-            "recurrent_activation": keras.activations.serialize(self.recurrent_activation),
-            "use_bias": self.use_bias,
-            "kernel_initializer": keras.initializers.serialize(self.kernel_initializer),
-            "recurrent_initializer": keras.initializers.serialize(self.recurrent_initializer),
-            "bias_initializer": keras.initializers.serialize(self.bias_initializer),
-            "gate_initializer": keras.initializers.serialize(self.gate_initializer),
-            "kernel_regularizer": keras.regularizers.serialize(self.kernel_regularizer),
-            "recurrent_regularizer": keras.regularizers.serialize(self.recurrent_regularizer),
-            "bias_regularizer": keras.regularizers.serialize(self.bias_regularizer),
-            "kernel_constraint": keras.constraints.serialize(self.kernel_constraint),
-            "recurrent_constraint": keras.constraints.serialize(self.recurrent_constraint),
-            "bias_constraint": keras.constraints.serialize(self.bias_constraint),
-            "dropout": self.dropout,
-            "recurrent_dropout": self.recurrent_dropout,
-            "initial_temperature": self.initial_temperature,
-            "seed": self.seed,
-        }
+        config = {name: _serialized(name, getattr(self, name)) for name in self.constructor_arguments}
         return {**super().get_config(), **config}
+
+
+# The Keras registry that turns a constructor argument into its object and
+# back, by the argument's name ("kernel_initializer": keras.initializers).
+_KERAS_OBJECTS = {
+    "activation": keras.activations,
+    "initializer": keras.initializers,
+    "regularizer": keras.regularizers,
+    "constraint": keras.constraints,
+}
+
+
+def _serialized(name, value):
+    """`value` of the constructor argument `name` as `get_config` stores it."""
+    registry = _KERAS_OBJECTS.get(name.rsplit("_", 1)[-1])
+    return registry.serialize(value) if registry else value
 
 
 def _account_after_the_loop(cell):

@@ -3,7 +3,7 @@
 import keras
 
 from keras_skim.models.skim_rnn.skim_lstm_cell import SkimLSTMCell
-from keras_skim.models.skim_rnn.skim_rnn_layer import SkimRNNLayer, cell_property
+from keras_skim.models.skim_rnn.skim_rnn_layer import SkimRNNLayer
 
 
 @keras.saving.register_keras_serializable(package="keras_skim")
@@ -77,72 +77,5 @@ class SkimLSTM(SkimRNNLayer):
         https://arxiv.org/abs/1711.02085
     """
 
-    def __init__(
-        self,
-        units,
-        small_units,
-        gamma=0.01,
-        threshold=0.5,
-        activation="tanh",
-        recurrent_activation="sigmoid",
-        use_bias=True,
-        kernel_initializer="glorot_uniform",
-        recurrent_initializer="orthogonal",
-        bias_initializer="zeros",
-        unit_forget_bias=True,
-        gate_initializer="glorot_uniform",
-        kernel_regularizer=None,
-        recurrent_regularizer=None,
-        bias_regularizer=None,
-        kernel_constraint=None,
-        recurrent_constraint=None,
-        bias_constraint=None,
-        dropout=0.0,
-        recurrent_dropout=0.0,
-        initial_temperature=1.0,
-        seed=None,
-        return_sequences=False,
-        return_state=False,
-        go_backwards=False,
-        stateful=False,
-        unroll=False,
-        **kwargs,
-    ):
-        cell = SkimLSTMCell(
-            units,
-            small_units,
-            gamma=gamma,
-            threshold=threshold,
-            activation=activation,
-            recurrent_activation=recurrent_activation,
-            use_bias=use_bias,
-            kernel_initializer=kernel_initializer,
-            recurrent_initializer=recurrent_initializer,
-            bias_initializer=bias_initializer,
-            unit_forget_bias=unit_forget_bias,
-            gate_initializer=gate_initializer,
-            kernel_regularizer=kernel_regularizer,
-            recurrent_regularizer=recurrent_regularizer,
-            bias_regularizer=bias_regularizer,
-            kernel_constraint=kernel_constraint,
-            recurrent_constraint=recurrent_constraint,
-            bias_constraint=bias_constraint,
-            dropout=dropout,
-            recurrent_dropout=recurrent_dropout,
-            initial_temperature=initial_temperature,
-            seed=seed,
-            dtype=kwargs.get("dtype"),
-            trainable=kwargs.get("trainable", True),
-            name="skim_lstm_cell",
-        )
-        super().__init__(
-            cell,
-            return_sequences=return_sequences,
-            return_state=return_state,
-            go_backwards=go_backwards,
-            stateful=stateful,
-            unroll=unroll,
-            **kwargs,
-        )
-
-    unit_forget_bias = cell_property("unit_forget_bias")
+    cell_class = SkimLSTMCell
+    cell_name = "skim_lstm_cell"

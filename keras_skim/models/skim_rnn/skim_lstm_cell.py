@@ -110,6 +110,7 @@ class SkimLSTMCell(SkimCellBase):
     """
 
     rnn_state_count = 2
+    constructor_arguments = SkimCellBase.constructor_arguments + ("unit_forget_bias",)
 
     def __init__(self, units, small_units, unit_forget_bias=True, **kwargs):
         super().__init__(units, small_units, **kwargs)
@@ -239,9 +240,6 @@ class SkimLSTMCell(SkimCellBase):
         read = ops.concatenate([h_big, c_big], axis=-1)
         skim = ops.concatenate([h_small, h_tail, c_small, c_tail], axis=-1)
         return [read], [skim], read_weight, logit
-
-    def get_config(self):
-        return {**super().get_config(), "unit_forget_bias": self.unit_forget_bias}
 
 
 def _interleave_gates(parts, order):

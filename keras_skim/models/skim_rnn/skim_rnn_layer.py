@@ -13,16 +13,24 @@ _LAYER_KEYS = ("name", "trainable", "dtype")
 class SkimRNNLayer(keras.layers.RNN):
     """Base class of `SkimLSTM` and `SkimGRU`; not used directly.
 
-    Subclasses build their cell from their arguments and pass it here. The
-    layer's `inner_loop` adds the skim loss after the loop, without the
-    pre-loop hook that a plain `keras.layers.RNN` needs (in training with
-    the TensorFlow backend it runs the cell's fused loop, see
-    `run_skim_loop`).
+    Subclasses name their cell class (`cell_class`) and the cell's name
+    (`cell_name`); the layer builds that cell from the cell's constructor
+    arguments (`cell_class.constructor_arguments`, each also an attribute of
+    the layer and a key of its config, with the cell's defaults) and takes
+    the `keras.layers.RNN` arguments itself. The layer's `inner_loop` adds
+    the skim loss after the loop, without the pre-loop hook that a plain
+    `keras.layers.RNN` needs (in training with the TensorFlow backend it
+    runs the cell's fused loop, see `run_skim_loop`).
     """
+
+    cell_class = None
+    cell_name = None
 
     def __init__(
         self,
-        cell,
+        units,
+        small_units,
+        *,
         return_sequences=False,
         return_state=False,
         go_backwards=False,
@@ -30,6 +38,15 @@ class SkimRNNLayer(keras.layers.RNN):
         unroll=False,
         **kwargs,
     ):
+        cell_arguments = {name: kwargs.pop(name) for name in self.cell_class.constructor_arguments if name in kwargs}
+        cell = self.cell_class(
+            units,
+            small_units,
+            **cell_arguments,
+            dtype=kwargs.get("dtype"),
+            trainable=kwargs.get("trainable", True),
+            name=self.cell_name,
+        )
         super().__init__(
             cell,
             return_sequences=return_sequences,
@@ -42,6 +59,14 @@ class SkimRNNLayer(keras.layers.RNN):
         self.input_spec = keras.layers.InputSpec(ndim=3)
         # The layer adds the cell's skim loss after its own loop.
         cell._loop_owned = True
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # Each of the cell's constructor arguments but the settable
+        # threshold is a read-only attribute of the layer.
+        for name in getattr(cls.cell_class, "constructor_arguments", ()):
+            if name != "threshold":
+                setattr(cls, name, cell_property(name))
 
     # Tells the cell's pre-loop hook to leave this layer's loop alone.
     owns_skim_loop = True
@@ -76,32 +101,3 @@ class SkimRNNLayer(keras.layers.RNN):
 def cell_property(name):
     """A read-only layer attribute that is the cell's attribute `name`."""
     return property(lambda self: getattr(self.cell, name), doc=f"The cell's `{name}`.")
-
-
-# The constructor arguments that both layers keep on their cell.
-SHARED_CELL_ARGUMENTS = (
-    "units",
-    "small_units",
-    "gamma",
-    "activation",
-    "recurrent_activation",
-    "use_bias",
-    "kernel_initializer",
-    "recurrent_initializer",
-    "bias_initializer",
-    "gate_initializer",
-    "kernel_regularizer",
-    "recurrent_regularizer",
-    "bias_regularizer",
-    "kernel_constraint",
-    "recurrent_constraint",
-    "bias_constraint",
-    "dropout",
-    "recurrent_dropout",
-    "initial_temperature",
-    "seed",
-)
-
-for _name in SHARED_CELL_ARGUMENTS:
-    setattr(SkimRNNLayer, _name, cell_property(_name))
-del _name

@@ -2,9 +2,11 @@
 
 import keras
 
+from keras_skim.models.structural_jump.loss_weight_schedule import LossWeightSchedule, check_steps
+
 
 @keras.saving.register_keras_serializable(package="keras_skim")
-class CriticWarmup(keras.callbacks.Callback):
+class CriticWarmup(LossWeightSchedule):
     """Turns the actor loss off for the first `steps` training steps.
 
     Phase 1 (full reading) does not train the critics, so when speed
@@ -31,18 +33,18 @@ class CriticWarmup(keras.callbacks.Callback):
     10.0
     """
 
+    weight = "actor_weight"
+
     def __init__(self, steps):
         super().__init__()
-        if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
-            raise ValueError(f"steps must be an integer >= 0. Received: {steps!r}")
+        check_steps("steps", steps, minimum=0)
         self.steps = steps
 
     def on_train_begin(self, logs=None):
         self._actor_weight = self.model.actor_weight
 
-    def on_train_batch_begin(self, batch, logs=None):
-        step = int(self.model.optimizer.iterations.numpy())
-        self.model.actor_weight = 0.0 if step < self.steps else self._actor_weight
+    def weight_at(self, step):
+        return 0.0 if step < self.steps else self._actor_weight
 
     def on_train_end(self, logs=None):
         self.model.actor_weight = self._actor_weight

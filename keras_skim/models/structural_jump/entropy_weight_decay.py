@@ -2,9 +2,11 @@
 
 import keras
 
+from keras_skim.models.structural_jump.loss_weight_schedule import LossWeightSchedule, check_steps
+
 
 @keras.saving.register_keras_serializable(package="keras_skim")
-class EntropyWeightDecay(keras.callbacks.Callback):
+class EntropyWeightDecay(LossWeightSchedule):
     """Linearly decays the model's `entropy_weight` (delta) during training.
 
     delta(n) = initial + (final - initial) * min(n, decay_steps) / decay_steps,
@@ -37,10 +39,11 @@ class EntropyWeightDecay(keras.callbacks.Callback):
         ICLR 2019, and the authors' code (`network.py`).
     """
 
+    weight = "entropy_weight"
+
     def __init__(self, decay_steps, initial=0.1, final=0.005):
         super().__init__()
-        if isinstance(decay_steps, bool) or not isinstance(decay_steps, int) or decay_steps < 1:
-            raise ValueError(f"decay_steps must be an integer >= 1. Received: {decay_steps!r}")
+        check_steps("decay_steps", decay_steps, minimum=1)
         if not (initial >= 0 and final >= 0):
             raise ValueError(f"initial and final must be >= 0. Received: initial={initial}, final={final}")
         self.decay_steps = decay_steps
@@ -50,10 +53,6 @@ class EntropyWeightDecay(keras.callbacks.Callback):
     def weight_at(self, step):
         fraction = min(step, self.decay_steps) / self.decay_steps
         return self.initial + (self.final - self.initial) * fraction
-
-    def on_train_batch_begin(self, batch, logs=None):
-        step = int(self.model.optimizer.iterations.numpy())
-        self.model.entropy_weight = self.weight_at(step)
 
     def on_epoch_end(self, epoch, logs=None):
         if logs is not None:

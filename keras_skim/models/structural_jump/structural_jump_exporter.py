@@ -4,7 +4,7 @@ place `keras_skim.export` reaches its pieces through
 its builtin loop that advances by the jump (`structural_jump_graph`), its
 `KerasSjLSTM` op (`structural_jump_op`), its metadata entries
 (`structural_jump_metadata`), its parity reference
-(`structural_jump_parity`) and its measured speeds for the default
+(`structural_jump_parity`) and its benchmark table for the default
 backend's note."""
 
 from keras_skim.export.family_exporter import FamilyExporter
@@ -21,13 +21,7 @@ class StructuralJumpExporter(FamilyExporter):
         CELL_CLASS: f"a {CELL_CLASS} is exported only inside a keras_skim.{MODEL_CLASS} model "
         "(which computes the word stream and the jump offsets from the token ids)"
     }
-    measured_speeds = {
-        "structural_jump_lstm": (
-            "benchmarks/results/sj_export_speed.md",
-            "a trained IMDB model jumping 39% of the words",
-            {128: (1.72, 0.55)},
-        ),
-    }
+    speed_tables = {"structural_jump_lstm": "benchmarks/results/sj_export_speed.md"}
     quantizes = ("custom",)  # the builtin graph's int8 kernels quantize activations too, moving the agents' decisions
     threshold_note = "--threshold ignored: a Structural-Jump-LSTM's agents decide what is read"
     writes_custom_op = True

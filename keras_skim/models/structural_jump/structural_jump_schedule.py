@@ -54,11 +54,9 @@ class StructuralJumpSchedule:
       accuracy and reading depends on the data size
       (`structural_jump_selection`). w = 0.15 rather than the paper's
       0.1: on 2,000 Rotten Tomatoes documents 0.1 and 0.125 kept the
-      agents reading 83-93% of the words (69.6% test at 85.5% read); with
-      0.15 two slices of three speed read at their full-read accuracy
-      (69.6% at 43.2% read, 71.0% at 43.6%) and one read 94%; on the whole
-      set 0.15 gave 76.2% at 87.9% read, 0.1 75.2% at 73.6%
-      (results/sj_default_schedule_rotten_tomatoes_*.md).
+      agents reading most of the words; with 0.15 two slices of three
+      speed read at their full-read accuracy and one read nearly
+      everything (benchmarks/results/sj_default_schedule_rotten_tomatoes_*.md).
 
     Args:
         full_read_steps: step budget of phase 1 (0 skips it).

@@ -14,8 +14,8 @@ Why the floor: the reward mixes accuracy and reading costs with the rolling
 weight, and which weight trades them well depends on the data. On 2,000
 Rotten Tomatoes documents the paper's 0.1 kept the reading-all policy and
 0.15 speed read, while on the whole set 0.15 made the reward-best
-validation one that jumps over 83% of the words at 10 points below the
-full-read model (results/sj_default_schedule_rotten_tomatoes_*.md). The
+validation one that jumps over most of the words, far below the full-read
+model's accuracy (benchmarks/results/sj_default_schedule_rotten_tomatoes_*.md). The
 floor asks instead what the paper's tables ask: read as little as possible
 while as accurate as the model reading everything; one standard error is
 the difference the validation set cannot tell from noise (0.020 on 500

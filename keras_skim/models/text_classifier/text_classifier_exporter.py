@@ -1,8 +1,8 @@
 """The text classifier family's exporter (`model_kinds.FAMILIES`): its cells
 are the emitter registry's (`emitter_registry`), its graphs and ops the
 generic ones; it plans float-sequence models itself (`sequence_input`), and
-the cell ops of its kinds (`ModelKind.cell_op`) have measured speeds for the
-default backend's note."""
+the cell ops of its kinds (`ModelKind.cell_op`) name the benchmark tables of
+the default backend's note."""
 
 from keras_skim.export.family_exporter import FamilyExporter
 from keras_skim.model_kinds import KINDS, load
@@ -12,12 +12,12 @@ FAMILY = "text_classifier"
 
 class TextClassifierExporter(FamilyExporter):
     @property
-    def measured_speeds(self):
-        """The `MEASURED_SPEEDS` of the cell ops of the family's kinds, in table order."""
-        speeds = {}
+    def speed_tables(self):
+        """The `SPEED_TABLES` of the cell ops of the family's kinds, in table order."""
+        tables = {}
         for path in dict.fromkeys(kind.cell_op for kind in KINDS.values() if kind.family == FAMILY and kind.cell_op):
-            speeds.update(load(path).MEASURED_SPEEDS)
-        return speeds
+            tables.update(load(path).SPEED_TABLES)
+        return tables
 
     def planners(self):
         from keras_skim.export.sequence_input import plan_sequence_model, recognise
