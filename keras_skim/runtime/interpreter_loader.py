@@ -44,13 +44,16 @@ def custom_ops(model_content):
 
 def read_model_file(path):
     """The bytes of a .tflite file, at most `MAX_MODEL_BYTES` (a flatbuffer
-    cannot be larger): an endless stream such as /dev/zero is refused
-    without reading it whole."""
-    with open(os.fspath(path), "rb") as f:
-        data = f.read(MAX_MODEL_BYTES + 1)
-    if len(data) > MAX_MODEL_BYTES:
-        raise ValueError(f"larger than {MAX_MODEL_BYTES} bytes, the most a TFLite flatbuffer can hold")
-    return data
+    cannot be larger); a FIFO or a device such as /dev/zero is refused
+    unread (`contract_fields.NotRegularFile`, a ValueError)."""
+    from keras_skim.contract_fields import NotRegularFile, read_limited
+
+    try:
+        return read_limited(os.fspath(path), MAX_MODEL_BYTES)
+    except NotRegularFile:
+        raise
+    except ValueError:
+        raise ValueError(f"larger than {MAX_MODEL_BYTES} bytes, the most a TFLite flatbuffer can hold") from None
 
 
 def make_interpreter(model_path=None, model_content=None, num_threads=1):

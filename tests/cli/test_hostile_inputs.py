@@ -90,7 +90,7 @@ def test_a_large_config_that_barely_compresses_is_a_model_not_a_bomb(tmp_path):
 
 
 def test_show_file_on_an_endless_stream(trained_folder):
-    one_line_error(["show", trained_folder("skim"), "--file", "/dev/zero"], "larger than")
+    one_line_error(["show", trained_folder("skim"), "--file", "/dev/zero"], "is a character device, not a regular file")
 
 
 def _bench_folder(exported, tmp_path):
@@ -179,3 +179,29 @@ def test_train_config_max_length_out_of_range(trained_folder, tmp_path):
         code, _, err = run_cli(command)
         assert code == 2 and '"arguments"."max_length"' in one_line(err), err
     assert not (tmp_path / "exp").exists()
+
+
+def test_show_file_on_a_fifo_is_refused_without_waiting(tmp_path):
+    # Issue 30, row 5: `show --file p.txt` on a FIFO hung in open(); now refused unopened.
+    import threading
+
+    from keras_skim.cli.errors import CliError
+    from keras_skim.cli.show_command import read_text_file
+
+    fifo = tmp_path / "p.txt"
+    os.mkfifo(fifo)
+    outcome = []
+
+    def read():
+        try:
+            read_text_file(str(fifo))
+        except CliError as err:
+            outcome.append(str(err))
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(20)
+    if reader.is_alive():  # unblock the hung open() so the test run ends
+        with open(fifo, "wb"):
+            pass
+    assert outcome and "p.txt: is a FIFO (named pipe), not a regular file" in one_line(outcome[0]), outcome
