@@ -13,9 +13,17 @@ import json
 import os
 import shutil
 
+from keras_skim.cli.bench_command import MAX_REPEATS, MAX_SAMPLES
 from keras_skim.cli.data_args import add_data_argument, data_error
 from keras_skim.cli.errors import CliError
-from keras_skim.cli.model_args import non_negative_float, non_negative_int, positive_int
+from keras_skim.cli.model_args import (
+    MAX_STATE_UNITS,
+    integer_in,
+    non_negative_float,
+    non_negative_int,
+    positive_int,
+    state_units,
+)
 
 
 def add_arguments(parser):
@@ -27,7 +35,9 @@ def add_arguments(parser):
     )
     add_data_argument(parser, default="rotten_tomatoes")
     parser.add_argument("--epochs", type=positive_int, default=3)
-    parser.add_argument("--units", type=positive_int, default=100)
+    parser.add_argument(
+        "--units", type=state_units, default=100, help=f"state size d (default 100, at most {MAX_STATE_UNITS})"
+    )
     parser.add_argument("--small-units", type=non_negative_int, default=10)
     parser.add_argument("--gamma", type=non_negative_float, default=0.02)
     parser.add_argument("--limit", type=positive_int, default=None, help="train on a subset of this size (quick look)")
@@ -37,13 +47,17 @@ def add_arguments(parser):
     )
     parser.add_argument(
         "--bench-samples",
-        type=positive_int,
+        type=integer_in(1, MAX_SAMPLES),
         default=100,
         metavar="N",
         help="test texts timed by the benchmark (default 100)",
     )
     parser.add_argument(
-        "--bench-repeats", type=positive_int, default=3, metavar="R", help="timed runs per text (default 3)"
+        "--bench-repeats",
+        type=integer_in(1, MAX_REPEATS),
+        default=3,
+        metavar="R",
+        help="timed runs per text (default 3)",
     )
 
 

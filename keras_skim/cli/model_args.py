@@ -44,6 +44,17 @@ seed_value = integer_in(0, (1 << 32) - 1)
 sequence_length = integer_in(1, MAX_SEQUENCE_LENGTH)
 vocabulary_tokens = integer_in(3, MAX_VOCABULARY_SIZE)
 non_negative_int = _integer_at_least(0, "an integer >= 0")
+# Upper bounds of the options that size memory, checked before any work
+# (TensorFlow's ResourceExhaustedError or NumPy's MemoryError would come
+# only after minutes). An LSTM of d units holds 4d(d + e) weights: d = 4096
+# is about 1 GB with Adam's slots (the papers use d <= 200); every parity
+# sample is one Keras and one LiteRT run per threshold.
+MAX_STATE_UNITS = 4096
+MAX_BATCH_SIZE = 1 << 16
+MAX_PARITY_SAMPLES = 1000
+state_units = integer_in(1, MAX_STATE_UNITS)
+batch_size = integer_in(1, MAX_BATCH_SIZE)
+parity_samples = integer_in(1, MAX_PARITY_SAMPLES)
 
 
 def non_negative_float(text):

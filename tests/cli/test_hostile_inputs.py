@@ -37,6 +37,13 @@ print(code, sorted({m.split(".")[0] for m in sys.modules} & {"tensorflow", "kera
         (["train", "--data", "x.csv", "-o", "out", "--max-length", str(2**31)], "--max-length"),
         (["bench", "model.tflite", "--threads", "40000"], "--threads"),
         (["bench", "model.tflite", "--threads", "0"], "--threads"),
+        # Issue 30, row 6: size options have upper bounds, checked before any work.
+        (["train", "--data", "x.csv", "-o", "out", "--units", "100000000"], "--units"),
+        (["train", "--data", "x.csv", "-o", "out", "--batch-size", str(2**20)], "--batch-size"),
+        (["train", "--data", "x.csv", "-o", "out", "--cell", "sj-lstm", "--agent-units", "100000000"], "--agent-units"),
+        (["demo", "-o", "out", "--units", "100000000"], "--units"),
+        (["demo", "-o", "out", "--bench-samples", "100000000"], "--bench-samples"),
+        (["export", "model.keras", "-o", "out", "--parity-samples", "100000000"], "--parity-samples"),
     ],
 )
 def test_out_of_range_arguments_are_refused_before_tensorflow_loads(tmp_path, argv, expect):

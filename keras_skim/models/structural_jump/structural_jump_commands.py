@@ -12,7 +12,13 @@ import sys
 
 from keras_skim import contracts
 from keras_skim.cli.errors import CliError
-from keras_skim.cli.model_args import non_negative_float, non_negative_int, positive_int, unit_interval
+from keras_skim.cli.model_args import (
+    MAX_STATE_UNITS,
+    non_negative_float,
+    non_negative_int,
+    state_units,
+    unit_interval,
+)
 
 # Defaults of the options only this family has (None in argparse, so that an
 # option given for another family's kind can be told from its default).
@@ -119,9 +125,9 @@ def add_arguments(parser):
     )
     jump.add_argument(
         "--agent-units",
-        type=positive_int,
+        type=state_units,
         default=None,
-        help=f"hidden size of each agent (default {JUMP_DEFAULTS['agent_units']})",
+        help=f"hidden size of each agent (default {JUMP_DEFAULTS['agent_units']}, at most {MAX_STATE_UNITS})",
     )
     jump.add_argument(
         "--read-budget",
