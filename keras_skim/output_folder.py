@@ -41,6 +41,7 @@ STAGE_PREFIX = ".keras-skim-stage-"
 # Errors of the file system rather than of the program: one line, not a traceback.
 _WRITE_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EIO)
 _SHOWN_FOREIGN = 3
+_PATH_ROOM = 256  # bytes of path left for the staging folder and the files in the output
 
 
 class Terminated(KeyboardInterrupt):
@@ -53,10 +54,17 @@ def _main_thread():
 
 
 @contextlib.contextmanager
-def deferred_signals():
+def deferred_signals(completes=False):
     """Holds SIGINT and SIGTERM during the block and raises them after it
     (KeyboardInterrupt, or `Terminated`), so that a save is never cut in
-    half nor a Ctrl-C swallowed by a library's bare `except:`."""
+    half nor a Ctrl-C swallowed by a library's bare `except:`.
+
+    Args:
+        completes: The block finishes the command's work (the final rename
+            of an output folder): a signal held during it is dropped when the
+            block succeeds, since what it asked to stop is done; reporting
+            "interrupted" would tell the user a complete folder is not.
+    """
     if not _main_thread():
         yield
         return
@@ -74,7 +82,7 @@ def deferred_signals():
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-    if received:
+    if received and not completes:
         raise Terminated() if received[0] == signal.SIGTERM else KeyboardInterrupt()
 
 
@@ -267,6 +275,16 @@ def _check_creatable(path):
     for name in os.path.relpath(path, ancestor).split(os.sep):
         if len(os.fsencode(name)) > limit:
             raise OutputRefused(f"{path}: cannot create the output folder (a name is longer than {limit} bytes)")
+    try:
+        longest = os.pathconf(ancestor, "PC_PATH_MAX")
+    except (OSError, ValueError):
+        longest = 4096
+    # Room for the staging folder's name and the files inside it.
+    if len(os.fsencode(path)) + _PATH_ROOM >= longest:
+        raise OutputRefused(
+            f"{path[:60]}...: cannot create the output folder (its path is {len(os.fsencode(path))} bytes; "
+            f"expected at most {longest - _PATH_ROOM})"
+        )
     if ancestor == os.path.dirname(path):
         try:
             os.mkdir(path)
@@ -341,15 +359,28 @@ def _exchange(a, b):
 
 
 def _make_parents(parent):
-    """Creates the missing folders above the output; returns them, deepest first."""
-    created = []
+    """Creates the missing folders above the output; returns them, deepest
+    first. On failure those it made are removed again before it raises."""
+    missing = []
     folder = parent
     while not os.path.lexists(folder):
-        created.append(folder)
+        missing.append(folder)
         folder = os.path.dirname(folder)
-    for folder in reversed(created):
-        os.mkdir(folder)
+    created = []
+    try:
+        for folder in reversed(missing):
+            os.mkdir(folder)
+            created.insert(0, folder)
+    except OSError:
+        _remove_empty(created)
+        raise
     return created
+
+
+def _remove_empty(folders):
+    for folder in folders:
+        with contextlib.suppress(OSError):
+            os.rmdir(folder)
 
 
 def _commit(stage, path):
@@ -415,17 +446,19 @@ def staged_output_dir(path, force=False, inputs=()):
     path = os.path.abspath(os.fspath(path))
     parent = os.path.dirname(path)
     remove_stale_stages(parent)
+    created = []
     try:
         created = _make_parents(parent)
         stage = tempfile.mkdtemp(prefix=f"{STAGE_PREFIX}{_host_tag()}-{os.getpid()}-", dir=parent)
     except OSError as err:
+        _remove_empty(created)
         raise OutputRefused(f"{path}: cannot create the output folder ({err.strerror})") from None
     done = False
     try:
         with _terminate_as_interrupt():
             try:
                 yield stage
-                with deferred_signals():
+                with deferred_signals(completes=True):
                     _finish(stage)
                     _commit(stage, path)
             except OSError as err:
@@ -438,9 +471,7 @@ def staged_output_dir(path, force=False, inputs=()):
         if os.path.lexists(stage):
             shutil.rmtree(stage, ignore_errors=True)
         if not done:
-            for folder in created:
-                with contextlib.suppress(OSError):
-                    os.rmdir(folder)
+            _remove_empty(created)
 
 
 def _finish(stage):
