@@ -212,3 +212,20 @@ def test_show_file_on_a_fifo_is_refused_without_waiting(tmp_path):
         with open(fifo, "wb"):
             pass
     assert outcome and "p.txt: is a FIFO (named pipe), not a regular file" in one_line(outcome[0]), outcome
+
+
+@pytest.mark.parametrize("folder", ["assets/", "variables/"])
+def test_a_keras_archive_of_many_members_each_under_the_limit_is_refused(tmp_path, folder):
+    # Issue 30, row 11: 215 zero-filled 16 MiB members passed each member's check; Keras
+    # inflated 3.6 GB of assets/ to TMPDIR. (Fewer members here: the total is what counts.)
+    from keras_skim.model_io import MAX_CONFIG_BYTES, ModelLoadError, check_archive
+
+    bomb = tmp_path / "model.keras"
+    zeros = b"\0" * MAX_CONFIG_BYTES
+    with zipfile.ZipFile(bomb, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("config.json", "{}")
+        for i in range(3):
+            archive.writestr(f"{folder}member{i}", zeros)
+    with pytest.raises(ModelLoadError, match="inflate") as info:
+        check_archive(str(bomb))
+    assert str(bomb) in one_line(str(info.value))
