@@ -486,10 +486,39 @@ def _finish(stage):
 
 
 # ---------------------------------------------------------- single-file outputs
+# A page keras-skim writes carries, after its marker (an HTML comment), the
+# sha256 of the page without this stamp: `--force` replaces it only while
+# that still holds, so notes the user added are never lost.
+_STAMP = re.compile(rb"<!-- sha256:([0-9a-f]{64}) -->")
+_MAX_STAMPED_BYTES = 1 << 30
+
+
+def _stamped(data, marker):
+    """`data` (holding `marker`) with its own sha256 stamped after the marker."""
+    digest = hashlib.sha256(data).hexdigest()
+    return data.replace(marker.encode(), marker.encode() + f"<!-- sha256:{digest} -->".encode(), 1)
+
+
+def _unedited(path, marker):
+    """Whether `path` is a regular file keras-skim stamped and nobody changed since."""
+    from keras_skim.contract_fields import read_limited
+
+    try:
+        content = read_limited(path, _MAX_STAMPED_BYTES)
+    except (OSError, ValueError):
+        return False
+    found = _STAMP.search(content)
+    if found is None:
+        return False
+    bare = content[: found.start()] + content[found.end() :]
+    return marker.encode() in bare and hashlib.sha256(bare).hexdigest() == found.group(1).decode()
+
+
 def check_output_file(path, force=False, marker=None):
     """Checks that keras-skim may write the file `path`: refused (one line)
     if it is a folder, if it exists without `force`, or, with `force`, if
-    it is not a file keras-skim wrote (its text lacks `marker`)."""
+    it is not a file keras-skim wrote (its text lacks `marker`) or one
+    changed since it wrote it (its stamp, see `write_output_file`)."""
     shown = os.path.abspath(os.fspath(path))
     if os.path.isdir(shown):
         raise OutputRefused(f"{shown}: is a folder (expected a file path to write)")
@@ -510,11 +539,20 @@ def check_output_file(path, force=False, marker=None):
             written_by_us = False
         if not written_by_us:
             raise OutputRefused(f"{shown} was not written by keras-skim; --force will not replace it")
+        if not _unedited(shown, marker):
+            raise OutputRefused(
+                f"{shown} changed since keras-skim wrote it (or an older keras-skim wrote it, without its "
+                "sha256); --force will not replace it: move it away or choose another file"
+            )
 
 
 def write_output_file(path, data, force=False, marker=None):
-    """Writes bytes to `path` atomically after `check_output_file`."""
+    """Writes bytes to `path` atomically after `check_output_file`; with a
+    `marker` (an HTML comment the bytes hold), the file is stamped with its
+    sha256 so that a later `force` can tell whether it was edited."""
     check_output_file(path, force=force, marker=marker)
+    if marker is not None:
+        data = _stamped(data, marker)
     path = os.path.abspath(os.fspath(path))
     try:
         fd, tmp = tempfile.mkstemp(prefix=".keras-skim-", dir=os.path.dirname(path))

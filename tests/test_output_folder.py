@@ -267,3 +267,19 @@ def test_a_signal_during_the_final_rename_does_not_report_a_complete_folder_inte
     _write(tmp_path / "out", {"model.txt": "weights"})
     assert (tmp_path / "out" / "model.txt").read_text() == "weights"
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+
+def test_force_keeps_a_page_the_user_edited(tmp_path):
+    # Issue 30, row 15: `show --html --force` overwrote a page whose notes the user had added.
+    page = tmp_path / "show.html"
+    marker = contracts.HTML_MARKER
+    output_folder.write_output_file(page, f"<html>{marker}<p>first</p></html>".encode(), marker=marker)
+    output_folder.write_output_file(page, f"<html>{marker}<p>again</p></html>".encode(), force=True, marker=marker)
+    assert "again" in page.read_text()  # unedited: replaced
+    page.write_text(page.read_text().replace("again", "again <b>my notes</b>"))
+    with pytest.raises(OutputRefused, match="changed since keras-skim wrote it"):
+        output_folder.write_output_file(page, f"<html>{marker}<p>third</p></html>".encode(), force=True, marker=marker)
+    assert "my notes" in page.read_text()
+    page.write_text(f"<html>{marker}<p>an older keras-skim's page, without a stamp</p></html>")
+    with pytest.raises(OutputRefused, match="changed since keras-skim wrote it"):
+        output_folder.check_output_file(page, force=True, marker=marker)

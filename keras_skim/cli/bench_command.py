@@ -90,6 +90,7 @@ def run(args):
                 split=args.split,
                 split_seed=args.split_seed or 0,
                 num_classes=probe.metadata.num_classes,
+                class_names=probe.metadata.class_names,
             )
             if probe.tokenizer is None:
                 raise CliError(f"{args.model}: the export has no tokenizer.json, so it cannot read texts")

@@ -121,3 +121,18 @@ def test_training_data_too_small_to_hold_out_names_no_split_option(tmp_path):
     with pytest.raises(DataSourceError) as info:
         resolve_data(str(data), training=True).training_splits()
     assert "--split" not in str(info.value) and "split column" in str(info.value)
+
+
+def test_bench_maps_labels_through_the_model_class_names(tmp_path):
+    # Issue 30, row 13: labels -1/1 were mapped by sorted position onto a 0/1 model (accuracy
+    # 0.36 instead of 0.64); `evaluate` refuses such a file, and so does bench now.
+    from keras_skim.runtime.bench_data import BenchDataError, load_bench_texts
+
+    data = tmp_path / "signs.csv"
+    data.write_text("text,label\n" + "".join(f"t{i},{1 if i % 2 else -1}\n" for i in range(40)), encoding="utf-8")
+    with pytest.raises(BenchDataError, match="label '-1' is not one of the model's classes"):
+        load_bench_texts(str(data), 10, split="all", num_classes=1, class_names=["0", "1"])
+    named = tmp_path / "named.csv"
+    named.write_text("text,label\n" + "".join(f"t{i},{'pos' if i % 2 else 'neg'}\n" for i in range(40)), "utf-8")
+    texts, labels, _ = load_bench_texts(str(named), 40, split="all", num_classes=1, class_names=["pos", "neg"])
+    assert all(label == (0 if int(text[1:]) % 2 else 1) for text, label in zip(texts, labels))
