@@ -80,8 +80,11 @@ def make_interpreter(model_path=None, model_content=None, num_threads=1):
         raise ValueError("pass exactly one of model_path and model_content")
     if model_content is None:
         model_content = read_model_file(model_path)
-    if custom_ops(model_content):
-        return LiteRtModel(model_content, num_threads=num_threads, checked=True)
+    names = custom_ops(model_content)
+    if names:
+        model = LiteRtModel(model_content, num_threads=num_threads, checked=True)
+        model.custom_op_names = names  # for the runtime's check of metadata.json against the model
+        return model
     cls, _ = interpreter_class()
     return cls(model_content=bytes(model_content), num_threads=num_threads)
 
