@@ -182,3 +182,15 @@ def test_a_fifo_as_a_contract_file_is_refused_without_waiting_for_a_writer(tmp_p
     os.mkfifo(fifo)
     with pytest.raises(contracts.ContractError, match="metadata.json: is a FIFO .named pipe., not a regular file"):
         contracts.read_metadata(fifo)
+
+
+def test_a_fifo_or_device_is_named_for_what_it_is_not_missing(tmp_path):
+    # Issue 30: /dev/zero and FIFOs were reported as "no such file".
+    fifo = tmp_path / "model.tflite"
+    os.mkfifo(fifo)
+    with pytest.raises(contracts.ContractError, match="model.tflite: is a FIFO .named pipe., not a regular file"):
+        contracts.resolve_export(fifo)
+    with pytest.raises(contracts.ContractError, match="/dev/zero: is a character device, not a regular file"):
+        contracts.tokenizer_file("/dev/zero")
+    with pytest.raises(contracts.ContractError, match="no such file"):
+        contracts.resolve_export(tmp_path / "missing.tflite")

@@ -87,3 +87,24 @@ def test_a_crafted_export_whose_read_mask_comes_from_a_scalar_is_one_line(export
     with pytest.raises(RuntimeModelError) as info:
         SkimRunner(folder).classify("a good film")
     assert "read_mask of shape [], expected [1, 16]" in one_line(str(info.value))
+
+
+def test_the_runner_as_a_library_prints_nothing_on_stderr(exports):
+    # Issue 30: LiteRT's "INFO: Created TensorFlow Lite XNNPACK delegate for CPU." reached the
+    # stderr of a program using SkimRunner (the CLI sends native lines to a log; a library cannot).
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\nfrom keras_skim.runtime import SkimRunner\n"
+        "for f in sys.argv[1:]:\n    SkimRunner(f).classify('a good film')\n"
+    )
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    proc = subprocess.run(
+        [sys.executable, "-c", code, *exports.values()],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=dict(os.environ, PYTHONPATH=root),
+    )
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
