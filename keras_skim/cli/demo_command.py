@@ -21,13 +21,14 @@ from keras_skim.cli.model_args import (
     integer_in,
     non_negative_float,
     non_negative_int,
+    output_path,
     positive_int,
     state_units,
 )
 
 
 def add_arguments(parser):
-    parser.add_argument("-o", "--output", default="keras-skim-demo", help="folder to write")
+    parser.add_argument("-o", "--output", type=output_path, default="keras-skim-demo", help="folder to write")
     parser.add_argument(
         "--force",
         action="store_true",

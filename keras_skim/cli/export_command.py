@@ -2,7 +2,13 @@
 
 import os
 
-from keras_skim.cli.model_args import MAX_PARITY_SAMPLES, THRESHOLD_HELP, non_negative_float, parity_samples
+from keras_skim.cli.model_args import (
+    MAX_PARITY_SAMPLES,
+    THRESHOLD_HELP,
+    non_negative_float,
+    output_path,
+    parity_samples,
+)
 from keras_skim.model_kinds import CUSTOM_OPS, KINDS
 
 
@@ -11,7 +17,11 @@ def add_arguments(parser):
         "model", metavar="MODEL", help="trained model: a model folder from `keras-skim train`, or .keras/.h5"
     )
     parser.add_argument(
-        "-o", "--output", metavar="OUTDIR", help="output folder (default: <model name>_tflite next to the model)"
+        "-o",
+        "--output",
+        type=output_path,
+        metavar="OUTDIR",
+        help="output folder (default: <model name>_tflite next to the model)",
     )
     parser.add_argument(
         "--force", action="store_true", help="replace OUTDIR if keras-skim wrote it (never a folder with other files)"

@@ -57,6 +57,14 @@ batch_size = integer_in(1, MAX_BATCH_SIZE)
 parity_samples = integer_in(1, MAX_PARITY_SAMPLES)
 
 
+def output_path(text):
+    """An argparse type for `-o`/`--html`: a path, never empty (an empty
+    `-o ""` must not fall back to the default place)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"expected a path to write, got {text!r}")
+    return text
+
+
 def non_negative_float(text):
     try:
         value = float(text)

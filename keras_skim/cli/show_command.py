@@ -24,6 +24,7 @@ from keras_skim.cli.model_args import (
     model_folder,
     non_negative_float,
     non_negative_int,
+    output_path,
     refuse_sequence_model,
     train_config_of,
 )
@@ -70,7 +71,7 @@ def add_arguments(parser):
         help=THRESHOLD_HELP + f" (not for {NO_THRESHOLD_CELLS} models)",
     )
     parser.add_argument("--tokenizer", default=None, help="tokenizer.json (default: next to MODEL)")
-    parser.add_argument("--html", default=None, help="also write an HTML page here")
+    parser.add_argument("--html", type=output_path, default=None, help="also write an HTML page here")
     parser.add_argument("--force", action="store_true", help="replace an HTML file that keras-skim show wrote before")
     parser.add_argument("--color", choices=["auto", "always", "never"], default="auto")
 

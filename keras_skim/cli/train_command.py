@@ -13,6 +13,7 @@ from keras_skim.cli.model_args import (
     MAX_STATE_UNITS,
     batch_size,
     non_negative_float,
+    output_path,
     positive_int,
     seed_value,
     sequence_length,
@@ -93,7 +94,7 @@ def add_arguments(parser):
         "--limit", type=positive_int, default=None, help="train on a class-balanced subset of this size"
     )
     parser.add_argument("--seed", type=seed_value, default=0)
-    parser.add_argument("-o", "--output", required=True, help="model folder to write")
+    parser.add_argument("-o", "--output", type=output_path, required=True, help="model folder to write")
     parser.add_argument(
         "--force",
         action="store_true",

@@ -44,6 +44,12 @@ print(code, sorted({m.split(".")[0] for m in sys.modules} & {"tensorflow", "kera
         (["demo", "-o", "out", "--units", "100000000"], "--units"),
         (["demo", "-o", "out", "--bench-samples", "100000000"], "--bench-samples"),
         (["export", "model.keras", "-o", "out", "--parity-samples", "100000000"], "--parity-samples"),
+        # `-o ""` fell back to the default place.
+        (["export", "model.keras", "-o", ""], "-o/--output: expected a path to write"),
+        (["train", "--data", "x.csv", "-o", ""], "-o/--output: expected a path to write"),
+        (["demo", "-o", ""], "-o/--output: expected a path to write"),
+        (["bench", "model.tflite", "-o", " "], "-o/--output: expected a path to write"),
+        (["show", "model", "--text", "hi", "--html", ""], "--html: expected a path to write"),
     ],
 )
 def test_out_of_range_arguments_are_refused_before_tensorflow_loads(tmp_path, argv, expect):
