@@ -233,3 +233,11 @@ def test_train_in_steps_records_every_validation_and_resumes_a_finished_run(tiny
     assert main(argv + ["--resume", "--force"]) == 0
     again = contracts.read_train_config(tmp_path / "sj" / "train_config.json").results
     assert again["history"] == results["history"] and again["test"] == results["test"]
+    # Issue 30, row 7: a truncated checkpoint is one line on --resume; --force without --resume starts over.
+    checkpoint = os.path.join(run_dir, "checkpoint.npz")
+    with open(checkpoint, "r+b") as f:
+        f.truncate(os.path.getsize(checkpoint) // 2)
+    assert main(argv + ["--resume", "--force"]) == 2
+    line = _error_line(capsys)
+    assert "checkpoint.npz: not a checkpoint keras-skim can resume" in line and "--force (without --resume)" in line
+    assert main(argv + ["--force"]) == 0
