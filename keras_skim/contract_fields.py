@@ -60,7 +60,7 @@ def read_limited(path, limit=MAX_JSON_BYTES):
         NotRegularFile: Not a regular file (message without the file name).
         ValueError: Larger than `limit` (message without the file name).
     """
-    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
         info = os.fstat(descriptor)
         if not stat.S_ISREG(info.st_mode):
