@@ -20,9 +20,10 @@ def _integer_at_least(minimum, wording):
     return parse
 
 
-def integer_in(minimum, maximum):
-    """An argparse type: an integer from `minimum` to `maximum`."""
-    wording = f"an integer from {minimum} to {maximum}"
+def integer_in(minimum, maximum, wording=None):
+    """An argparse type: an integer from `minimum` to `maximum` (`wording`:
+    how the message names it)."""
+    wording = wording or f"an integer from {minimum} to {maximum}"
 
     def parse(text):
         try:
@@ -52,9 +53,9 @@ non_negative_int = _integer_at_least(0, "an integer >= 0")
 MAX_STATE_UNITS = 4096
 MAX_BATCH_SIZE = 1 << 16
 MAX_PARITY_SAMPLES = 1000
-state_units = integer_in(1, MAX_STATE_UNITS)
-batch_size = integer_in(1, MAX_BATCH_SIZE)
-parity_samples = integer_in(1, MAX_PARITY_SAMPLES)
+state_units = integer_in(1, MAX_STATE_UNITS, f"a positive integer of at most {MAX_STATE_UNITS}")
+batch_size = integer_in(1, MAX_BATCH_SIZE, f"a positive integer of at most {MAX_BATCH_SIZE}")
+parity_samples = integer_in(1, MAX_PARITY_SAMPLES, f"a positive integer of at most {MAX_PARITY_SAMPLES}")
 
 
 def output_path(text):

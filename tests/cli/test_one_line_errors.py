@@ -105,7 +105,7 @@ def test_force_refuses_the_current_home_and_input_folders(model_dir, tmp_path):
 
 def test_argument_errors_are_one_line():
     one_line_error(["bench", "x.tflite", "--thresholds", "0.2,nan"], "--thresholds")
-    one_line_error(["train", "--units", "0", "-o", "x"], "an integer from 1 to 4096")
+    one_line_error(["train", "--units", "0", "-o", "x"], "positive integer")
     one_line_error(["nosuchcommand"], "invalid choice")
 
 
