@@ -499,14 +499,19 @@ def _stamped(data, marker):
     return data.replace(marker.encode(), marker.encode() + f"<!-- sha256:{digest} -->".encode(), 1)
 
 
-def _unedited(path, marker):
-    """Whether `path` is a regular file keras-skim stamped and nobody changed since."""
+def _written_page(path):
+    """The bytes of an existing file `--force` may replace, or None when it is
+    not a regular file that can be read (a FIFO is never waited on)."""
     from keras_skim.contract_fields import read_limited
 
     try:
-        content = read_limited(path, _MAX_STAMPED_BYTES)
+        return read_limited(path, _MAX_STAMPED_BYTES)
     except (OSError, ValueError):
-        return False
+        return None
+
+
+def _unedited(content, marker):
+    """Whether `content` is a file keras-skim stamped that nobody changed since."""
     found = _STAMP.search(content)
     if found is None:
         return False
@@ -532,14 +537,10 @@ def check_output_file(path, force=False, marker=None):
     if not force:
         raise OutputRefused(f"{shown} already exists (use --force to replace it)")
     if marker is not None:
-        try:
-            with open(shown, "rb") as f:
-                written_by_us = marker.encode() in f.read(4096)
-        except OSError:
-            written_by_us = False
-        if not written_by_us:
+        content = _written_page(shown)
+        if content is None or marker.encode() not in content[:4096]:
             raise OutputRefused(f"{shown} was not written by keras-skim; --force will not replace it")
-        if not _unedited(shown, marker):
+        if not _unedited(content, marker):
             raise OutputRefused(
                 f"{shown} changed since keras-skim wrote it (or an older keras-skim wrote it, without its "
                 "sha256); --force will not replace it: move it away or choose another file"

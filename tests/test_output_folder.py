@@ -283,3 +283,7 @@ def test_force_keeps_a_page_the_user_edited(tmp_path):
     page.write_text(f"<html>{marker}<p>an older keras-skim's page, without a stamp</p></html>")
     with pytest.raises(OutputRefused, match="changed since keras-skim wrote it"):
         output_folder.check_output_file(page, force=True, marker=marker)
+    fifo = tmp_path / "fifo.html"
+    os.mkfifo(fifo)  # refused at once, not waited on
+    with pytest.raises(OutputRefused, match="was not written by keras-skim"):
+        output_folder.check_output_file(fifo, force=True, marker=marker)
