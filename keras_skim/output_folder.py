@@ -25,7 +25,6 @@ import contextlib
 import ctypes
 import errno
 import hashlib
-import json
 import os
 import re
 import shutil
@@ -128,9 +127,10 @@ def _manifest(folder):
 
 
 def _read_marker(path):
-    try:
-        with open(os.path.join(path, MARKER_FILE), encoding="utf-8") as f:
-            marker = json.loads(f.read(1 << 24))
+    from keras_skim import contract_fields
+
+    try:  # capped, only a regular file (a FIFO in its place is not waited on), bounded nesting
+        marker = contract_fields.parse_json(contract_fields.read_limited(os.path.join(path, MARKER_FILE), 1 << 24))
     except (OSError, ValueError):
         return None
     return marker if isinstance(marker, dict) and marker.get("written_by") == "keras-skim" else None

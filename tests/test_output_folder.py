@@ -287,3 +287,11 @@ def test_force_keeps_a_page_the_user_edited(tmp_path):
     os.mkfifo(fifo)  # refused at once, not waited on
     with pytest.raises(OutputRefused, match="was not written by keras-skim"):
         output_folder.check_output_file(fifo, force=True, marker=marker)
+
+
+def test_a_fifo_in_place_of_the_marker_is_not_waited_on(tmp_path):
+    folder = tmp_path / "out"
+    folder.mkdir()
+    os.mkfifo(folder / contracts.MARKER_FILE)
+    with pytest.raises(OutputRefused, match="no .keras-skim-output.json"):
+        output_folder.check_output_folder(folder, force=True)
