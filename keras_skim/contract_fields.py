@@ -15,6 +15,7 @@ Keys this version does not know are left alone (newer writers may add some).
 import json
 import math
 import os
+import stat
 
 MAX_JSON_BYTES = 64 << 20  # a 2-million-token vocabulary is about 40 MB
 MAX_JSON_DEPTH = 64  # the contracts nest 4 levels deep
@@ -28,38 +29,73 @@ class FieldError(ValueError):
     """A contract file with a value of the wrong type or range; one line."""
 
 
+def file_kind(mode):
+    """What a non-regular file is, from its `st_mode`, for messages."""
+    for test, name in (
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+class NotRegularFile(ValueError):
+    """A path that is a folder, FIFO, device or socket where a file was expected."""
+
+
 def read_limited(path, limit=MAX_JSON_BYTES):
-    """The bytes of a file, at most `limit`; OSError as `open` raises it,
-    ValueError (without the file name) past the limit. Streams are read in
-    chunks, never whole."""
-    with open(path, "rb") as f:
-        try:
-            size = os.fstat(f.fileno()).st_size
-        except OSError:
-            size = 0
-        if size > limit:
-            raise ValueError(f"larger than {limit} bytes ({size})")
-        data = f.read(limit + 1)
-    if len(data) > limit:
-        raise ValueError(f"larger than {limit} bytes (an endless stream?)")
-    return data
+    """The bytes of a regular file, at most `limit`.
+
+    The file is opened without blocking (a FIFO with no writer would
+    otherwise hang `open`) and checked to be a regular file before anything
+    is read, so a FIFO, a device such as /dev/zero or a folder is refused
+    at once.
+
+    Raises:
+        OSError: As `os.open` raises it (missing file, no permission).
+        NotRegularFile: Not a regular file (message without the file name).
+        ValueError: Larger than `limit` (message without the file name).
+    """
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotRegularFile(f"is {file_kind(info.st_mode)}, not a regular file")
+        if info.st_size > limit:
+            raise ValueError(f"larger than {limit} bytes ({info.st_size})")
+        chunks, size = [], 0
+        while size <= limit:  # a file that grows while read is still capped
+            chunk = os.read(descriptor, min(limit + 1 - size, 1 << 24))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    finally:
+        os.close(descriptor)
+    if size > limit:
+        raise ValueError(f"larger than {limit} bytes (it grew while read)")
+    return b"".join(chunks)
 
 
 def parse_json(data):
-    """Parses UTF-8 JSON bytes; ValueError (one line) for bad text or for
-    nesting deeper than `MAX_JSON_DEPTH`."""
+    """Parses UTF-8 JSON bytes (or a str); ValueError (one line) for bad
+    text or for nesting deeper than `MAX_JSON_DEPTH`."""
     try:
-        value = json.loads(data.decode("utf-8"))
+        value = json.loads(data.decode("utf-8") if isinstance(data, bytes) else data)
     except RecursionError:
         raise ValueError(f"nested deeper than {MAX_JSON_DEPTH} levels") from None
     except (UnicodeDecodeError, ValueError) as err:
         raise ValueError(" ".join(str(err).split())[:120]) from None
-    if _depth(value) > MAX_JSON_DEPTH:
+    if json_depth(value) > MAX_JSON_DEPTH:
         raise ValueError(f"nested deeper than {MAX_JSON_DEPTH} levels")
     return value
 
 
-def _depth(value):
+def json_depth(value):
     """Nesting depth of parsed JSON, without recursion."""
     deepest, stack = 0, [(value, 1)]
     while stack:

@@ -237,7 +237,10 @@ def tokenizer_file(path):
     path = os.fspath(path)
     candidate = os.path.join(path, TOKENIZER_FILE) if os.path.isdir(path) else path
     if not os.path.isfile(candidate):
-        raise ContractError(f"{path}: no such tokenizer (expected a {TOKENIZER_FILE} file or a folder holding one)")
+        raise ContractError(
+            f"{path}: {_not_a_file(candidate, 'no such tokenizer')} (expected a {TOKENIZER_FILE} file or a folder "
+            "holding one)"
+        )
     if not candidate.endswith(".json"):
         raise ContractError(f"{path}: not a tokenizer (expected a {TOKENIZER_FILE} file)")
     return candidate
@@ -303,6 +306,16 @@ class ExportFolder:
     tokenizer: str = None
 
 
+def _not_a_file(path, missing):
+    """Why `path` is not a regular file: `missing`, or what it is instead
+    (a FIFO or /dev/zero is not "no such file")."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return missing
+    return f"is {contract_fields.file_kind(mode)}, not a regular file"
+
+
 def resolve_export(path):
     """An export folder or its `model.tflite` -> `ExportFolder`."""
     path = os.path.abspath(os.fspath(path))
@@ -311,7 +324,7 @@ def resolve_export(path):
     else:
         folder, model = os.path.dirname(path), path
     if not os.path.isfile(model):
-        raise ContractError(f"{model}: no such file (expected an exported {TFLITE_FILE})")
+        raise ContractError(f"{model}: {_not_a_file(model, 'no such file')} (expected an exported {TFLITE_FILE})")
     tokenizer = os.path.join(folder, TOKENIZER_FILE)
     return ExportFolder(
         folder, model, os.path.join(folder, METADATA_FILE), tokenizer if os.path.isfile(tokenizer) else None

@@ -17,6 +17,10 @@ MAX_COMPRESSION_RATIO = 100
 MAX_JSON_MEMBER_BYTES = 512 << 20
 MAX_ARCHIVE_BYTES = 8 << 30
 MAX_ARCHIVE_MEMBERS = 10_000
+# Keras inflates a model's `assets/` to a temporary folder on disk; no
+# keras-skim layer keeps assets (the tokenizer is `tokenizer.json` beside
+# the model), so a few MB is room enough for another layer's vocabulary.
+MAX_ASSETS_BYTES = 16 << 20
 
 
 class ModelLoadError(ValueError):
@@ -33,9 +37,12 @@ def check_archive(path):
         raise ModelLoadError(f"{path}: not a readable Keras archive ({_first_line(err)})") from None
     if len(members) > MAX_ARCHIVE_MEMBERS:
         raise ModelLoadError(f"{path}: {len(members)} archive members (a Keras model has a few)")
-    total = 0
+    total = packed = assets = 0
     for member in members:
         total += member.file_size
+        packed += member.compress_size
+        if member.filename.startswith("assets/"):
+            assets += member.file_size
         name = member.filename
         if name.endswith(".json") and member.file_size > MAX_JSON_MEMBER_BYTES:
             raise ModelLoadError(
@@ -48,6 +55,16 @@ def check_archive(path):
             )
     if total > MAX_ARCHIVE_BYTES:
         raise ModelLoadError(f"{path}: the archive inflates to {total} bytes (at most {MAX_ARCHIVE_BYTES}); refused")
+    if assets > MAX_ASSETS_BYTES:
+        raise ModelLoadError(
+            f"{path}: its assets/ inflate to {assets} bytes on disk (at most {MAX_ASSETS_BYTES}); refused"
+        )
+    # Many members each under the limit above: the whole archive's ratio.
+    if total > MAX_CONFIG_BYTES and total > MAX_COMPRESSION_RATIO * packed:
+        raise ModelLoadError(
+            f"{path}: the archive inflates to {total} bytes from {packed} (more than {MAX_COMPRESSION_RATIO}x: "
+            "a zip bomb?); refused"
+        )
 
 
 def load_model(path, compile=False):

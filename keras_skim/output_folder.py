@@ -25,7 +25,6 @@ import contextlib
 import ctypes
 import errno
 import hashlib
-import json
 import os
 import re
 import shutil
@@ -41,6 +40,7 @@ STAGE_PREFIX = ".keras-skim-stage-"
 # Errors of the file system rather than of the program: one line, not a traceback.
 _WRITE_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EIO)
 _SHOWN_FOREIGN = 3
+_PATH_ROOM = 256  # bytes of path left for the staging folder and the files in the output
 
 
 class Terminated(KeyboardInterrupt):
@@ -53,10 +53,17 @@ def _main_thread():
 
 
 @contextlib.contextmanager
-def deferred_signals():
+def deferred_signals(completes=False):
     """Holds SIGINT and SIGTERM during the block and raises them after it
     (KeyboardInterrupt, or `Terminated`), so that a save is never cut in
-    half nor a Ctrl-C swallowed by a library's bare `except:`."""
+    half nor a Ctrl-C swallowed by a library's bare `except:`.
+
+    Args:
+        completes: The block finishes the command's work (the final rename
+            of an output folder): a signal held during it is dropped when the
+            block succeeds, since what it asked to stop is done; reporting
+            "interrupted" would tell the user a complete folder is not.
+    """
     if not _main_thread():
         yield
         return
@@ -74,7 +81,7 @@ def deferred_signals():
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-    if received:
+    if received and not completes:
         raise Terminated() if received[0] == signal.SIGTERM else KeyboardInterrupt()
 
 
@@ -120,9 +127,10 @@ def _manifest(folder):
 
 
 def _read_marker(path):
-    try:
-        with open(os.path.join(path, MARKER_FILE), encoding="utf-8") as f:
-            marker = json.loads(f.read(1 << 24))
+    from keras_skim import contract_fields
+
+    try:  # capped, only a regular file (a FIFO in its place is not waited on), bounded nesting
+        marker = contract_fields.parse_json(contract_fields.read_limited(os.path.join(path, MARKER_FILE), 1 << 24))
     except (OSError, ValueError):
         return None
     return marker if isinstance(marker, dict) and marker.get("written_by") == "keras-skim" else None
@@ -267,6 +275,16 @@ def _check_creatable(path):
     for name in os.path.relpath(path, ancestor).split(os.sep):
         if len(os.fsencode(name)) > limit:
             raise OutputRefused(f"{path}: cannot create the output folder (a name is longer than {limit} bytes)")
+    try:
+        longest = os.pathconf(ancestor, "PC_PATH_MAX")
+    except (OSError, ValueError):
+        longest = 4096
+    # Room for the staging folder's name and the files inside it.
+    if len(os.fsencode(path)) + _PATH_ROOM >= longest:
+        raise OutputRefused(
+            f"{path[:60]}...: cannot create the output folder (its path is {len(os.fsencode(path))} bytes; "
+            f"expected at most {longest - _PATH_ROOM})"
+        )
     if ancestor == os.path.dirname(path):
         try:
             os.mkdir(path)
@@ -341,15 +359,28 @@ def _exchange(a, b):
 
 
 def _make_parents(parent):
-    """Creates the missing folders above the output; returns them, deepest first."""
-    created = []
+    """Creates the missing folders above the output; returns them, deepest
+    first. On failure those it made are removed again before it raises."""
+    missing = []
     folder = parent
     while not os.path.lexists(folder):
-        created.append(folder)
+        missing.append(folder)
         folder = os.path.dirname(folder)
-    for folder in reversed(created):
-        os.mkdir(folder)
+    created = []
+    try:
+        for folder in reversed(missing):
+            os.mkdir(folder)
+            created.insert(0, folder)
+    except OSError:
+        _remove_empty(created)
+        raise
     return created
+
+
+def _remove_empty(folders):
+    for folder in folders:
+        with contextlib.suppress(OSError):
+            os.rmdir(folder)
 
 
 def _commit(stage, path):
@@ -415,17 +446,19 @@ def staged_output_dir(path, force=False, inputs=()):
     path = os.path.abspath(os.fspath(path))
     parent = os.path.dirname(path)
     remove_stale_stages(parent)
+    created = []
     try:
         created = _make_parents(parent)
         stage = tempfile.mkdtemp(prefix=f"{STAGE_PREFIX}{_host_tag()}-{os.getpid()}-", dir=parent)
     except OSError as err:
+        _remove_empty(created)
         raise OutputRefused(f"{path}: cannot create the output folder ({err.strerror})") from None
     done = False
     try:
         with _terminate_as_interrupt():
             try:
                 yield stage
-                with deferred_signals():
+                with deferred_signals(completes=True):
                     _finish(stage)
                     _commit(stage, path)
             except OSError as err:
@@ -438,9 +471,7 @@ def staged_output_dir(path, force=False, inputs=()):
         if os.path.lexists(stage):
             shutil.rmtree(stage, ignore_errors=True)
         if not done:
-            for folder in created:
-                with contextlib.suppress(OSError):
-                    os.rmdir(folder)
+            _remove_empty(created)
 
 
 def _finish(stage):
@@ -455,10 +486,44 @@ def _finish(stage):
 
 
 # ---------------------------------------------------------- single-file outputs
+# A page keras-skim writes carries, after its marker (an HTML comment), the
+# sha256 of the page without this stamp: `--force` replaces it only while
+# that still holds, so notes the user added are never lost.
+_STAMP = re.compile(rb"<!-- sha256:([0-9a-f]{64}) -->")
+_MAX_STAMPED_BYTES = 1 << 30
+
+
+def _stamped(data, marker):
+    """`data` (holding `marker`) with its own sha256 stamped after the marker."""
+    digest = hashlib.sha256(data).hexdigest()
+    return data.replace(marker.encode(), marker.encode() + f"<!-- sha256:{digest} -->".encode(), 1)
+
+
+def _written_page(path):
+    """The bytes of an existing file `--force` may replace, or None when it is
+    not a regular file that can be read (a FIFO is never waited on)."""
+    from keras_skim.contract_fields import read_limited
+
+    try:
+        return read_limited(path, _MAX_STAMPED_BYTES)
+    except (OSError, ValueError):
+        return None
+
+
+def _unedited(content, marker):
+    """Whether `content` is a file keras-skim stamped that nobody changed since."""
+    found = _STAMP.search(content)
+    if found is None:
+        return False
+    bare = content[: found.start()] + content[found.end() :]
+    return marker.encode() in bare and hashlib.sha256(bare).hexdigest() == found.group(1).decode()
+
+
 def check_output_file(path, force=False, marker=None):
     """Checks that keras-skim may write the file `path`: refused (one line)
     if it is a folder, if it exists without `force`, or, with `force`, if
-    it is not a file keras-skim wrote (its text lacks `marker`)."""
+    it is not a file keras-skim wrote (its text lacks `marker`) or one
+    changed since it wrote it (its stamp, see `write_output_file`)."""
     shown = os.path.abspath(os.fspath(path))
     if os.path.isdir(shown):
         raise OutputRefused(f"{shown}: is a folder (expected a file path to write)")
@@ -472,18 +537,23 @@ def check_output_file(path, force=False, marker=None):
     if not force:
         raise OutputRefused(f"{shown} already exists (use --force to replace it)")
     if marker is not None:
-        try:
-            with open(shown, "rb") as f:
-                written_by_us = marker.encode() in f.read(4096)
-        except OSError:
-            written_by_us = False
-        if not written_by_us:
+        content = _written_page(shown)
+        if content is None or marker.encode() not in content[:4096]:
             raise OutputRefused(f"{shown} was not written by keras-skim; --force will not replace it")
+        if not _unedited(content, marker):
+            raise OutputRefused(
+                f"{shown} changed since keras-skim wrote it (or an older keras-skim wrote it, without its "
+                "sha256); --force will not replace it: move it away or choose another file"
+            )
 
 
 def write_output_file(path, data, force=False, marker=None):
-    """Writes bytes to `path` atomically after `check_output_file`."""
+    """Writes bytes to `path` atomically after `check_output_file`; with a
+    `marker` (an HTML comment the bytes hold), the file is stamped with its
+    sha256 so that a later `force` can tell whether it was edited."""
     check_output_file(path, force=force, marker=marker)
+    if marker is not None:
+        data = _stamped(data, marker)
     path = os.path.abspath(os.fspath(path))
     try:
         fd, tmp = tempfile.mkstemp(prefix=".keras-skim-", dir=os.path.dirname(path))

@@ -160,7 +160,7 @@ def test_endless_and_huge_files_are_refused_with_bounded_memory(tmp_path):
     link = tmp_path / "metadata.json"
     link.symlink_to("/dev/zero")
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    with pytest.raises(contracts.ContractError, match="larger than"):
+    with pytest.raises(contracts.ContractError, match="is a character device, not a regular file"):
         contracts.read_metadata(link)
     tokenizer = tmp_path / "tok" / "tokenizer.json"
     tokenizer.parent.mkdir()
@@ -174,3 +174,23 @@ def test_endless_and_huge_files_are_refused_with_bounded_memory(tmp_path):
         f.truncate(MAX_JSON_BYTES + 1)  # sparse: refused from its size, never read
     with pytest.raises(contracts.ContractError, match="larger than"):
         contracts.read_train_config(big)
+
+
+def test_a_fifo_as_a_contract_file_is_refused_without_waiting_for_a_writer(tmp_path):
+    # Issue 30, row 5: opening a FIFO blocks until a writer comes; it is refused unopened.
+    fifo = tmp_path / "metadata.json"
+    os.mkfifo(fifo)
+    with pytest.raises(contracts.ContractError, match="metadata.json: is a FIFO .named pipe., not a regular file"):
+        contracts.read_metadata(fifo)
+
+
+def test_a_fifo_or_device_is_named_for_what_it_is_not_missing(tmp_path):
+    # Issue 30: /dev/zero and FIFOs were reported as "no such file".
+    fifo = tmp_path / "model.tflite"
+    os.mkfifo(fifo)
+    with pytest.raises(contracts.ContractError, match="model.tflite: is a FIFO .named pipe., not a regular file"):
+        contracts.resolve_export(fifo)
+    with pytest.raises(contracts.ContractError, match="/dev/zero: is a character device, not a regular file"):
+        contracts.tokenizer_file("/dev/zero")
+    with pytest.raises(contracts.ContractError, match="no such file"):
+        contracts.resolve_export(tmp_path / "missing.tflite")

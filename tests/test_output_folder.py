@@ -220,3 +220,78 @@ def test_a_terminated_writer_cleans_up_and_a_killed_ones_stage_goes_next_run(tmp
         assert left == [] if sig == signal.SIGTERM else len(left) == 1
     _write(tmp_path / "next", {"a": "b"})  # the killed writer's stage is removed by the next run there
     assert _stages(tmp_path) == [] and not (tmp_path / "out").exists()
+
+
+def test_an_output_path_longer_than_path_max_leaves_no_folders(tmp_path):
+    # Issue 30, row 10: 20 nested 250-byte names; 16 empty folders were left behind.
+    deep = tmp_path.joinpath(*[f"{i:02d}" + "d" * 248 for i in range(20)], "out")
+    ran = []
+    with pytest.raises(OutputRefused, match="cannot create the output folder") as info:
+        with output_folder.staged_output_dir(deep):
+            ran.append(True)
+    assert "\n" not in str(info.value) and ran == [] and os.listdir(tmp_path) == []
+
+
+def test_parents_made_before_a_failure_are_removed(tmp_path, monkeypatch):
+    made = []
+    real_mkdir = os.mkdir
+
+    def mkdir_then_fail(path, *args):
+        if len(made) == 2:
+            raise OSError(errno.ENAMETOOLONG, "File name too long")
+        made.append(path)
+        return real_mkdir(path, *args)
+
+    monkeypatch.setattr(output_folder, "_check_creatable", lambda path: None)
+    monkeypatch.setattr(os, "mkdir", mkdir_then_fail)
+    with pytest.raises(OutputRefused, match="File name too long"):
+        with output_folder.staged_output_dir(tmp_path / "a" / "b" / "c" / "out"):
+            pass
+    assert len(made) == 2 and os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_during_the_final_rename_does_not_report_a_complete_folder_interrupted(
+    tmp_path, monkeypatch, sigint_handler, sig
+):
+    # Issue 30: SIGTERM/SIGINT held during the commit used to raise after it: exit 130
+    # "interrupted" although the folder was complete.
+    sigint_handler(signal.default_int_handler)
+    commit = output_folder._commit
+
+    def commit_with_a_signal(stage, path):
+        os.kill(os.getpid(), sig)
+        commit(stage, path)
+
+    monkeypatch.setattr(output_folder, "_commit", commit_with_a_signal)
+    _write(tmp_path / "out", {"model.txt": "weights"})
+    assert (tmp_path / "out" / "model.txt").read_text() == "weights"
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+
+def test_force_keeps_a_page_the_user_edited(tmp_path):
+    # Issue 30, row 15: `show --html --force` overwrote a page whose notes the user had added.
+    page = tmp_path / "show.html"
+    marker = contracts.HTML_MARKER
+    output_folder.write_output_file(page, f"<html>{marker}<p>first</p></html>".encode(), marker=marker)
+    output_folder.write_output_file(page, f"<html>{marker}<p>again</p></html>".encode(), force=True, marker=marker)
+    assert "again" in page.read_text()  # unedited: replaced
+    page.write_text(page.read_text().replace("again", "again <b>my notes</b>"))
+    with pytest.raises(OutputRefused, match="changed since keras-skim wrote it"):
+        output_folder.write_output_file(page, f"<html>{marker}<p>third</p></html>".encode(), force=True, marker=marker)
+    assert "my notes" in page.read_text()
+    page.write_text(f"<html>{marker}<p>an older keras-skim's page, without a stamp</p></html>")
+    with pytest.raises(OutputRefused, match="changed since keras-skim wrote it"):
+        output_folder.check_output_file(page, force=True, marker=marker)
+    fifo = tmp_path / "fifo.html"
+    os.mkfifo(fifo)  # refused at once, not waited on
+    with pytest.raises(OutputRefused, match="was not written by keras-skim"):
+        output_folder.check_output_file(fifo, force=True, marker=marker)
+
+
+def test_a_fifo_in_place_of_the_marker_is_not_waited_on(tmp_path):
+    folder = tmp_path / "out"
+    folder.mkdir()
+    os.mkfifo(folder / contracts.MARKER_FILE)
+    with pytest.raises(OutputRefused, match="no .keras-skim-output.json"):
+        output_folder.check_output_folder(folder, force=True)

@@ -14,7 +14,7 @@ import pytest
 
 import keras_skim
 from keras_skim import litert_ops
-from keras_skim.litert_ops import native_build
+from keras_skim.litert_ops import library_file, native_build
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -160,6 +160,30 @@ def test_library_is_checked_before_it_is_loaded(op_cache, tmp_path):
         litert_ops.verify_library(str(folder))
     assert "custom-op library is not part of this install" in str(info.value)
     assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("kept", [lambda n: n - 1, lambda n: n - 4096, lambda n: n // 2, lambda n: 100])
+def test_a_truncated_library_whose_manifest_was_rewritten_to_match_is_refused_unloaded(op_cache, tmp_path, kept):
+    # Issue 30, row 12: a truncated .so with a manifest rewritten to match passed every check and
+    # dlopen faulted (SIGBUS, no message); the ELF headers now say it is cut. Loaded in a child
+    # process, so a fault there cannot take the test run down.
+    folder = _copy_build(tmp_path, with_sources=False)
+    library = folder / native_build.LIBRARY_NAME
+    data = library.read_bytes()
+    library.write_bytes(data[: kept(len(data))])
+    manifest_path = folder / native_build.MANIFEST_NAME
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    manifest.update(bytes=library.stat().st_size, sha256=native_build.file_sha256(str(library)))
+    manifest_path.write_text(json.dumps(manifest), encoding="utf-8")
+    code = (
+        "import sys\nfrom keras_skim.litert_ops import c_interface\n"
+        "try:\n    c_interface.load_library()\nexcept RuntimeError as err:\n    print(err)\n    sys.exit(3)\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(keras_skim.__file__)))
+    env[library_file.OPS_DIR_ENV] = str(folder)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 3, (proc.returncode, proc.stdout, proc.stderr)
+    assert "not a whole shared library" in proc.stdout and proc.stdout.count("\n") == 1, proc.stdout
 
 
 def test_wheel_layout_without_sources_verifies(op_cache, tmp_path):

@@ -7,7 +7,7 @@ import os
 import sys
 
 from keras_skim.cli.data_args import add_data_argument, add_split_arguments
-from keras_skim.cli.model_args import THRESHOLD_HELP, integer_in, threshold_list
+from keras_skim.cli.model_args import THRESHOLD_HELP, integer_in, output_path, threshold_list
 
 # Interpreter threads: more than any CPU has gains nothing, and tens of
 # thousands exhaust the process (keras_skim.runtime.runner.MAX_THREADS).
@@ -41,7 +41,9 @@ def add_arguments(parser):
         type=threshold_list,
         help="comma-separated thresholds to sweep; " + THRESHOLD_HELP,
     )
-    parser.add_argument("-o", "--output", metavar="REPORT_DIR", help="write report.json, report.md (and a PNG)")
+    parser.add_argument(
+        "-o", "--output", type=output_path, metavar="REPORT_DIR", help="write report.json, report.md (and a PNG)"
+    )
     parser.add_argument(
         "--force",
         action="store_true",
@@ -90,6 +92,7 @@ def run(args):
                 split=args.split,
                 split_seed=args.split_seed or 0,
                 num_classes=probe.metadata.num_classes,
+                class_names=probe.metadata.class_names,
             )
             if probe.tokenizer is None:
                 raise CliError(f"{args.model}: the export has no tokenizer.json, so it cannot read texts")

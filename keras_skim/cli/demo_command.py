@@ -14,9 +14,18 @@ import json
 import os
 import shutil
 
+from keras_skim.cli.bench_command import MAX_REPEATS, MAX_SAMPLES
 from keras_skim.cli.data_args import add_data_argument, data_error
 from keras_skim.cli.errors import CliError
-from keras_skim.cli.model_args import non_negative_float, non_negative_int, positive_int
+from keras_skim.cli.model_args import (
+    MAX_STATE_UNITS,
+    integer_in,
+    non_negative_float,
+    non_negative_int,
+    output_path,
+    positive_int,
+    state_units,
+)
 from keras_skim.model_kinds import DEMO_KINDS, KINDS, family_of, load
 
 # The skim model the demo trains, and its baseline.
@@ -24,7 +33,7 @@ MODEL, BASELINE = (KINDS[name] for name in DEMO_KINDS)
 
 
 def add_arguments(parser):
-    parser.add_argument("-o", "--output", default="keras-skim-demo", help="folder to write")
+    parser.add_argument("-o", "--output", type=output_path, default="keras-skim-demo", help="folder to write")
     parser.add_argument(
         "--force",
         action="store_true",
@@ -32,7 +41,9 @@ def add_arguments(parser):
     )
     add_data_argument(parser, default="rotten_tomatoes")
     parser.add_argument("--epochs", type=positive_int, default=3)
-    parser.add_argument("--units", type=positive_int, default=100)
+    parser.add_argument(
+        "--units", type=state_units, default=100, help=f"state size d (default 100, at most {MAX_STATE_UNITS})"
+    )
     parser.add_argument("--small-units", type=non_negative_int, default=10)
     parser.add_argument("--gamma", type=non_negative_float, default=0.02)
     parser.add_argument("--limit", type=positive_int, default=None, help="train on a subset of this size (quick look)")
@@ -42,13 +53,17 @@ def add_arguments(parser):
     )
     parser.add_argument(
         "--bench-samples",
-        type=positive_int,
+        type=integer_in(1, MAX_SAMPLES),
         default=100,
         metavar="N",
         help="test texts timed by the benchmark (default 100)",
     )
     parser.add_argument(
-        "--bench-repeats", type=positive_int, default=3, metavar="R", help="timed runs per text (default 3)"
+        "--bench-repeats",
+        type=integer_in(1, MAX_REPEATS),
+        default=3,
+        metavar="R",
+        help="timed runs per text (default 3)",
     )
 
 

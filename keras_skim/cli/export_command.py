@@ -2,7 +2,13 @@
 
 import os
 
-from keras_skim.cli.model_args import THRESHOLD_HELP, non_negative_float, positive_int
+from keras_skim.cli.model_args import (
+    MAX_PARITY_SAMPLES,
+    THRESHOLD_HELP,
+    non_negative_float,
+    output_path,
+    parity_samples,
+)
 from keras_skim.model_kinds import CUSTOM_OPS, KINDS
 
 
@@ -15,6 +21,7 @@ def add_arguments(parser):
     parser.add_argument(
         "-o",
         "--output",
+        type=output_path,
         metavar="OUTDIR",
         help="output folder (default: <model name>_tflite next to the model; for a preset, in this folder)",
     )
@@ -30,10 +37,10 @@ def add_arguments(parser):
     )
     parser.add_argument(
         "--parity-samples",
-        type=positive_int,
+        type=parity_samples,
         default=4,
         metavar="N",
-        help="inputs checked against Keras at several thresholds (default 4)",
+        help=f"inputs checked against Keras at several thresholds (default 4, at most {MAX_PARITY_SAMPLES})",
     )
     parser.add_argument(
         "--quantize",

@@ -20,9 +20,10 @@ def _integer_at_least(minimum, wording):
     return parse
 
 
-def integer_in(minimum, maximum):
-    """An argparse type: an integer from `minimum` to `maximum`."""
-    wording = f"an integer from {minimum} to {maximum}"
+def integer_in(minimum, maximum, wording=None):
+    """An argparse type: an integer from `minimum` to `maximum` (`wording`:
+    how the message names it)."""
+    wording = wording or f"an integer from {minimum} to {maximum}"
 
     def parse(text):
         try:
@@ -44,6 +45,25 @@ seed_value = integer_in(0, (1 << 32) - 1)
 sequence_length = integer_in(1, MAX_SEQUENCE_LENGTH)
 vocabulary_tokens = integer_in(3, MAX_VOCABULARY_SIZE)
 non_negative_int = _integer_at_least(0, "an integer >= 0")
+# Upper bounds of the options that size memory, checked before any work
+# (TensorFlow's ResourceExhaustedError or NumPy's MemoryError would come
+# only after minutes). An LSTM of d units holds 4d(d + e) weights: d = 4096
+# is about 1 GB with Adam's slots (the papers use d <= 200); every parity
+# sample is one Keras and one LiteRT run per threshold.
+MAX_STATE_UNITS = 4096
+MAX_BATCH_SIZE = 1 << 16
+MAX_PARITY_SAMPLES = 1000
+state_units = integer_in(1, MAX_STATE_UNITS, f"a positive integer of at most {MAX_STATE_UNITS}")
+batch_size = integer_in(1, MAX_BATCH_SIZE, f"a positive integer of at most {MAX_BATCH_SIZE}")
+parity_samples = integer_in(1, MAX_PARITY_SAMPLES, f"a positive integer of at most {MAX_PARITY_SAMPLES}")
+
+
+def output_path(text):
+    """An argparse type for `-o`/`--html`: a path, never empty (an empty
+    `-o ""` must not fall back to the default place)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"expected a path to write, got {text!r}")
+    return text
 
 
 def non_negative_float(text):

@@ -20,6 +20,7 @@ from keras_skim.cli.model_args import (
     load_text_model,
     model_record,
     non_negative_int,
+    output_path,
     text_tokenizer,
 )
 from keras_skim.contracts import HTML_MARKER
@@ -60,7 +61,7 @@ def add_arguments(parser):
     )
     add_threshold_argument(parser)
     parser.add_argument("--tokenizer", default=None, help="tokenizer.json (default: next to MODEL)")
-    parser.add_argument("--html", default=None, help="also write an HTML page here")
+    parser.add_argument("--html", type=output_path, default=None, help="also write an HTML page here")
     parser.add_argument("--force", action="store_true", help="replace an HTML file that keras-skim show wrote before")
     parser.add_argument("--color", choices=["auto", "always", "never"], default="auto")
 

@@ -9,10 +9,15 @@ another family are refused (one line, exit 2) rather than silently ignored.
 from keras_skim.cli.data_args import add_data_argument, add_split_seed_argument
 from keras_skim.cli.errors import CliError
 from keras_skim.cli.model_args import (
+    MAX_BATCH_SIZE,
+    MAX_STATE_UNITS,
+    batch_size,
     non_negative_float,
+    output_path,
     positive_int,
     seed_value,
     sequence_length,
+    state_units,
     vocabulary_tokens,
 )
 from keras_skim.datasets.registry import MAX_LENGTH_HELP
@@ -41,9 +46,13 @@ def add_arguments(parser):
     parser.add_argument(
         "--units",
         "-d",
-        type=positive_int,
+        type=state_units,
         default=None,
-        help="state size d (default " + ", ".join(f"{k.units} {name}" for name, k in CLI_KINDS.items()) + ")",
+        help="state size d, at most "
+        + str(MAX_STATE_UNITS)
+        + " (default "
+        + ", ".join(f"{k.units} {name}" for name, k in CLI_KINDS.items())
+        + ")",
     )
     parser.add_argument(
         "--epochs",
@@ -51,7 +60,9 @@ def add_arguments(parser):
         default=None,
         help=_help("training epochs (default 5)", "epochs"),
     )
-    parser.add_argument("--batch-size", type=positive_int, default=None, help=_help("default 64", "batch_size"))
+    parser.add_argument(
+        "--batch-size", type=batch_size, default=None, help=_help(f"default 64, at most {MAX_BATCH_SIZE}", "batch_size")
+    )
     parser.add_argument(
         "--learning-rate",
         type=non_negative_float,
@@ -83,7 +94,7 @@ def add_arguments(parser):
         "--limit", type=positive_int, default=None, help="train on a class-balanced subset of this size"
     )
     parser.add_argument("--seed", type=seed_value, default=0)
-    parser.add_argument("-o", "--output", required=True, help="model folder to write")
+    parser.add_argument("-o", "--output", type=output_path, required=True, help="model folder to write")
     parser.add_argument(
         "--force",
         action="store_true",

@@ -14,6 +14,8 @@ import os
 import pathlib
 import tempfile
 
+from keras_skim.datasets.errors import CacheError
+
 CACHE_ENV = "KERAS_SKIM_CACHE"
 CHECKSUM_SUFFIX = ".sha256"
 _CHUNK = 1 << 20
@@ -28,6 +30,9 @@ def cache_root(cache_dir=None):
     Returns:
         A ``pathlib.Path``: ``cache_dir``, else ``$KERAS_SKIM_CACHE``, else
         ``$XDG_CACHE_HOME/keras_skim``, else ``~/.cache/keras_skim``.
+
+    Raises:
+        CacheError: The folder cannot be created (one line naming it).
     """
     if cache_dir is not None:
         root = pathlib.Path(cache_dir)
@@ -38,8 +43,18 @@ def cache_root(cache_dir=None):
     else:
         root = pathlib.Path.home() / ".cache" / "keras_skim"
     root = root.expanduser()
-    root.mkdir(parents=True, exist_ok=True)
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise _cache_error(root, "create the cache folder", err) from None
     return root
+
+
+def _cache_error(path, doing, err):
+    return CacheError(
+        f"{path}: cannot {doing} ({err.strerror or err}); expected a writable cache folder "
+        f"(set {CACHE_ENV} to one with free space)"
+    )
 
 
 def sha256_file(path):
@@ -158,9 +173,15 @@ def store_artefact(path, data):
 
     Returns:
         ``path`` as a ``pathlib.Path``.
+
+    Raises:
+        CacheError: The write failed (nothing half-written is left).
     """
-    atomic_write_bytes(path, data)
-    write_checksum(path)
+    try:
+        atomic_write_bytes(path, data)
+        write_checksum(path)
+    except OSError as err:
+        raise _cache_error(path, "write to the cache", err) from None
     return pathlib.Path(path)
 
 
@@ -175,16 +196,19 @@ def move_into_cache(src, path):
         ``path`` as a ``pathlib.Path``.
     """
     path = pathlib.Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        os.replace(src, path)
-    except OSError:
-        # Across file systems os.replace fails; copy into a temp file next to
-        # the destination instead, which keeps the final step atomic.
-        with atomic_output(path) as tmp, open(src, "rb") as source, open(tmp, "wb") as target:
-            for block in iter(lambda: source.read(_CHUNK), b""):
-                target.write(block)
-    write_checksum(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.replace(src, path)
+        except OSError:
+            # Across file systems os.replace fails; copy into a temp file next to
+            # the destination instead, which keeps the final step atomic.
+            with atomic_output(path) as tmp, open(src, "rb") as source, open(tmp, "wb") as target:
+                for block in iter(lambda: source.read(_CHUNK), b""):
+                    target.write(block)
+        write_checksum(path)
+    except OSError as err:
+        raise _cache_error(path, "write to the cache", err) from None
     return path
 
 

@@ -52,3 +52,8 @@ class DataSourceError(ValueError):
     The message is one line naming the file (and line, where there is one)
     and what was expected, so that the CLI can print it as is and exit 2.
     """
+
+
+class CacheError(DataSourceError):
+    """The cache folder cannot be created or written (``KERAS_SKIM_CACHE``
+    naming a file, a parent that cannot be made, a full disk); one line."""

@@ -27,6 +27,7 @@ NAMES = "names"
 _A = {INTEGERS: "an integer", NAMES: "a name"}
 
 _INTEGER = re.compile(r"[+-]?\d+")
+_MAX_DIGITS = 4000
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 
 
@@ -43,12 +44,19 @@ def _classify(value):
     if isinstance(value, str):
         text = value.strip()
         if _INTEGER.fullmatch(text):
-            return INTEGERS, int(text)
+            # Python refuses to convert integers of more than 4300 digits.
+            return (INTEGERS, int(text)) if len(text) <= _MAX_DIGITS else (None, value)
         if _NUMBER.fullmatch(text):
-            number = float(text)
-            return (INTEGERS, int(number)) if number == int(number) else (None, value)
+            number = float(text)  # "1e400" is inf: no class id
+            return (INTEGERS, int(number)) if math.isfinite(number) and number == int(number) else (None, value)
         return (NAMES, text) if text else (None, value)
     return None, value
+
+
+def _shown(value):
+    """A label as a message shows it: its repr, cut to 60 characters."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def encode_labels(values, where, classes=None):
@@ -75,7 +83,7 @@ def encode_labels(values, where, classes=None):
         kind, norm = _classify(value)
         if kind is None:
             raise DataSourceError(
-                f"{where(row)}: label {value!r} is neither an integer nor a class name; "
+                f"{where(row)}: label {_shown(value)} is neither an integer nor a class name; "
                 "expected every label to be an integer or every label a name"
             )
         first.setdefault(kind, row)
@@ -84,8 +92,8 @@ def encode_labels(values, where, classes=None):
     if len(first) > 1:
         early, late = sorted(first.values())
         raise DataSourceError(
-            f"{where(late)}: label {values[late]!r} is {_A[kinds[late]]} but {where(early)} has "
-            f"{_A[kinds[early]]} ({values[early]!r}); expected every label to be an integer or "
+            f"{where(late)}: label {_shown(values[late])} is {_A[kinds[late]]} but {where(early)} has "
+            f"{_A[kinds[early]]} ({_shown(values[early])}); expected every label to be an integer or "
             "every label a name"
         )
     kind = next(iter(first), NAMES)
@@ -104,6 +112,8 @@ def encode_labels(values, where, classes=None):
             found = value
         if found is None:
             shown = ", ".join(classes[:10]) + (", ..." if len(classes) > 10 else "")
-            raise DataSourceError(f"{where(row)}: label {values[row]!r} is not one of the model's classes ({shown})")
+            raise DataSourceError(
+                f"{where(row)}: label {_shown(values[row])} is not one of the model's classes ({shown})"
+            )
         ids[row] = found
     return ids, classes, kind

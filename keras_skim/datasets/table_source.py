@@ -47,6 +47,7 @@ class TableSource:
         self.split_seed = int(split_seed)
         self.default_max_length = DEFAULT_MAX_LENGTH
         self.expected_sha256 = expected_sha256
+        self.training = training
         self._indices = None
         self.sizes = None
         if table.labels is None:
@@ -84,7 +85,9 @@ class TableSource:
         try:
             return stratified_holdout(labels, fractions, self.split_seed, lambda i: self.classes[i])
         except ValueError as err:
-            raise DataSourceError(f"{self.path}: {err} (or pass --split all to use every row)") from None
+            # `train` has no --split: it needs held-out rows, or a split column / train/ test/ folders.
+            hint = "or give the rows a split column" if self.training else "or pass --split all to use every row"
+            raise DataSourceError(f"{self.path}: {err} ({hint})") from None
 
     def split_indices(self):
         """Dict ``train``/``validation``/``test`` -> sorted row indices."""

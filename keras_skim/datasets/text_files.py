@@ -15,7 +15,9 @@ import hashlib
 import io
 import json
 import os
+import stat
 
+from keras_skim import contract_fields
 from keras_skim.datasets.errors import DataSourceError
 
 TEXT = "text"
@@ -27,6 +29,10 @@ FOLDER = "folder"
 _EXPECTED_TABLE = "expected a header row naming a text and a label column, then one row per example"
 _EXPECTED_JSONL = 'expected one JSON object per line with "text" and "label" keys'
 _EXPECTED_FOLDER = "expected one sub-folder of .txt files per class, at least two"
+# The most bytes one data file, or all the files of a folder data set
+# together, may hold: IMDB's 50,000 reviews are about 130 MB. Reading is
+# capped so that an endless or sparse file is refused, not read whole.
+MAX_FILE_BYTES = 1 << 30
 
 
 @dataclasses.dataclass
@@ -106,12 +112,18 @@ def decode_utf8(data, path):
         ) from None
 
 
-def _read_bytes(path):
+def _read_bytes(path, limit=None):
+    """The bytes of a regular data file, at most `limit` (default
+    `MAX_FILE_BYTES`): a FIFO, a device or a huge sparse file is one line,
+    not a hang or a MemoryError."""
     try:
-        with open(path, "rb") as handle:
-            return handle.read()
+        return contract_fields.read_limited(path, MAX_FILE_BYTES if limit is None else limit)
     except OSError as err:
         raise DataSourceError(f"{path}: cannot read ({err.strerror or err})") from None
+    except contract_fields.NotRegularFile as err:
+        raise DataSourceError(f"{path}: {err}; expected a text data file") from None
+    except ValueError as err:
+        raise DataSourceError(f"{path}: {err}; expected a smaller data file") from None
 
 
 def read_table(path, delimiter):
@@ -183,8 +195,12 @@ def read_jsonl(path):
         place = f"{path} line {number}"
         try:
             record = json.loads(line)
+        except RecursionError:  # the C parser's depth limit, reached before any stack overflow
+            raise DataSourceError(f"{place}: JSON nested too deeply; {_EXPECTED_JSONL}") from None
         except ValueError as err:
             raise DataSourceError(f"{place}: not JSON ({err.msg}); {_EXPECTED_JSONL}") from None
+        if contract_fields.json_depth(record) > contract_fields.MAX_JSON_DEPTH:
+            raise DataSourceError(f"{place}: JSON nested too deeply; {_EXPECTED_JSONL}")
         if not isinstance(record, dict):
             raise DataSourceError(f"{place}: a JSON {type(record).__name__}, not an object; {_EXPECTED_JSONL}")
         if TEXT not in record or not isinstance(record[TEXT], str):
@@ -226,12 +242,49 @@ def _class_folders(folder):
     return [entry.name for entry in entries if entry.is_dir() and not entry.name.startswith(".")]
 
 
-def _txt_files(folder):
-    found = []
-    for root, dirs, files in os.walk(folder, followlinks=True):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        found.extend(os.path.join(root, name) for name in sorted(files) if name.lower().endswith(".txt"))
+def _inside(real, top):
+    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
+
+
+def _txt_files(folder, top, walked):
+    """The ``.txt`` files under ``folder``, searched recursively in the order
+    ``os.walk`` gives (a folder's files, then its sorted sub-folders).
+
+    Links to folders are followed only inside the data folder ``top`` and
+    only to folders not walked yet (``walked``: real paths), so a link out
+    of the data set or back up the tree (a loop) is one line, not a hang.
+    """
+    found, pending = [], [folder]
+    while pending:
+        current = pending.pop()
+        real = os.path.realpath(current)
+        if not _inside(real, os.path.realpath(top)):
+            raise DataSourceError(f"{current}: links to a folder outside {top}; {_EXPECTED_FOLDER}, inside it")
+        if real in walked:
+            raise DataSourceError(
+                f"{current}: links to a folder already read (a loop, or a second way to it); {_EXPECTED_FOLDER}"
+            )
+        walked.add(real)
+        try:
+            entries = sorted(os.scandir(current), key=lambda entry: entry.name)
+        except OSError as err:
+            raise DataSourceError(f"{current}: cannot read ({err.strerror or err})") from None
+        subfolders = []
+        for entry in entries:
+            if _is_folder(entry):
+                if not entry.name.startswith("."):
+                    subfolders.append(entry.path)
+            elif entry.name.lower().endswith(".txt"):
+                found.append(entry.path)
+        pending.extend(reversed(subfolders))
     return found
+
+
+def _is_folder(entry):
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
 
 
 def read_folder(path):
@@ -240,7 +293,8 @@ def read_folder(path):
     ``path/<class>/*.txt`` (searched recursively), one text per file; the
     class names are the sub-folder names, sorted. A folder holding
     ``train/`` (and ``test/``, ``validation/``) each laid out that way is
-    read with those splits.
+    read with those splits. Its files together hold at most
+    ``MAX_FILE_BYTES``.
     """
     subfolders = _class_folders(path)
     given = [name for name in subfolders if name in GIVEN_SPLITS]
@@ -248,19 +302,20 @@ def read_folder(path):
     parts = [(name, os.path.join(path, name)) for name in given] if split_layout else [(None, path)]
     table = TextTable(path, FOLDER, [], labels=[], splits=[] if split_layout else None, places=[])
     digest = hashlib.sha256()
-    names = set()
+    names, walked, total = set(), set(), 0
     for split, root in parts:
         classes = _class_folders(root)
         if len(classes) < 2:
             shown = f" ({', '.join(classes)})" if classes else ""
             raise DataSourceError(f"{root}: {len(classes)} class sub-folder(s){shown}; {_EXPECTED_FOLDER}")
         for name in classes:
-            files = _txt_files(os.path.join(root, name))
+            files = _txt_files(os.path.join(root, name), path, walked)
             if not files:
                 raise DataSourceError(f"{os.path.join(root, name)}: no .txt files; {_EXPECTED_FOLDER}")
             names.add(name)
             for file in files:
-                data = _read_bytes(file)
+                data = _read_bytes(file, MAX_FILE_BYTES - total)
+                total += len(data)
                 relative = os.path.relpath(file, path)
                 digest.update(relative.encode("utf-8") + b"\0" + hashlib.sha256(data).digest())
                 _append(table, decode_utf8(data, file), file, name, split)
@@ -301,10 +356,18 @@ def read_path(path):
     Raises:
         DataSourceError: Missing path, unknown extension, or a bad file.
     """
-    if os.path.isdir(path):
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as err:
+        missing = isinstance(err, (FileNotFoundError, NotADirectoryError))
+        reason = "no such file or folder" if missing else f"cannot read ({err.strerror})"
+        raise DataSourceError(f"{path}: {reason}") from None
+    if stat.S_ISDIR(mode):
         return read_folder(path)
-    if not os.path.isfile(path):
-        raise DataSourceError(f"{path}: no such file or folder")
+    if not stat.S_ISREG(mode):
+        raise DataSourceError(
+            f"{path}: is {contract_fields.file_kind(mode)}, not a regular file; expected a data file or a folder"
+        )
     ext = os.path.splitext(path)[1].lower()
     fmt = FILE_FORMATS.get(ext)
     if fmt == "csv":

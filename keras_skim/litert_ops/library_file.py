@@ -10,6 +10,7 @@ crash in dlopen. Standard library only.
 import json
 import os
 import platform
+import struct
 import threading
 
 from keras_skim.litert_ops.native_build import (
@@ -85,6 +86,9 @@ def verify_library(folder=_HERE):
         raise RuntimeError(f"{path}: {size} bytes, its build manifest says {manifest['bytes']}; reinstall keras-skim")
     if file_sha256(path) != manifest["sha256"]:
         raise RuntimeError(f"{path}: its sha256 differs from its build manifest's; reinstall keras-skim")
+    problem = elf_problem(path)
+    if problem:  # a manifest rewritten to match a damaged file: dlopen would map past its end (SIGBUS)
+        raise RuntimeError(f"{path}: not a whole shared library ({problem}); reinstall keras-skim")
     if manifest["c_api_version"] != C_API_VERSION:
         raise RuntimeError(
             f"{path}: built for C API version {manifest['c_api_version']}, this keras-skim speaks {C_API_VERSION}; "
@@ -96,6 +100,65 @@ def verify_library(folder=_HERE):
     ):
         raise RuntimeError(f"{path} was built from other C++ sources than those next to it; {rebuild}")
     return path
+
+
+# By EI_CLASS (1: 32-bit, 2: 64-bit): the ELF header after e_ident, a
+# program header and a section header, with the positions of their (type,
+# file offset, size in the file) fields.
+_ELF = {
+    1: ("HHIIIIIHHHHHH", "IIIIIIII", (0, 1, 4), "IIIIIIIIII", (1, 4, 5)),
+    2: ("HHIQQQIHHHHHH", "IIQQQQQQ", (0, 2, 5), "IIQQQQIIQQ", (1, 4, 5)),
+}
+_ET_DYN, _SHT_NOBITS = 3, 8
+
+
+def elf_problem(path):
+    """What makes `path` not a whole ELF shared library, or None.
+
+    Checks the ELF header and that every segment's and section's bytes lie
+    inside the file: a truncated library passes dlopen's first checks and
+    faults (SIGBUS) when a mapped page past the end is touched. Reads the
+    headers only.
+    """
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        ident = f.read(16)
+        if len(ident) < 16 or ident[:4] != b"\x7fELF" or ident[4] not in _ELF or ident[5] not in (1, 2):
+            return "no ELF header"
+        order = "<" if ident[5] == 1 else ">"
+        header, program, program_fields, section, section_fields = _ELF[ident[4]]
+        fields = _unpack(f, order + header)
+        if fields is None:
+            return "a cut ELF header"
+        if fields[0] != _ET_DYN:
+            return "not a shared object"
+        phoff, shoff, phentsize, phnum, shentsize, shnum = fields[4], fields[5], *fields[8:12]
+        return _table_problem(f, size, (phoff, phnum, phentsize), order + program, program_fields, "segment") or (
+            _table_problem(f, size, (shoff, shnum, shentsize), order + section, section_fields, "section")
+        )
+
+
+def _unpack(f, layout):
+    data = f.read(struct.calcsize(layout))
+    return struct.unpack(layout, data) if len(data) == struct.calcsize(layout) else None
+
+
+def _table_problem(f, size, table, layout, positions, what):
+    """The first entry of an ELF header table whose bytes lie past the end of the file."""
+    offset, count, entry = table
+    if count == 0:
+        return None
+    if entry < struct.calcsize(layout) or offset + count * entry > size:
+        return f"its {what} headers lie past the end of the file"
+    kind_at, start_at, length_at = positions
+    for index in range(count):
+        f.seek(offset + index * entry)
+        values = _unpack(f, layout)
+        if what == "section" and values[kind_at] == _SHT_NOBITS:
+            continue  # .bss: takes no bytes in the file
+        if values[start_at] + values[length_at] > size:
+            return f"{what} {index} ends at byte {values[start_at] + values[length_at]} of {size}"
+    return None
 
 
 def library_path():

@@ -8,7 +8,7 @@ class BenchDataError(ValueError):
     """Unreadable benchmark data; the message is one line."""
 
 
-def load_bench_texts(spec, samples, split="test", split_seed=DEFAULT_SPLIT_SEED, num_classes=None):
+def load_bench_texts(spec, samples, split="test", split_seed=DEFAULT_SPLIT_SEED, num_classes=None, class_names=None):
     """(texts, class ids or None, description) from any `--data` argument.
 
     Labelled data gives a seeded class-balanced sample of `samples` texts
@@ -24,12 +24,17 @@ def load_bench_texts(spec, samples, split="test", split_seed=DEFAULT_SPLIT_SEED,
         split_seed: Seed of the held-out split.
         num_classes: The model's class count (its logits; 1 = binary); the
             data's labels must have as many classes.
+        class_names: The model's class names (`metadata.json`), or None:
+            labels are then mapped to the model's class ids through them,
+            as `keras-skim evaluate` does, not by their sorted position.
 
     Raises:
         BenchDataError: One line naming the data and what is wrong.
     """
     try:
-        source = resolve_data(spec, split_seed=split_seed)
+        usable = class_names and (num_classes is None or len(class_names) == max(int(num_classes), 2))
+        recorded = {"classes": list(class_names)} if usable else None
+        source = resolve_data(spec, split_seed=split_seed, recorded=recorded)
         texts, labels = source.load(split if source.labelled else "all", limit=samples, seed=0)
     except (DataSourceError, DatasetUnavailableError) as err:
         raise BenchDataError(" ".join(str(err).split())) from None

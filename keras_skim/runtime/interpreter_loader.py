@@ -12,7 +12,11 @@ so the baseline is never made slower. Both give the same outputs, bit for
 bit on those exports (tests/runtime/test_litert_runner.py).
 """
 
+import contextlib
 import os
+import sys
+import tempfile
+import threading
 
 from keras_skim.runtime.litert_runner import LiteRtError, LiteRtModel
 from keras_skim.runtime.tflite_check import check_model
@@ -44,13 +48,16 @@ def custom_ops(model_content):
 
 def read_model_file(path):
     """The bytes of a .tflite file, at most `MAX_MODEL_BYTES` (a flatbuffer
-    cannot be larger): an endless stream such as /dev/zero is refused
-    without reading it whole."""
-    with open(os.fspath(path), "rb") as f:
-        data = f.read(MAX_MODEL_BYTES + 1)
-    if len(data) > MAX_MODEL_BYTES:
-        raise ValueError(f"larger than {MAX_MODEL_BYTES} bytes, the most a TFLite flatbuffer can hold")
-    return data
+    cannot be larger); a FIFO or a device such as /dev/zero is refused
+    unread (`contract_fields.NotRegularFile`, a ValueError)."""
+    from keras_skim.contract_fields import NotRegularFile, read_limited
+
+    try:
+        return read_limited(os.fspath(path), MAX_MODEL_BYTES)
+    except NotRegularFile:
+        raise
+    except ValueError:
+        raise ValueError(f"larger than {MAX_MODEL_BYTES} bytes, the most a TFLite flatbuffer can hold") from None
 
 
 def make_interpreter(model_path=None, model_content=None, num_threads=1):
@@ -77,10 +84,48 @@ def make_interpreter(model_path=None, model_content=None, num_threads=1):
         raise ValueError("pass exactly one of model_path and model_content")
     if model_content is None:
         model_content = read_model_file(model_path)
-    if custom_ops(model_content):
-        return LiteRtModel(model_content, num_threads=num_threads, checked=True)
+    names = custom_ops(model_content)
+    if names:
+        with _native_info_dropped():
+            model = LiteRtModel(model_content, num_threads=num_threads, checked=True)
+        model.custom_op_names = names  # for the runtime's check of metadata.json against the model
+        return model
     cls, _ = interpreter_class()
-    return cls(model_content=bytes(model_content), num_threads=num_threads)
+    with _native_info_dropped():
+        interpreter = cls(model_content=bytes(model_content), num_threads=num_threads)
+        interpreter.allocate_tensors()  # where LiteRT makes the XNNPACK delegate and says so
+    return interpreter
+
+
+_STDERR_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def _native_info_dropped():
+    """LiteRT's C++ writes "INFO: Created TensorFlow Lite XNNPACK delegate
+    for CPU." on the process's stderr (descriptor 2) when an interpreter is
+    made: a library must not print that on its user's stderr. During the
+    block descriptor 2 goes to a temporary file; afterwards its lines other
+    than "INFO: ..." are passed on. A lock keeps two threads from swapping
+    the descriptor at once."""
+    with _STDERR_LOCK:
+        try:
+            sys.stderr.flush()
+            saved = os.dup(2)
+        except (OSError, ValueError):  # no descriptor 2 to redirect
+            yield
+            return
+        with tempfile.TemporaryFile() as capture:
+            os.dup2(capture.fileno(), 2)
+            try:
+                yield
+            finally:
+                os.dup2(saved, 2)
+                os.close(saved)
+                capture.seek(0)
+                kept = [line for line in capture.read(1 << 20).splitlines(True) if not line.startswith(b"INFO: ")]
+                if kept:
+                    os.write(2, b"".join(kept))
 
 
 def runtime_versions():

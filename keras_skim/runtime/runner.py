@@ -47,6 +47,20 @@ def probabilities_from_logits(logits, activation):
     return e / e.sum()
 
 
+def _backend_problem(meta, kind, used):
+    """Whether the custom ops the model uses contradict its metadata's
+    backend, its recorded ops (where recorded) or its kind's op."""
+    if (meta.backend == "custom") != bool(used):
+        return True
+    if meta.custom_ops and sorted(meta.custom_ops) != used:
+        return True
+    return bool(used) and kind.custom_op is not None and kind.custom_op not in used
+
+
+def _shape_fits(shape, want):
+    return len(shape) == len(want) and all(w < 0 or s == w for s, w in zip(shape, want))
+
+
 def _first_line(err):
     return (str(err).strip().splitlines() or [type(err).__name__])[0][:300]
 
@@ -109,6 +123,7 @@ class SkimRunner:
         except (ValueError, RuntimeError) as err:
             raise RuntimeModelError(f"{self.model_path}: cannot prepare the model ({_first_line(err)})") from None
         self._takes = self._check_signature()
+        self._check_metadata_fits()
         # Custom-op exports run at a few padded input lengths (token_padding): no input resize per text.
         self._padding = padding_for(self._signature, self.metadata)
         self.default_threshold = self.metadata.default_threshold
@@ -145,6 +160,37 @@ class SkimRunner:
                 f"{sorted(outputs)}; expected inputs {sorted(wanted_in)} and outputs {sorted(wanted_out)})"
             )
         return inputs
+
+    def _check_metadata_fits(self):
+        """`metadata.json` describes this model: its kind's inputs and outputs
+        (a threshold where it applies, `visited_count` where it jumps), the
+        backend and custom op that run it, and the outputs' shapes (one text,
+        `num_classes` logits, one count), so that an export's metadata beside
+        another model is refused here, not reported as the wrong model."""
+        meta, kind = self.metadata, self.metadata.kind
+        details = self._signature.get_output_details()
+        shapes = {name: tuple(int(d) for d in info["shape"]) for name, info in details.items()}
+        expected = {contracts.OUTPUT_LOGITS: (1, meta.num_classes), contracts.OUTPUT_READ_COUNT: (1,)}
+        expected.update({name: (1, -1) for name in meta.read_masks})
+        if kind.jumps:
+            expected[contracts.OUTPUT_VISITED_COUNT] = (1,)
+        used = sorted(getattr(self.interpreter, "custom_op_names", None) or ())
+        problems = [
+            f"{name} has shape {list(shapes.get(name, ()))}, expected {[d if d >= 0 else 'T' for d in want]}"
+            for name, want in expected.items()
+            if name in shapes and not _shape_fits(shapes[name], want)
+        ]
+        if (contracts.INPUT_THRESHOLD in self._takes) != meta.takes_threshold:
+            problems.append(f"the model takes {'a' if contracts.INPUT_THRESHOLD in self._takes else 'no'} threshold")
+        if (contracts.OUTPUT_VISITED_COUNT in shapes) != kind.jumps:
+            problems.append(f"the model {'gives' if kind.jumps is False else 'lacks'} {contracts.OUTPUT_VISITED_COUNT}")
+        if _backend_problem(meta, kind, used):
+            problems.append(f"the model's custom ops are {used or 'none'}, the metadata's {meta.custom_ops or 'none'}")
+        if problems:
+            raise RuntimeModelError(
+                f"{self.model_path}: {contracts.METADATA_FILE} ({meta.model_kind}, {meta.backend} backend) does not "
+                f"describe this model: {'; '.join(problems)}; expected the files of one export"
+            )
 
     @property
     def backend(self):
@@ -249,8 +295,11 @@ class SkimRunner:
                     out = self._signature(**contracts.signature_inputs(self._takes, run, threshold))
                 finally:
                     self.run_started = None
+                self._check_per_token(out, run.shape[1])
                 if padding is not None:
                     padding.cut(out, count)
+        except RuntimeModelError:
+            raise
         except (RuntimeError, ValueError) as err:  # LiteRT's failures (LiteRtError is a RuntimeError)
             raise RuntimeModelError(f"{self.model_path}: the model failed to run ({_first_line(err)})") from None
         for name in _OUTPUTS:
@@ -258,6 +307,18 @@ class SkimRunner:
             if value is None or not (value.size if type(value) is np.ndarray else np.size(value)):
                 raise RuntimeModelError(f"{self.model_path}: the run gave no or empty {', '.join(_OUTPUTS)}")
         return out
+
+    def _check_per_token(self, out, length):
+        """Every read mask of a run is [1, length], one code per token: a
+        crafted model whose mask is computed from another tensor (a scalar,
+        say) is refused in one line, not cut or reshaped into wrong codes."""
+        for name in self.read_mask_layout:
+            value = out.get(name)
+            if value is not None and np.shape(value) != (1, length):
+                raise RuntimeModelError(
+                    f"{self.model_path}: the run gave {name} of shape {list(np.shape(value))}, expected [1, {length}] "
+                    "(one code per token)"
+                )
 
     def prepare(self, token_ids, threshold=None):
         """(ids int32 [1, T], threshold float32) checked for `invoke`; raises

@@ -1,14 +1,22 @@
-"""A training run's checkpoint: one file, replaced atomically."""
+"""A training run's checkpoint: one file, replaced atomically, verified
+before it is resumed."""
 
 import hashlib
 import json
 import os
+import stat
 import tempfile
+import zipfile
 
 import numpy as np
 
+from keras_skim import contract_fields
+
 CHECKPOINT_FILE = "checkpoint.npz"
 _STATE_KEY = "state.json"
+_START_OVER = "start the run over with --force (without --resume)"
+# np.load's readers of the .npy header versions np.savez writes.
+_NPY_HEADERS = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
 
 
 def runs_root():
@@ -54,39 +62,154 @@ class RunCheckpoint:
         self.path = os.path.join(self.run_dir, CHECKPOINT_FILE)
 
     def exists(self):
-        return os.path.exists(self.path)
+        return os.path.lexists(self.path)
+
+    def check_writable(self):
+        """Creates the run folder and writes a file there, before any
+        training: a name too long, a cache path that is a file or a full
+        disk is one line now (`CheckpointUnwritable`), not a traceback at
+        the first checkpoint."""
+        try:
+            os.makedirs(self.run_dir, exist_ok=True)
+            handle, probe = tempfile.mkstemp(prefix=".checkpoint-", suffix=".tmp", dir=self.run_dir)
+            os.close(handle)
+            os.remove(probe)
+        except OSError as err:
+            raise CheckpointUnwritable(self.run_dir, err) from None
 
     def save(self, state, arrays):
-        """Replaces the checkpoint with `state` (JSON-able) and `arrays` (name -> ndarray)."""
+        """Replaces the checkpoint with `state` (JSON-able) and `arrays` (name -> ndarray).
+
+        Raises:
+            CheckpointUnwritable: The file could not be written (the previous
+                checkpoint, if any, is kept whole).
+        """
         if _STATE_KEY in arrays:
             raise ValueError(f"{_STATE_KEY!r} is reserved for the state")
-        os.makedirs(self.run_dir, exist_ok=True)
         payload = {name: np.asarray(value) for name, value in arrays.items()}
         payload[_STATE_KEY] = np.array(json.dumps(state))
-        handle, temporary = tempfile.mkstemp(prefix=".checkpoint-", suffix=".tmp", dir=self.run_dir)
+        temporary = None
         try:
+            os.makedirs(self.run_dir, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(prefix=".checkpoint-", suffix=".tmp", dir=self.run_dir)
             with os.fdopen(handle, "wb") as f:
                 np.savez(f, **payload)
                 f.flush()
                 os.fsync(f.fileno())
             os.replace(temporary, self.path)
+        except OSError as err:
+            _remove_quietly(temporary)
+            raise CheckpointUnwritable(self.run_dir, err) from None
         except BaseException:
-            if os.path.exists(temporary):
-                os.remove(temporary)
+            _remove_quietly(temporary)
             raise
         _fsync_folder(self.run_dir)
 
     def load(self):
-        """`(state, arrays)` of the last save."""
-        with np.load(self.path, allow_pickle=False) as stored:
-            arrays = {name: stored[name] for name in stored.files if name != _STATE_KEY}
-            state = json.loads(str(stored[_STATE_KEY]))
+        """`(state, arrays)` of the last save, verified first.
+
+        The file must be a regular file, an uncompressed zip whose members
+        all pass their CRC check, holding `.npy` arrays of numbers whose
+        headers fit their members (so no allocation exceeds the file) and
+        the state, a JSON object (see also `check_state`).
+
+        Raises:
+            CheckpointUnreadable: Any of that fails (one line).
+        """
+        try:
+            _check_archive(self.path)
+            with np.load(self.path, allow_pickle=False) as stored:
+                arrays = {name: stored[name] for name in stored.files if name != _STATE_KEY}
+                state = contract_fields.parse_json(str(stored[_STATE_KEY]))
+        except Exception as err:  # noqa: BLE001 - any failure to parse the file means it is not a checkpoint
+            raise CheckpointUnreadable(self.path, _reason(err)) from None
+        problem = _state_problem(state, None) or _arrays_problem(arrays)
+        if problem:
+            raise CheckpointUnreadable(self.path, problem)
         return state, arrays
+
+    def check_state(self, state, template):
+        """Refuses a loaded state lacking a key of `template` (a fresh
+        state) or holding a value of another JSON type there.
+
+        Raises:
+            CheckpointUnreadable: One line naming the key.
+        """
+        problem = _state_problem(state, template)
+        if problem:
+            raise CheckpointUnreadable(self.path, problem)
 
     def remove(self):
         """Deletes the checkpoint file (only it: the folder may hold other files)."""
         if self.exists():
-            os.remove(self.path)
+            try:
+                os.remove(self.path)
+            except OSError as err:  # e.g. a folder in its place
+                raise CheckpointUnwritable(self.run_dir, err) from None
+
+
+def _remove_quietly(path):
+    if path is not None:
+        try:
+            os.remove(path)
+        except OSError:
+            pass
+
+
+def _reason(err):
+    text = " ".join(str(err).split())[:160]
+    return f"{type(err).__name__}: {text}" if text else type(err).__name__
+
+
+def _check_archive(path):
+    """Checks the zip of a checkpoint before NumPy reads it (see `load`)."""
+    mode = os.stat(path).st_mode
+    if not stat.S_ISREG(mode):
+        raise ValueError(f"is {contract_fields.file_kind(mode)}, not a regular file")
+    with zipfile.ZipFile(path) as archive:
+        members = archive.infolist()
+        if _STATE_KEY + ".npy" not in archive.namelist():
+            raise ValueError("no run state in it")
+        for info in members:
+            if info.compress_type != zipfile.ZIP_STORED or not info.filename.endswith(".npy"):
+                raise ValueError(f"member {info.filename!r} is not an array np.savez writes")
+        broken = archive.testzip()  # every member read through and its CRC compared
+        if broken is not None:
+            raise ValueError(f"member {broken!r} fails its CRC check")
+        for info in members:
+            with archive.open(info) as member:
+                reader = _NPY_HEADERS.get(np.lib.format.read_magic(member))
+                if reader is None:
+                    raise ValueError(f"member {info.filename!r}: not a .npy header np.savez writes")
+                shape, _, dtype = reader(member)
+                if dtype.hasobject or int(np.prod(shape, dtype=object)) * dtype.itemsize > info.file_size:
+                    raise ValueError(f"member {info.filename!r}: its header claims more data than it holds")
+
+
+def _state_problem(state, template):
+    if not isinstance(state, dict):
+        return "its run state is not a JSON object"
+    for key, fresh in (template or {}).items():
+        if key not in state:
+            return f"its run state lacks {key!r}"
+        if fresh is not None and _json_type(state[key]) != _json_type(fresh):
+            return f"its run state's {key!r} is a {_json_type(state[key])}, expected a {_json_type(fresh)}"
+    return None
+
+
+def _json_type(value):
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    return {dict: "object", list: "array", str: "string"}.get(type(value), "null")
+
+
+def _arrays_problem(arrays):
+    for name, value in arrays.items():
+        if value.dtype.kind not in "biuf":
+            return f"array {name!r} holds {value.dtype}, not numbers"
+    return None
 
 
 def _fsync_folder(folder):
@@ -103,12 +226,35 @@ def _fsync_folder(folder):
         os.close(descriptor)
 
 
-class RunExists(RuntimeError):
+class CheckpointError(RuntimeError):
+    """A checkpoint that cannot be resumed or written; the message is one line."""
+
+
+class RunExists(CheckpointError):
     """A run folder holds a checkpoint and neither resuming nor restarting was asked for."""
 
 
-class CheckpointMismatch(RuntimeError):
+class CheckpointMismatch(CheckpointError):
     """A checkpoint was written by a run with other settings than the one resuming it."""
+
+
+class CheckpointUnreadable(CheckpointMismatch):
+    """A checkpoint file that is not one: truncated, edited, or not a regular file."""
+
+    def __init__(self, path, reason):
+        super().__init__(f"{path}: not a checkpoint keras-skim can resume ({reason}); {_START_OVER}")
+
+
+class CheckpointUnwritable(CheckpointError):
+    """The run folder or its checkpoint cannot be written (a name too long,
+    a cache path that is a file, a full disk)."""
+
+    def __init__(self, run_dir, err):
+        reason = err.strerror or str(err)
+        super().__init__(
+            f"{run_dir}: cannot write the run's checkpoint ({reason}); expected a writable folder "
+            "(a shorter --run-name, or KERAS_SKIM_CACHE naming a writable folder with free space)"
+        )
 
 
 class TrainingInterrupted(RuntimeError):

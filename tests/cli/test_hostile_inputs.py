@@ -37,6 +37,19 @@ print(code, sorted({m.split(".")[0] for m in sys.modules} & {"tensorflow", "kera
         (["train", "--data", "x.csv", "-o", "out", "--max-length", str(2**31)], "--max-length"),
         (["bench", "model.tflite", "--threads", "40000"], "--threads"),
         (["bench", "model.tflite", "--threads", "0"], "--threads"),
+        # Issue 30, row 6: size options have upper bounds, checked before any work.
+        (["train", "--data", "x.csv", "-o", "out", "--units", "100000000"], "--units"),
+        (["train", "--data", "x.csv", "-o", "out", "--batch-size", str(2**20)], "--batch-size"),
+        (["train", "--data", "x.csv", "-o", "out", "--cell", "sj-lstm", "--agent-units", "100000000"], "--agent-units"),
+        (["demo", "-o", "out", "--units", "100000000"], "--units"),
+        (["demo", "-o", "out", "--bench-samples", "100000000"], "--bench-samples"),
+        (["export", "model.keras", "-o", "out", "--parity-samples", "100000000"], "--parity-samples"),
+        # `-o ""` fell back to the default place.
+        (["export", "model.keras", "-o", ""], "-o/--output: expected a path to write"),
+        (["train", "--data", "x.csv", "-o", ""], "-o/--output: expected a path to write"),
+        (["demo", "-o", ""], "-o/--output: expected a path to write"),
+        (["bench", "model.tflite", "-o", " "], "-o/--output: expected a path to write"),
+        (["show", "model", "--text", "hi", "--html", ""], "--html: expected a path to write"),
     ],
 )
 def test_out_of_range_arguments_are_refused_before_tensorflow_loads(tmp_path, argv, expect):
@@ -90,7 +103,7 @@ def test_a_large_config_that_barely_compresses_is_a_model_not_a_bomb(tmp_path):
 
 
 def test_show_file_on_an_endless_stream(trained_folder):
-    one_line_error(["show", trained_folder("skim"), "--file", "/dev/zero"], "larger than")
+    one_line_error(["show", trained_folder("skim"), "--file", "/dev/zero"], "is a character device, not a regular file")
 
 
 def _bench_folder(exported, tmp_path):
@@ -179,3 +192,46 @@ def test_train_config_max_length_out_of_range(trained_folder, tmp_path):
         code, _, err = run_cli(command)
         assert code == 2 and '"arguments"."max_length"' in one_line(err), err
     assert not (tmp_path / "exp").exists()
+
+
+def test_show_file_on_a_fifo_is_refused_without_waiting(tmp_path):
+    # Issue 30, row 5: `show --file p.txt` on a FIFO hung in open(); now refused unopened.
+    import threading
+
+    from keras_skim.cli.errors import CliError
+    from keras_skim.cli.show_command import read_text_file
+
+    fifo = tmp_path / "p.txt"
+    os.mkfifo(fifo)
+    outcome = []
+
+    def read():
+        try:
+            read_text_file(str(fifo))
+        except CliError as err:
+            outcome.append(str(err))
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(20)
+    if reader.is_alive():  # unblock the hung open() so the test run ends
+        with open(fifo, "wb"):
+            pass
+    assert outcome and "p.txt: is a FIFO (named pipe), not a regular file" in one_line(outcome[0]), outcome
+
+
+@pytest.mark.parametrize("folder", ["assets/", "variables/"])
+def test_a_keras_archive_of_many_members_each_under_the_limit_is_refused(tmp_path, folder):
+    # Issue 30, row 11: 215 zero-filled 16 MiB members passed each member's check; Keras
+    # inflated 3.6 GB of assets/ to TMPDIR. (Fewer members here: the total is what counts.)
+    from keras_skim.model_io import MAX_CONFIG_BYTES, ModelLoadError, check_archive
+
+    bomb = tmp_path / "model.keras"
+    zeros = b"\0" * MAX_CONFIG_BYTES
+    with zipfile.ZipFile(bomb, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("config.json", "{}")
+        for i in range(3):
+            archive.writestr(f"{folder}member{i}", zeros)
+    with pytest.raises(ModelLoadError, match="inflate") as info:
+        check_archive(str(bomb))
+    assert str(bomb) in one_line(str(info.value))

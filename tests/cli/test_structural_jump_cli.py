@@ -166,6 +166,7 @@ def test_what_does_not_apply_to_a_jump_model_is_one_line(sj_folder, argv, messag
         (["--cell", "sj-lstm", "--full-read-steps", "0", "--speed-read-steps", "0"], "nothing to train"),
         (["--cell", "lstm", "--schedule", "authors"], "--schedule does not apply to --cell lstm"),
         (["--cell", "sj-lstm", "--run-name", "../up"], "--run-name must be a folder name"),
+        (["--cell", "sj-lstm", "--run-name", "r" * 300], "--run-name must be at most 255 bytes"),  # issue 30
         (["--cell", "skim-lstm", "--resume"], "--resume does not apply to --cell skim-lstm"),
         (["--cell", "lstm", "--rolling-weight", "0.1"], "--rolling-weight does not apply to --cell lstm"),
         (["--cell", "sj-lstm", "--rolling-weight", "-1"], "--rolling-weight: expected a finite number >= 0"),
@@ -232,6 +233,14 @@ def test_train_in_steps_records_every_validation_and_resumes_a_finished_run(tiny
     assert main(argv + ["--resume", "--force"]) == 0
     again = contracts.read_train_config(tmp_path / "sj" / "train_config.json").results
     assert again["history"] == results["history"] and again["test"] == results["test"]
+    # Issue 30, row 7: a truncated checkpoint is one line on --resume; --force without --resume starts over.
+    checkpoint = os.path.join(run_dir, "checkpoint.npz")
+    with open(checkpoint, "r+b") as f:
+        f.truncate(os.path.getsize(checkpoint) // 2)
+    assert main(argv + ["--resume", "--force"]) == 2
+    line = _error_line(capsys)
+    assert "checkpoint.npz: not a checkpoint keras-skim can resume" in line and "--force (without --resume)" in line
+    assert main(argv + ["--force"]) == 0
 
 
 @pytest.mark.parametrize(

@@ -182,7 +182,7 @@ def test_bad_files_give_one_line_naming_the_file(tmp_path):
 def test_too_few_rows_per_class_to_hold_out(tmp_path):
     path = _write_csv(tmp_path / "tiny.csv", [("a", "x"), ("b", "x"), ("c", "x"), ("d", "y"), ("e", "y")])
     source = resolve_data(str(path), training=True)
-    with pytest.raises(DataSourceError, match="class 'y' has 2 row.*at least 3 per class.*--split all"):
+    with pytest.raises(DataSourceError, match="class 'y' has 2 row.*at least 3 per class.*split column"):
         source.load("test")
     assert len(source.load("all")[0]) == 5
 

@@ -101,13 +101,22 @@ def test_inconsistent_export_folders_are_refused_when_opened(exported, tmp_path)
         SkimRunner(folder)
 
 
-def test_endless_model_file_is_refused_with_bounded_memory(monkeypatch):
+def test_endless_model_file_is_refused_with_bounded_memory(monkeypatch, tmp_path):
     """A model path on an endless stream reads at most the flatbuffer limit."""
     from keras_skim.runtime import interpreter_loader
 
     monkeypatch.setattr(interpreter_loader, "MAX_MODEL_BYTES", 1 << 20)
-    with pytest.raises(ValueError, match="larger than 1048576 bytes"):
+    with pytest.raises(ValueError, match="is a character device, not a regular file"):
         interpreter_loader.make_interpreter(model_path="/dev/zero")
+    huge = tmp_path / "model.tflite"
+    with open(huge, "wb") as f:
+        f.truncate((1 << 20) + 1)
+    with pytest.raises(ValueError, match="larger than 1048576 bytes"):
+        interpreter_loader.make_interpreter(model_path=huge)
+    fifo = tmp_path / "fifo.tflite"
+    os.mkfifo(fifo)  # issue 30, row 5: refused unopened, no wait for a writer
+    with pytest.raises(ValueError, match="is a FIFO"):
+        interpreter_loader.make_interpreter(model_path=fifo)
 
 
 def test_a_model_without_the_export_signature_is_refused_when_opened(exported, tmp_path):

@@ -14,6 +14,7 @@ from keras_skim.models.structural_jump.structural_jump_schedule import Structura
 from keras_skim.models.structural_jump.structural_jump_steps import fit_structural_jump_steps
 from keras_skim.training.run_checkpoint import (
     CheckpointMismatch,
+    CheckpointUnwritable,
     RunCheckpoint,
     RunExists,
     TrainingInterrupted,
@@ -154,7 +155,7 @@ def test_checkpoint_replacement_is_atomic(tmp_path, monkeypatch):
         raise OSError("disk full")
 
     monkeypatch.setattr(np, "savez", broken_savez)
-    with pytest.raises(OSError, match="disk full"):
+    with pytest.raises(CheckpointUnwritable, match="disk full"):  # one line (issue 30, row 8)
         checkpoint.save({"step": 2}, {"w": np.arange(4)})
     state, arrays = checkpoint.load()
     assert state == {"step": 1} and arrays["w"].tolist() == [0, 1, 2]

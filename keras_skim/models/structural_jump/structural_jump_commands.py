@@ -12,8 +12,15 @@ import sys
 
 from keras_skim import contracts
 from keras_skim.cli.errors import CliError
-from keras_skim.cli.model_args import non_negative_float, non_negative_int, positive_int, unit_interval
+from keras_skim.cli.model_args import (
+    MAX_STATE_UNITS,
+    non_negative_float,
+    non_negative_int,
+    state_units,
+    unit_interval,
+)
 
+MAX_RUN_NAME_BYTES = 255  # a folder name (NAME_MAX on Linux and macOS)
 # Defaults of the options only this family has (None in argparse, so that an
 # option given for another family's kind can be told from its default).
 JUMP_DEFAULTS = {
@@ -119,9 +126,9 @@ def add_arguments(parser):
     )
     jump.add_argument(
         "--agent-units",
-        type=positive_int,
+        type=state_units,
         default=None,
-        help=f"hidden size of each agent (default {JUMP_DEFAULTS['agent_units']})",
+        help=f"hidden size of each agent (default {JUMP_DEFAULTS['agent_units']}, at most {MAX_STATE_UNITS})",
     )
     jump.add_argument(
         "--read-budget",
@@ -162,6 +169,10 @@ def check(args, kind, units):
     name = args.run_name
     if name is not None and (not name or name in (".", "..") or "/" in name or "\\" in name):
         raise CliError(f"--run-name must be a folder name without / or \\ (got {name!r})")
+    if name is not None and len(os.fsencode(name)) > MAX_RUN_NAME_BYTES:
+        raise CliError(
+            f"--run-name must be at most {MAX_RUN_NAME_BYTES} bytes, a folder name (got {len(name)} characters)"
+        )
     if epochs:
         args.full_read_epochs = 3 if args.full_read_epochs is None else args.full_read_epochs
         args.speed_read_epochs = 10 if args.speed_read_epochs is None else args.speed_read_epochs
@@ -188,11 +199,11 @@ def check(args, kind, units):
 def train(args, kind, units, learning_rate, batch_size):
     """Trains and writes the model folder; prints its one-line summary (130
     and how to resume when stopped by a signal)."""
-    from keras_skim.training.run_checkpoint import CheckpointMismatch, RunExists, TrainingInterrupted
+    from keras_skim.training.run_checkpoint import CheckpointError, TrainingInterrupted
 
     try:
         return _train(args, units, learning_rate, batch_size)
-    except (RunExists, CheckpointMismatch) as err:
+    except CheckpointError as err:
         raise CliError(str(err)) from None
     except TrainingInterrupted as err:
         if err.run_dir is None:  # a schedule in epochs writes no checkpoint

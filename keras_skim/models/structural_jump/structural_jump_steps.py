@@ -27,6 +27,7 @@ from keras_skim.models.structural_jump.structural_jump_selection import (
 )
 from keras_skim.training.run_checkpoint import (
     CheckpointMismatch,
+    CheckpointUnreadable,
     RunCheckpoint,
     RunExists,
     TrainingInterrupted,
@@ -198,6 +199,8 @@ class _Run:
             "phase_seconds": 0.0,
             "optimizer_phase": None,
         }
+        if self.checkpoint is not None:
+            self.checkpoint.check_writable()  # a bad run name or cache: one line before any training
         if self.checkpoint is None or not self.checkpoint.exists():
             return
         if restart:
@@ -207,20 +210,24 @@ class _Run:
             raise RunExists(
                 f"{self.checkpoint.path} holds a checkpoint of this run: resume it (--resume) or start over (--force)"
             )
-        state, arrays = self.checkpoint.load()
+        state, arrays = self.checkpoint.load()  # verified: a regular file, CRCs, array headers
         if state.get("version") != _CHECKPOINT_VERSION:
             raise CheckpointMismatch(f"{self.checkpoint.path}: checkpoint version {state.get('version')!r}")
+        self.checkpoint.check_state(state, {"settings": self.settings})
         differing = _differences(state["settings"], _json_round_trip(self.settings))
         if differing:
             raise CheckpointMismatch(
                 f"{self.checkpoint.path} was written with other settings ({', '.join(differing)}): "
                 "resume with the command that started the run, or start over (--force)"
             )
+        self.checkpoint.check_state(state, self.state)
+        if state["phase"] not in (*PHASES, "done"):
+            raise CheckpointUnreadable(self.checkpoint.path, f"its run state names phase {state['phase']!r}")
         self.state = state
         self.restored = arrays
         _assign(self.model.variables, arrays, "model")
         if "best/0" in arrays:
-            self.best_weights = [arrays[f"best/{i}"] for i in range(len(self.model.weights))]
+            self.best_weights = _best_weights(arrays, self.model.weights, state, self.checkpoint.path)
         if self.verbose:
             print(f"resuming {state['phase']} at step {state['phase_step']} from {self.checkpoint.path}", flush=True)
 
@@ -554,6 +561,16 @@ def _assign(variables, arrays, prefix):
                 f"{prefix} variable {variable.path}: checkpoint shape {value.shape}, model shape {variable.shape}"
             )
         variable.assign(value)
+
+
+def _best_weights(arrays, weights, state, path):
+    """The checkpoint's best-so-far weights, each present with its weight's shape."""
+    best = [arrays.get(f"best/{i}") for i in range(len(weights))]
+    if "best_step" not in state or any(
+        value is None or tuple(value.shape) != tuple(w.shape) for value, w in zip(best, weights)
+    ):
+        raise CheckpointUnreadable(path, "its best-so-far weights do not fit the model")
+    return best
 
 
 def _json_round_trip(value):
