@@ -2,6 +2,7 @@
 value in that committed results file (docs/hooks/results_hook.py reads it the same way the docs
 site's build does)."""
 
+import glob
 import importlib.util
 import os
 import re
@@ -54,3 +55,38 @@ def test_a_page_with_a_bad_reference_fails():
         assert "panels.0.nothing" in str(err)
     else:
         raise AssertionError("a missing key was accepted")
+
+
+def _results_text():
+    """Every committed results report and record, as one text."""
+    patterns = ("benchmarks/results/**/*.json", "benchmarks/results/**/*.md", "benchmarks/**/*.md")
+    paths = sorted({p for pattern in patterns for p in glob.glob(os.path.join(ROOT, pattern), recursive=True)})
+    texts = []
+    for path in paths:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            texts.append(f.read())
+    return "\n".join(texts)
+
+
+def _prose(path):
+    """The page without code, inline code and the figures the build fills in (those are exact)."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    for pattern in (r"```.*?```", r"\[\[results:.*?\]\]", r"<!--.*?-->", r"`[^`\n]*`"):
+        text = re.sub(pattern, "", text, flags=re.S)
+    return text
+
+
+def test_every_decimal_figure_in_the_docs_prose_is_in_a_results_file():
+    """The prose the README handed over to the docs quotes its reports by name; each of its decimal
+    figures must at least occur in a committed results file, as written or, for a percentage, as the
+    fraction a JSON record holds (86.72% -> 0.8672). A figure typed from memory fails here."""
+    corpus = _results_text()
+    missing = []
+    for path in sorted(glob.glob(os.path.join(ROOT, "docs", "**", "*.md"), recursive=True)):
+        for match in re.finditer(r"(?<![\w.])(\d+\.\d+)(%?)", _prose(path)):
+            number, percent = match.groups()
+            fraction = f"{float(number) / 100:.{len(number.split('.')[1]) + 2}f}" if percent else None
+            if number not in corpus and (fraction is None or fraction not in corpus):
+                missing.append(f"{os.path.relpath(path, ROOT)}: {match.group(0)}")
+    assert not missing, "\n".join(missing)
