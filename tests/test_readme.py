@@ -151,3 +151,6 @@ def test_ci_runs_exactly_the_readme_test_command():
     setup = [code for _, _, code in _blocks("bash") if "pip install" in code][0]
     commands = [line for line in setup.splitlines() if line and not line.startswith("#")]
     assert ci == [commands[1]]
+    # docs/getting-started.md shows the same two commands
+    docs_setup = [code for _, _, code in _blocks("bash", ["docs/getting-started.md"]) if "pip install" in code]
+    assert docs_setup == [setup]
