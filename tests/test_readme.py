@@ -1,7 +1,9 @@
-"""Every code block of README.md runs as written (Python blocks in a fresh
-namespace; the CLI walk-throughs on tiny local copies of their data sets,
-through the CLI's `main`, their benchmarks as `keras-skim` processes).
-The set-up commands (virtual environment, pip) are what CI itself runs."""
+"""Every code block of README.md and of the docs pages that hold examples and
+walkthroughs runs as written (Python blocks in a fresh namespace; the CLI
+walk-throughs on tiny local copies of their data sets, through the CLI's
+`main`, their benchmarks as `keras-skim` processes). The set-up commands
+(virtual environment, pip) are what CI itself runs. Blocks marked `text` are
+shown, not run (a preset name, printed output)."""
 
 import os
 import re
@@ -13,26 +15,48 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 README = os.path.join(ROOT, "README.md")
+# The pages whose examples and walkthroughs run here (the README's former sections).
+PAGES = [
+    "README.md",
+    "docs/getting-started.md",
+    "docs/models/skim-rnn.md",
+    "docs/models/scornn.md",
+    "docs/models/structural-jump.md",
+    "docs/export-runtime.md",
+    "docs/your-data.md",
+]
 
 
-def _blocks(language):
-    with open(README, encoding="utf-8") as f:
-        text = f.read()
-    return re.findall(rf"```{language}\n(.*?)```", text, flags=re.S)
+def _blocks(language, pages=("README.md",)):
+    """(page, index, code) of every ```LANGUAGE block of PAGES."""
+    found = []
+    for page in pages:
+        with open(os.path.join(ROOT, page), encoding="utf-8") as f:
+            text = f.read()
+        codes = re.findall(rf"^ *```{language}\n(.*?)^ *```", text, flags=re.S | re.M)
+        found += [(page, index, code) for index, code in enumerate(codes)]
+    return found
 
 
-PYTHON_BLOCKS = _blocks("python")
-SHELL_BLOCKS = [b for b in _blocks("bash") if "pip install" not in b]
+PYTHON_BLOCKS = _blocks("python", PAGES)
+SHELL_BLOCKS = [b for b in _blocks("bash", PAGES) if "pip install" not in b[2]]
 
 
-def test_readme_has_the_blocks_this_test_runs():
-    assert len(PYTHON_BLOCKS) >= 2 and len(SHELL_BLOCKS) >= 1
+def _ids(blocks):
+    return [f"{page}:{index}" for page, index, _ in blocks]
 
 
-@pytest.mark.parametrize("index", range(len(PYTHON_BLOCKS)))
-def test_python_block_runs(index, tmp_path, monkeypatch):
+def test_the_pages_have_the_blocks_this_test_runs():
+    assert {page for page, _, _ in PYTHON_BLOCKS} >= {"README.md", "docs/models/skim-rnn.md"}
+    assert len([b for b in PYTHON_BLOCKS if b[0] == "README.md"]) >= 2
+    assert len(SHELL_BLOCKS) >= 3
+
+
+@pytest.mark.parametrize("block", PYTHON_BLOCKS, ids=_ids(PYTHON_BLOCKS))
+def test_python_block_runs(block, tmp_path, monkeypatch):
+    page, index, code = block
     monkeypatch.chdir(tmp_path)
-    exec(compile(PYTHON_BLOCKS[index], f"README.md python block {index}", "exec"), {"__name__": "__readme__"})
+    exec(compile(code, f"{page} python block {index}", "exec"), {"__name__": "__readme__"})
 
 
 def _commands(block):
@@ -44,8 +68,8 @@ def _commands(block):
             yield line, shlex.split(line)
 
 
-@pytest.mark.parametrize("index", range(len(SHELL_BLOCKS)))
-def test_shell_block_runs(index, tmp_path, monkeypatch, capsys):
+@pytest.mark.parametrize("block", SHELL_BLOCKS, ids=_ids(SHELL_BLOCKS))
+def test_shell_block_runs(block, tmp_path, monkeypatch, capsys):
     """Every command of the block, in order, in one folder. The commands run
     through the CLI's own `main(argv)` in this process (the same parsing and
     code as the `keras-skim` entry point, without importing TensorFlow once
@@ -61,8 +85,9 @@ def test_shell_block_runs(index, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("KERAS_SKIM_CACHE", str(tmp_path / "cache"))
     monkeypatch.chdir(tmp_path)
     _write_reviews_csv(tmp_path / "reviews.csv")
-    commands = list(_commands(SHELL_BLOCKS[index]))
-    assert any(argv[1] == "bench" for _, argv in commands), "each walkthrough ends with a benchmark"
+    commands = list(_commands(block[2]))
+    if any(argv[1] == "train" for _, argv in commands):
+        assert commands[-1][1][1] == "bench", "each walkthrough ends with a benchmark"
     for line, argv in commands:
         assert argv[0] == "keras-skim", line
         if argv[1] == "bench":
@@ -123,6 +148,9 @@ def _write_reviews_csv(path):
 def test_ci_runs_exactly_the_readme_test_command():
     with open(os.path.join(ROOT, ".ci", "run"), encoding="utf-8") as f:
         ci = [line for line in f.read().splitlines() if line and not line.startswith(("#", "set ", "cd "))]
-    setup = [b for b in _blocks("bash") if "pip install" in b][0]
+    setup = [code for _, _, code in _blocks("bash") if "pip install" in code][0]
     commands = [line for line in setup.splitlines() if line and not line.startswith("#")]
     assert ci == [commands[1]]
+    # docs/getting-started.md shows the same two commands
+    docs_setup = [code for _, _, code in _blocks("bash", ["docs/getting-started.md"]) if "pip install" in code]
+    assert docs_setup == [setup]
