@@ -11,6 +11,7 @@ import importlib
 import importlib.abc
 import importlib.util
 import sys
+from typing import Any
 
 from keras_skim.version import __version__
 
@@ -59,7 +60,12 @@ _LAYER_MODULES = (
     "keras_skim.models.structural_jump.structural_jump_lstm",
 )
 
-__all__ = ["__version__", *_LAZY]
+# `keras_skim.export(model_or_path, output_dir, ...)`: the export subpackage,
+# whose module is callable (keras_skim/export/__init__.py); imported on first
+# use like the names above, and TensorFlow-free until it is called.
+_SUBPACKAGES = ("export", "runtime", "datasets", "presets")
+
+__all__ = ["__version__", "export", *_LAZY]
 
 
 def _table_layer_modules():
@@ -72,7 +78,7 @@ def _table_layer_modules():
     return [path.partition(":")[0] for path in paths]
 
 
-def register_layers():
+def register_layers() -> None:
     """Imports every layer module so that Keras can deserialize them."""
     for name in dict.fromkeys([*_LAYER_MODULES, *_table_layer_modules()]):
         try:
@@ -83,7 +89,9 @@ def register_layers():
                 raise
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> Any:
+    if name in _SUBPACKAGES:
+        return importlib.import_module(f"keras_skim.{name}")
     if name in _LAZY:
         if name not in _KERAS_FREE:
             register_layers()
