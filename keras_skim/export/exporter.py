@@ -176,7 +176,8 @@ def _tokenizer_argument(tokenizer):
         return None, tokenizer
     if not isinstance(tokenizer, (str, os.PathLike)):
         raise ExportError(
-            f"tokenizer must be a keras_skim.datasets.Tokenizer or a tokenizer.json path; got {type(tokenizer).__name__}"
+            "tokenizer must be a keras_skim.datasets.Tokenizer or a tokenizer.json path; "
+            f"got {type(tokenizer).__name__}"
         )
     return contracts.tokenizer_file(tokenizer), None
 
@@ -209,9 +210,7 @@ def _memory_inputs(model, output_dir, tokenizer, force):
     import keras
 
     if not isinstance(model, keras.Model):
-        raise ExportError(
-            f"expected a keras.Model, a model folder or a .keras/.h5 file; got {type(model).__name__}"
-        )
+        raise ExportError(f"expected a keras.Model, a model folder or a .keras/.h5 file; got {type(model).__name__}")
     if output_dir is None:
         raise ExportError("a model in memory has no folder to export next to: pass output_dir")
     try:
