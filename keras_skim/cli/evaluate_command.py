@@ -32,8 +32,12 @@ def _classes(source):
 
 
 def add_arguments(parser):
-    parser.add_argument("model", metavar="MODEL", help="model folder, .keras/.h5 file or preset (keras-skim presets)")
-    add_data_argument(parser, default_help="the data it was trained on")
+    parser.add_argument(
+        "model",
+        metavar="MODEL",
+        help="model folder, .keras/.h5 file, preset (keras-skim presets) or export folder (keras-skim export)",
+    )
+    add_data_argument(parser, default_help="the data it was trained on (an export folder needs --data)")
     add_split_arguments(parser, "seed of the held-out split (default: the one recorded at training)")
     parser.add_argument(
         "--threshold",
@@ -47,6 +51,11 @@ def add_arguments(parser):
 
 
 def run(args):
+    from keras_skim.cli.export_reading import evaluate_export, export_path
+
+    export = export_path(args.model)
+    if export is not None:  # an export folder: run through the runtime, without TensorFlow
+        return evaluate_export(args, export)
     folder = model_folder(args.model)
     config = train_config_of(folder)
     from keras_skim.datasets import DatasetUnavailableError, DataSourceError

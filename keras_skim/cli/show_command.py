@@ -50,7 +50,11 @@ JUMP_LEGEND = (
 
 
 def add_arguments(parser):
-    parser.add_argument("model", metavar="MODEL", help="model folder, .keras/.h5 file or preset (keras-skim presets)")
+    parser.add_argument(
+        "model",
+        metavar="MODEL",
+        help="model folder, .keras/.h5 file, preset (keras-skim presets) or export folder (keras-skim export)",
+    )
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--text", help="the text to read")
     source.add_argument("--file", help="a file holding the text")
@@ -166,6 +170,15 @@ def _text_from_data(args, recorded):
     return texts[args.index], label
 
 
+def _text_of(args, recorded):
+    """(text, its label's class name or None) of `--text`, `--file` or `--data`."""
+    if args.data is not None:
+        return _text_from_data(args, recorded)
+    if args.file is not None:
+        return read_text_file(args.file), None
+    return args.text, None
+
+
 def _prediction(logits, class_names):
     """'name (p=0.83)' of the most likely class, from one logit or k logits."""
     import numpy as np
@@ -188,18 +201,16 @@ def _prediction(logits, class_names):
 def run(args):
     if args.html:
         output_folder.check_output_file(args.html, force=args.force, marker=HTML_MARKER)
+    from keras_skim.cli.export_reading import export_path, show_export
     from keras_skim.datasets.registry import recorded_data
 
+    export = export_path(args.model)
+    if export is not None:  # an export folder: read through the runtime, without TensorFlow
+        return show_export(args, export, *_text_of(args, {}))
     folder = model_folder(args.model)
     config = train_config_of(folder)
     recorded = recorded_data(config.as_dict() if config else None)
-    label = None
-    if args.data is not None:
-        text, label = _text_from_data(args, recorded)
-    elif args.file is not None:
-        text = read_text_file(args.file)
-    else:
-        text = args.text
+    text, label = _text_of(args, recorded)
     model_file = folder.model
     model = load_model_or_fail(model_file)
     refuse_sequence_model(model, model_file, "show")
