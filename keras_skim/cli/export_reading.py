@@ -8,10 +8,8 @@ fraction and Flop-R over a data split. The numbers are counted as
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from keras_skim import contracts
 from keras_skim.cli.errors import CliError
@@ -74,10 +72,9 @@ def _refuse_threshold(runner: SkimRunner, path: str, threshold: float | None) ->
         )
 
 
-def show_export(args: argparse.Namespace, path: str, text: str, label: str | None) -> int:
-    """`keras-skim show EXPORT`: the text with its read, skimmed (or skipped)
-    and jumped words marked, as `show` marks a Keras model's."""
-    from keras_skim.cli import show_command
+def read_text(args: argparse.Namespace, path: str, text: str) -> tuple[SkimRunner, list[str], dict, Any]:
+    """(runner, tokens, {(layer, direction): mask codes}, logits) of the
+    export at `path` reading `text` (`keras-skim show EXPORT`)."""
     from keras_skim.runtime import RuntimeModelError
 
     runner = open_export(path, args.tokenizer, "show")
@@ -91,27 +88,18 @@ def show_export(args: argparse.Namespace, path: str, text: str, label: str | Non
         out = runner.run_ids(ids, args.threshold)
     except RuntimeModelError as err:
         raise CliError(str(err)) from None
-    masks = runner.read_masks(out, len(tokens))
-    prediction = show_command._prediction(out[contracts.OUTPUT_LOGITS], runner.metadata.class_names)
-    head = f"prediction: {prediction}" + (f", label: {label}" if label is not None else "") + "; "
+    return runner, tokens, runner.read_masks(out, len(tokens)), out[contracts.OUTPUT_LOGITS]
+
+
+def marked_sections(runner: SkimRunner, masks: dict, head: str, path: str) -> tuple[list, str, str]:
+    """([(heading or None, mask codes)], summary, title) of what an export
+    read: a jump model's read, skipped and jumped words; a skim model's
+    read and skimmed tokens, once per layer and direction of a stack."""
     if runner.jumps:
-        sections, summary = [(None, masks[(0, "forward")])], head + _jump_line(masks[(0, "forward")], path)
-        title, legend = f"{runner.kind.title}: read, skipped and jumped words", show_command.JUMP_LEGEND
-    else:
-        sections, summary = _skim_sections(masks, head)
-        title, legend = f"{runner.kind.title}: read and skimmed words", show_command.SKIM_LEGEND
-    color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
-    for heading, mask in sections:
-        if heading:
-            print(heading)
-        print(("  " if heading else "") + show_command.render_terminal(tokens, mask, color))
-    if runner.jumps and not color:
-        print("(word: read, [word]: skipped, {word}: jumped over)")
-    print(summary)
-    if args.html:
-        show_command.write_html(args, show_command.render_html_sections(tokens, sections, title, summary, legend))
-        print(f"wrote {args.html}")
-    return 0
+        mask = masks[(0, "forward")]
+        return [(None, mask)], head + _jump_line(mask, path), f"{runner.kind.title}: read, skipped and jumped words"
+    sections, summary = _skim_sections(masks, head)
+    return sections, summary, f"{runner.kind.title}: read and skimmed words"
 
 
 def _jump_line(codes, path: str) -> str:
@@ -149,11 +137,11 @@ def _skim_sections(masks, head: str):
     return sections, summary
 
 
-def evaluate_export(args: argparse.Namespace, path: str) -> int:
-    """`keras-skim evaluate EXPORT --data DATA`: accuracy, skim rate (or a
-    jump model's read / skip / jump fractions) and Flop-R over a split."""
+def evaluate_export(args: argparse.Namespace, path: str) -> tuple[dict, Any, SkimRunner]:
+    """(result, data source, runner) of `keras-skim evaluate EXPORT --data
+    DATA`: accuracy, skim rate (or a jump model's read / skip / jump
+    fractions) and Flop-R over a split, as `keras-skim bench` counts them."""
     from keras_skim.cli.data_args import data_error
-    from keras_skim.cli.evaluate_command import _classes
     from keras_skim.datasets import DatasetUnavailableError, DataSourceError
     from keras_skim.datasets.registry import resolve_data
     from keras_skim.runtime import RuntimeModelError
@@ -182,27 +170,5 @@ def evaluate_export(args: argparse.Namespace, path: str) -> int:
     if runner.kind.threshold_applies:
         threshold = args.threshold if args.threshold is not None else runner.default_threshold
     result = {"export": path, "model_kind": runner.metadata.model_kind, "threshold": threshold, **result}
-    result.update(
-        {"dataset": source.spec, "split": args.split, "examples": len(inputs), "classes": list(source.classes)}
-    )
-    if args.json:
-        print(json.dumps(result, indent=2))
-        return 0
-    detail = f"threshold {threshold:g}" if threshold is not None else ""
-    if runner.jumps:
-        detail = f"{runner.kind.title} ({result['words']} words; punctuation is not read)"
-    header = f"{path} on {source.describe(args.split)} ({len(inputs)} texts, {_classes(source)})"
-    print(header + (f", {detail}" if detail else ""))
-    print(f"  accuracy  {result['accuracy']:.4f}")
-    if runner.jumps:
-        for name in ("read", "skip", "jump"):
-            print(f"  {name:<9} {result[f'{name}_fraction']:.1%} of the words")
-    else:
-        layers = result.get("layer_skim_rates", {})
-        print(f"  skim rate {result['skim_rate']:.4f}" + (" (all layers and directions)" if layers else ""))
-        for name, rate in layers.items():
-            layer, direction = runner.read_mask_layout[name]
-            print(f"    layer {layer} {direction:<8} {rate:.4f}  ({name})")
-    flop_r = result.get("flop_r")
-    print(f"  Flop-R    {'-' if flop_r is None else format(flop_r, '.2f') + 'x'}")
-    return 0
+    result.update(dataset=source.spec, split=args.split, examples=len(inputs), classes=list(source.classes))
+    return result, source, runner

@@ -201,12 +201,12 @@ def _prediction(logits, class_names):
 def run(args):
     if args.html:
         output_folder.check_output_file(args.html, force=args.force, marker=HTML_MARKER)
-    from keras_skim.cli.export_reading import export_path, show_export
+    from keras_skim.cli.export_reading import export_path
     from keras_skim.datasets.registry import recorded_data
 
     export = export_path(args.model)
     if export is not None:  # an export folder: read through the runtime, without TensorFlow
-        return show_export(args, export, *_text_of(args, {}))
+        return _show_export(args, export, *_text_of(args, {}))
     folder = model_folder(args.model)
     config = train_config_of(folder)
     recorded = recorded_data(config.as_dict() if config else None)
@@ -223,6 +223,31 @@ def run(args):
     if own_report is not None:
         return own_report(args, model, model_file, tokenizer, text, ids, label, recorded)
     return _show_skims(args, model, model_file, tokenizer, text, ids, label, recorded)
+
+
+def _show_export(args, path, text, label):
+    """`keras-skim show EXPORT`: the text with its read, skimmed (or skipped)
+    and jumped words marked, as a Keras model's (`export_reading`)."""
+    from keras_skim.cli.export_reading import marked_sections, read_text
+
+    runner, tokens, masks, logits = read_text(args, path, text)
+    head = f"prediction: {_prediction(logits, runner.metadata.class_names)}"
+    head += (f", label: {label}" if label is not None else "") + "; "
+    sections, summary, title = marked_sections(runner, masks, head, path)
+    color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
+    for heading, mask in sections:
+        if heading:
+            print(heading)
+        print(("  " if heading else "") + render_terminal(tokens, mask, color))
+    if runner.jumps and not color:
+        print("(word: read, [word]: skipped, {word}: jumped over)")
+    print(summary)
+    if args.html:
+        write_html(
+            args, render_html_sections(tokens, sections, title, summary, JUMP_LEGEND if runner.jumps else SKIM_LEGEND)
+        )
+        print(f"wrote {args.html}")
+    return 0
 
 
 def _show_skims(args, model, model_file, tokenizer, text, ids, label, recorded):
