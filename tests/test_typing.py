@@ -31,9 +31,30 @@ PUBLIC_MODULES = [
     "keras_skim/presets/__init__.py",
     "keras_skim/model_io.py",
     "keras_skim/analysis/flops.py",
+    "keras_skim/models/skim_rnn/skim_controls.py",
+    "keras_skim/models/skim_rnn/skim_statistics.py",
+    "keras_skim/models/structural_jump/structural_jump_statistics.py",
+    "keras_skim/models/structural_jump/structural_jump_training.py",
+    "keras_skim/models/structural_jump/structural_jump_flops.py",
+    "keras_skim/models/scornn/scornn_optimizer.py",
 ]
-# Public names that are not TensorFlow-free (their modules import Keras) but typed all the same.
-TYPED_LAZY_NAMES = ["load_model", "flop_report", "from_preset", "list_presets", "tokenizer_from_preset"]
+# The public functions of keras_skim (its lazy names; the Keras layers', cells' and callbacks'
+# classes follow Keras' own untyped API).
+TYPED_LAZY_NAMES = [
+    "load_model",
+    "flop_report",
+    "from_preset",
+    "list_presets",
+    "tokenizer_from_preset",
+    "set_threshold",
+    "skim_cells",
+    "skim_statistics",
+    "reading_positions",
+    "structural_jump_statistics",
+    "train_structural_jump",
+    "structural_jump_flop_report",
+    "scornn_optimizer",
+]
 
 MISUSE = """
 from keras_skim.datasets import Tokenizer, load_rotten_tomatoes
