@@ -399,12 +399,7 @@ def export_model(
     threshold = _checked_threshold(threshold, parity_samples, quantize, backend)
     read_inputs = _memory_inputs if is_model_object(model_path) else _export_inputs
     inputs = read_inputs(model_path, output_dir, tokenizer if tokenizer is not None else tokenizer_path, force)
-    model, tokenizer_file, output_dir, train_config = (
-        inputs.model,
-        inputs.tokenizer_file,
-        inputs.output_dir,
-        inputs.train_config,
-    )
+    model, output_dir, train_config = inputs.model, inputs.output_dir, inputs.train_config
     plan = plan_model(model)
     family = exporter_of(plan.model_kind)
     chosen, backend_note = _checked_backend(model, plan, family, backend, quantize)
@@ -415,7 +410,7 @@ def export_model(
             f"the model has no keras-skim layer: exported as a plain {emitter.model_kind.upper()} "
             "(read_mask is 1 on every token)"
         )
-    given = inputs.tokenizer  # the caller's in-memory Tokenizer
+    tokenizer_file, given = inputs.tokenizer_file, inputs.tokenizer  # given: the caller's in-memory Tokenizer
     if sequence and (tokenizer_file is not None or given is not None):
         notes.append("the model takes float sequences, not token ids: tokenizer.json is not exported")
         tokenizer_file = given = None
