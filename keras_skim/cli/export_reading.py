@@ -20,15 +20,12 @@ if TYPE_CHECKING:
 
 def export_path(path: str) -> str | None:
     """`path` when it names an export (a folder holding model.tflite and no
-    model.keras, or a .tflite file), else None (a model folder, a file or a
+    model.keras or model.h5, or a .tflite file), else None (a model folder, a file or a
     preset for the Keras commands)."""
     if os.path.isdir(path):
-        keras_file = os.path.join(path, "model.keras")
-        return (
-            path
-            if os.path.isfile(os.path.join(path, contracts.TFLITE_FILE)) and not os.path.exists(keras_file)
-            else None
-        )
+        exported = os.path.isfile(os.path.join(path, contracts.TFLITE_FILE))
+        keras_model = any(os.path.exists(os.path.join(path, name)) for name in contracts.MODEL_FILES)
+        return path if exported and not keras_model else None
     return path if path.endswith(".tflite") and os.path.isfile(path) else None
 
 
