@@ -7,10 +7,12 @@ imported, the layers are registered at once, so that
 `keras.saving.load_model` finds them.
 """
 
+import functools
 import importlib
 import importlib.abc
 import importlib.util
 import sys
+from typing import Any
 
 from keras_skim.version import __version__
 
@@ -59,7 +61,12 @@ _LAYER_MODULES = (
     "keras_skim.models.structural_jump.structural_jump_lstm",
 )
 
-__all__ = ["__version__", *_LAZY]
+# `keras_skim.export(model_or_path, output_dir, ...)`: the export subpackage,
+# whose module is callable (keras_skim/export/__init__.py); imported on first
+# use like the names above, and TensorFlow-free until it is called.
+_SUBPACKAGES = ("export", "runtime", "datasets", "presets")
+
+__all__ = ["__version__", "export", *_LAZY]
 
 
 def _table_layer_modules():
@@ -72,18 +79,56 @@ def _table_layer_modules():
     return [path.partition(":")[0] for path in paths]
 
 
-def register_layers():
+_registering = False  # register_layers is running (its imports may import Keras)
+
+
+def register_layers() -> None:
     """Imports every layer module so that Keras can deserialize them."""
-    for name in dict.fromkeys([*_LAYER_MODULES, *_table_layer_modules()]):
-        try:
-            importlib.import_module(name)
-        except ModuleNotFoundError as err:
-            # A layer module that is not written yet must not break the rest.
-            if err.name != name:
-                raise
+    global _registering
+    if _registering:
+        return
+    _registering = True
+    try:
+        for name in dict.fromkeys([*_LAYER_MODULES, *_table_layer_modules()]):
+            try:
+                importlib.import_module(name)
+            except ModuleNotFoundError as err:
+                # A layer module that is not written yet must not break the rest.
+                if err.name != name:
+                    raise
+    finally:
+        _registering = False
 
 
-def __getattr__(name):
+def _importing_keras_skim() -> bool:
+    """Whether a keras_skim module is half executed: its own `import keras`
+    is what imported Keras, so its classes are not defined yet."""
+    return any(
+        name.startswith("keras_skim.") and getattr(getattr(module, "__spec__", None), "_initializing", False)
+        for name, module in list(sys.modules.items())
+    )
+
+
+def _register_before_loading(keras_module: Any) -> None:
+    """Makes `keras.saving.load_model` (and `keras.models.load_model`)
+    register the layers first: for Keras imported by a layer module (`from
+    keras_skim.models... import X` before `import keras`), whose
+    half-defined module the layers cannot import yet."""
+    original = keras_module.saving.load_model
+
+    @functools.wraps(original)
+    def load_model(*args: Any, **kwargs: Any) -> Any:
+        register_layers()
+        return original(*args, **kwargs)
+
+    keras_module.saving.load_model = load_model
+    if getattr(keras_module.models, "load_model", None) is original:
+        keras_module.models.load_model = load_model
+
+
+def __getattr__(name: str) -> Any:
+    if name in _SUBPACKAGES:
+        return importlib.import_module(f"keras_skim.{name}")
     if name in _LAZY:
         if name not in _KERAS_FREE:
             register_layers()
@@ -114,7 +159,12 @@ class _RegisterAfterKerasImport(importlib.abc.MetaPathFinder):
 
         def exec_module(module):
             execute(module)
-            register_layers()
+            if _registering:  # the registration that imported Keras goes on
+                return
+            if _importing_keras_skim():
+                _register_before_loading(module)
+            else:
+                register_layers()
 
         spec.loader.exec_module = exec_module
         return spec

@@ -1,7 +1,10 @@
 """Loading Keras models safely (safe mode, one-line errors)."""
 
+from __future__ import annotations
+
 import os
 import zipfile
+from typing import Any
 
 # Limits on what a .keras archive may inflate to before Keras reads it (a
 # zip member never yields more than its declared size: Python's zipfile
@@ -67,7 +70,7 @@ def check_archive(path):
         )
 
 
-def load_model(path, compile=False):
+def load_model(path: str | os.PathLike[str], compile: bool = False) -> Any:
     """Loads a `.keras` or `.h5` model holding keras-skim layers.
 
     Uses Keras' safe mode (no arbitrary code from the file). Every failure

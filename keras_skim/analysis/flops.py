@@ -13,6 +13,8 @@ counted with its cell's `flop_kind` (the emitter's), so that training,
 `bench` give the same numbers. `flop_r_of` is the one Flop-R arithmetic.
 """
 
+from __future__ import annotations
+
 from keras_skim.model_kinds import step_shapes
 
 
@@ -39,7 +41,7 @@ def gate_flops(units, input_dim):
     return 2 * 2 * (input_dim + units) + 2 + 6
 
 
-def flop_report(kind, units, small_units, input_dim, skim_rate):
+def flop_report(kind: str, units: int, small_units: int, input_dim: int, skim_rate: float) -> dict[str, float]:
     """FLOPs per token of a skim cell and of the RNN it replaces.
 
     Args:

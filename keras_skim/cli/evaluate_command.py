@@ -27,8 +27,12 @@ def _classes(source):
 
 
 def add_arguments(parser):
-    parser.add_argument("model", metavar="MODEL", help="model folder, .keras/.h5 file or preset (keras-skim presets)")
-    add_data_argument(parser, default_help="the data it was trained on")
+    parser.add_argument(
+        "model",
+        metavar="MODEL",
+        help="model folder, .keras/.h5 file, preset (keras-skim presets) or export folder (keras-skim export)",
+    )
+    add_data_argument(parser, default_help="the data it was trained on (an export folder needs --data)")
     add_split_arguments(parser, "seed of the held-out split (default: the one recorded at training)")
     add_threshold_argument(parser, "default: the model's; ")
     parser.add_argument("--limit", type=positive_int, default=None)
@@ -37,6 +41,11 @@ def add_arguments(parser):
 
 
 def run(args):
+    from keras_skim.cli.export_reading import evaluate_export, export_path
+
+    export = export_path(args.model)
+    if export is not None:  # an export folder: run through the runtime, without TensorFlow
+        return _print_export_result(args, *evaluate_export(args, export))
     folder, config, recorded = model_record(args.model)
     from keras_skim.datasets import DatasetUnavailableError, DataSourceError
     from keras_skim.datasets.encoded_splits import load_encoded
@@ -86,4 +95,30 @@ def run(args):
         for row in result.get("layers", []):
             print(f"    layer {row['layer']} {row['direction']:<8} {row['skim_rate']:.4f}  ({row['name']})")
         print(f"  Flop-R    {result['flop_r']:.2f}x")
+    return 0
+
+
+def _print_export_result(args, result, source, runner):
+    """`keras-skim evaluate EXPORT`'s lines (or JSON), as a Keras model's."""
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    threshold = result["threshold"]
+    detail = f"threshold {threshold:g}" if threshold is not None else ""
+    if runner.jumps:
+        detail = f"{runner.kind.title} ({result['words']} words; punctuation is not read)"
+    header = f"{result['export']} on {source.describe(args.split)} ({result['examples']} texts, {_classes(source)})"
+    print(header + (f", {detail}" if detail else ""))
+    print(f"  accuracy  {result['accuracy']:.4f}")
+    if runner.jumps:
+        for name in ("read", "skip", "jump"):
+            print(f"  {name:<9} {result[f'{name}_fraction']:.1%} of the words")
+    else:
+        layers = result.get("layer_skim_rates", {})
+        print(f"  skim rate {result['skim_rate']:.4f}" + (" (all layers and directions)" if layers else ""))
+        for name, rate in layers.items():
+            layer, direction = runner.read_mask_layout[name]
+            print(f"    layer {layer} {direction:<8} {rate:.4f}  ({name})")
+    flop_r = result.get("flop_r")
+    print(f"  Flop-R    {'-' if flop_r is None else format(flop_r, '.2f') + 'x'}")
     return 0

@@ -46,7 +46,11 @@ JUMP_LEGEND = (
 
 
 def add_arguments(parser):
-    parser.add_argument("model", metavar="MODEL", help="model folder, .keras/.h5 file or preset (keras-skim presets)")
+    parser.add_argument(
+        "model",
+        metavar="MODEL",
+        help="model folder, .keras/.h5 file, preset (keras-skim presets) or export folder (keras-skim export)",
+    )
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--text", help="the text to read")
     source.add_argument("--file", help="a file holding the text")
@@ -157,6 +161,15 @@ def _text_from_data(args, recorded):
     return texts[args.index], label
 
 
+def _text_of(args, recorded):
+    """(text, its label's class name or None) of `--text`, `--file` or `--data`."""
+    if args.data is not None:
+        return _text_from_data(args, recorded)
+    if args.file is not None:
+        return read_text_file(args.file), None
+    return args.text, None
+
+
 def _prediction(logits, class_names):
     """'name (p=0.83)' of the most likely class, from one logit or k logits."""
     import numpy as np
@@ -179,14 +192,13 @@ def _prediction(logits, class_names):
 def run(args):
     if args.html:
         output_folder.check_output_file(args.html, force=args.force, marker=HTML_MARKER)
+    from keras_skim.cli.export_reading import export_path
+
+    export = export_path(args.model)
+    if export is not None:  # an export folder: read through the runtime, without TensorFlow
+        return _show_export(args, export, *_text_of(args, {}))
     folder, config, recorded = model_record(args.model)
-    label = None
-    if args.data is not None:
-        text, label = _text_from_data(args, recorded)
-    elif args.file is not None:
-        text = read_text_file(args.file)
-    else:
-        text = args.text
+    text, label = _text_of(args, recorded)
     model_file = folder.model
     model = load_text_model(folder, "show")
     tokenizer = text_tokenizer(model, args.tokenizer, folder)
@@ -197,6 +209,31 @@ def run(args):
     if own_report is not None:
         return own_report(args, model, model_file, tokenizer, text, ids, label, recorded)
     return _show_skims(args, model, model_file, tokenizer, text, ids, label, recorded)
+
+
+def _show_export(args, path, text, label):
+    """`keras-skim show EXPORT`: the text with its read, skimmed (or skipped)
+    and jumped words marked, as a Keras model's (`export_reading`)."""
+    from keras_skim.cli.export_reading import marked_sections, read_text
+
+    runner, tokens, masks, logits = read_text(args, path, text)
+    head = f"prediction: {_prediction(logits, runner.metadata.class_names)}"
+    head += (f", label: {label}" if label is not None else "") + "; "
+    sections, summary, title = marked_sections(runner, masks, head, path)
+    color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
+    for heading, mask in sections:
+        if heading:
+            print(heading)
+        print(("  " if heading else "") + render_terminal(tokens, mask, color))
+    if runner.jumps and not color:
+        print("(word: read, [word]: skipped, {word}: jumped over)")
+    print(summary)
+    if args.html:
+        write_html(
+            args, render_html_sections(tokens, sections, title, summary, JUMP_LEGEND if runner.jumps else SKIM_LEGEND)
+        )
+        print(f"wrote {args.html}")
+    return 0
 
 
 def _show_skims(args, model, model_file, tokenizer, text, ids, label, recorded):

@@ -14,6 +14,12 @@ runtime path stays TensorFlow-free; ``tensorflow_datasets`` is imported only
 inside a loader call.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
 from keras_skim.datasets.errors import DatasetUnavailableError, DataSourceError
 from keras_skim.datasets.glove import glove_embedding_matrix, load_glove
 from keras_skim.datasets.imdb import load_imdb
@@ -23,7 +29,7 @@ from keras_skim.datasets.rotten_tomatoes import load_rotten_tomatoes
 from keras_skim.datasets.tokenizer import Tokenizer
 
 
-def load_text_dataset(name, split, **kwargs):
+def load_text_dataset(name: str, split: str, **kwargs: Any) -> tuple[list[str], np.ndarray]:
     """Loads a text classification dataset of the registry by name.
 
     Args:

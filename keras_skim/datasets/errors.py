@@ -1,5 +1,9 @@
 """Errors raised by the data layer."""
 
+from __future__ import annotations
+
+from collections.abc import Iterable
+
 
 def _one_line(text, limit=240):
     """Squeezes a message onto one short line so that a report stays readable."""
@@ -23,7 +27,7 @@ class DatasetUnavailableError(RuntimeError):
         attempts: List of ``(source, reason)`` pairs, in the order tried.
     """
 
-    def __init__(self, dataset, attempts, hint=None):
+    def __init__(self, dataset: str, attempts: Iterable[tuple[object, object]], hint: str | None = None) -> None:
         self.dataset = dataset
         self.attempts = [(str(source), _one_line(reason)) for source, reason in attempts]
         tried = "; ".join(f"{source}: {reason}" for source, reason in self.attempts)

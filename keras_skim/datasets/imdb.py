@@ -5,8 +5,11 @@ a JSON list of ``{"t": text, "s": 0|1}`` whose order keeps the official
 split (see ``OFFICIAL_RANGES``).
 """
 
+from __future__ import annotations
+
 import json
 import logging
+import os
 import re
 
 import numpy as np
@@ -92,7 +95,13 @@ def _from_tfds(split):
     return [clean_review(t.decode("utf-8")) for t in texts], labels
 
 
-def load_imdb(split="train", cache_dir=None, limit=None, seed=0, source_path=None):
+def load_imdb(
+    split: str = "train",
+    cache_dir: str | os.PathLike[str] | None = None,
+    limit: int | None = None,
+    seed: int = 0,
+    source_path: str | os.PathLike[str] | None = None,
+) -> tuple[list[str], np.ndarray]:
     """Loads the IMDB sentiment dataset.
 
     Sources, in order: ``source_path``/``$KERAS_SKIM_DATA_IMDB`` (a local

@@ -7,9 +7,12 @@ It has no official split, so a fixed stratified one is made here. TFDS
 ``mnist`` (60,000/10,000), when importable, is used first.
 """
 
+from __future__ import annotations
+
 import io
 import json
 import logging
+import os
 
 import numpy as np
 
@@ -127,7 +130,13 @@ def _from_tfds(split):
     return images.reshape(len(images), PIXELS).astype(np.float32) / 255.0, labels
 
 
-def load_mnist_digits(split="train", cache_dir=None, limit=None, seed=0, source_path=None):
+def load_mnist_digits(
+    split: str = "train",
+    cache_dir: str | os.PathLike[str] | None = None,
+    limit: int | None = None,
+    seed: int = 0,
+    source_path: str | os.PathLike[str] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """Loads MNIST digits as flat 784-pixel rows (for pixel-by-pixel RNNs).
 
     Sources, in order: ``source_path``/``$KERAS_SKIM_DATA_MNIST`` (a local

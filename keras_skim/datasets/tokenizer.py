@@ -17,10 +17,15 @@ they are kept deliberately small:
    the rest is the vocabulary by descending frequency, ties alphabetical.
 """
 
+from __future__ import annotations
+
 import collections
 import json
+import os
 import pathlib
 import re
+from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
@@ -49,7 +54,7 @@ class Tokenizer:
         max_length: Default sequence length for ``encode``; saved with it.
     """
 
-    def __init__(self, vocabulary=None, max_length=None):
+    def __init__(self, vocabulary: Iterable[str] | None = None, max_length: int | None = None) -> None:
         self.max_length = None if max_length is None else int(max_length)
         self._set_vocabulary([PAD, UNK] if vocabulary is None else list(vocabulary))
 
@@ -62,7 +67,7 @@ class Tokenizer:
         self._ids = {token: i for i, token in enumerate(vocabulary)}
 
     @staticmethod
-    def tokenize(text):
+    def tokenize(text: str) -> list[str]:
         """Splits one text into tokens.
 
         Args:
@@ -74,7 +79,7 @@ class Tokenizer:
         """
         return _TOKEN_RE.findall(text.translate(_ASCII_LOWER))
 
-    def fit(self, texts, max_tokens=20000, min_count=1):
+    def fit(self, texts: Iterable[str], max_tokens: int = 20000, min_count: int = 1) -> Tokenizer:
         """Builds the vocabulary from texts.
 
         Args:
@@ -88,7 +93,7 @@ class Tokenizer:
         """
         if max_tokens < 2:
             raise ValueError(f"max_tokens must be >= 2 (for {PAD} and {UNK}), got {max_tokens}")
-        counts = collections.Counter()
+        counts: collections.Counter[str] = collections.Counter()
         for text in texts:
             counts.update(self.tokenize(text))
         for special in (PAD, UNK):
@@ -101,16 +106,16 @@ class Tokenizer:
         return self
 
     @property
-    def vocabulary(self):
+    def vocabulary(self) -> list[str]:
         """List of tokens, index = id (a copy)."""
         return list(self._vocabulary)
 
     @property
-    def vocabulary_size(self):
+    def vocabulary_size(self) -> int:
         """Number of ids, ``<pad>`` and ``<unk>`` included."""
         return len(self._vocabulary)
 
-    def encode_one(self, text, max_length=None):
+    def encode_one(self, text: str, max_length: int | None = None) -> np.ndarray:
         """Encodes one text without padding.
 
         Args:
@@ -125,7 +130,7 @@ class Tokenizer:
             ids = ids[: int(max_length)]
         return np.asarray(ids, dtype=np.int32)
 
-    def encode(self, texts, max_length=None):
+    def encode(self, texts: Iterable[str], max_length: int | None = None) -> np.ndarray:
         """Encodes texts into a padded batch.
 
         Args:
@@ -148,7 +153,7 @@ class Tokenizer:
             batch[i, : len(row)] = row
         return batch
 
-    def decode(self, ids):
+    def decode(self, ids: Iterable[int]) -> str:
         """Turns ids back into space-joined tokens.
 
         Args:
@@ -166,7 +171,7 @@ class Tokenizer:
             tokens.append(self._vocabulary[token_id] if in_range else UNK)
         return " ".join(tokens)
 
-    def to_config(self):
+    def to_config(self) -> dict[str, Any]:
         """Returns the JSON-ready dict that ``save`` writes."""
         return {
             "format": FORMAT,
@@ -178,7 +183,7 @@ class Tokenizer:
         }
 
     @classmethod
-    def from_config(cls, config):
+    def from_config(cls, config: dict[str, Any]) -> Tokenizer:
         """Rebuilds a tokenizer from ``to_config`` output.
 
         Args:
@@ -202,7 +207,7 @@ class Tokenizer:
             raise ValueError(problem)
         return cls(vocabulary=config["vocabulary"], max_length=config.get("max_length"))
 
-    def save(self, path):
+    def save(self, path: str | os.PathLike[str]) -> pathlib.Path:
         """Writes ``tokenizer.json`` atomically.
 
         Args:
@@ -218,7 +223,7 @@ class Tokenizer:
         return target
 
     @classmethod
-    def load(cls, path):
+    def load(cls, path: str | os.PathLike[str]) -> Tokenizer:
         """Reads a tokenizer written by ``save``.
 
         Args:

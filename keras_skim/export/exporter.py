@@ -148,13 +148,49 @@ def _checked_threshold(threshold, parity_samples, quantize, backend):
     return threshold
 
 
-def _export_inputs(model_path, output_dir, tokenizer_path, force):
-    """(model folder, tokenizer file, output folder, train config, the loaded model), checked."""
+@dataclasses.dataclass
+class _ExportInputs:
+    """What an export reads: the model (loaded, or the caller's in memory),
+    its file (None in memory), the tokenizer file or the caller's
+    `Tokenizer`, the output folder and the train config."""
+
+    model: object
+    model_file: object
+    tokenizer_file: object
+    tokenizer: object
+    output_dir: str
+    train_config: object
+
+
+def is_model_object(model_or_path):
+    """Whether `model_or_path` is a model in memory rather than a path."""
+    return not isinstance(model_or_path, (str, bytes, os.PathLike))
+
+
+def _tokenizer_argument(tokenizer):
+    """(tokenizer file, in-memory Tokenizer) of a `tokenizer` argument: a
+    `keras_skim.datasets.Tokenizer`, a tokenizer.json (or its folder), or None."""
+    from keras_skim.datasets.tokenizer import Tokenizer
+
+    if tokenizer is None or isinstance(tokenizer, Tokenizer):
+        return None, tokenizer
+    if not isinstance(tokenizer, (str, os.PathLike)):
+        raise ExportError(
+            "tokenizer must be a keras_skim.datasets.Tokenizer or a tokenizer.json path; "
+            f"got {type(tokenizer).__name__}"
+        )
+    return contracts.tokenizer_file(tokenizer), None
+
+
+def _export_inputs(model_path, output_dir, tokenizer, force):
+    """The `_ExportInputs` of a model folder or file: checked and loaded."""
     from keras_skim.model_io import ModelLoadError, load_model
 
     try:
         folder = contracts.resolve_model(model_path)
-        tokenizer_file = contracts.tokenizer_file(tokenizer_path) if tokenizer_path is not None else folder.tokenizer
+        tokenizer_file, given = _tokenizer_argument(tokenizer)
+        if tokenizer is None:
+            tokenizer_file = folder.tokenizer
         output_dir = os.path.abspath(os.fspath(output_dir or default_output_dir(model_path)))
         output_folder.check_output_folder(output_dir, force=force, inputs=[folder.model, tokenizer_file])
         train_config = contracts.read_train_config(folder.train_config) if folder.train_config else None
@@ -164,7 +200,26 @@ def _export_inputs(model_path, output_dir, tokenizer_path, force):
         model = load_model(folder.model)
     except ModelLoadError as err:
         raise ExportError(str(err)) from None
-    return folder, tokenizer_file, output_dir, train_config, model
+    return _ExportInputs(model, folder.model, tokenizer_file, given, output_dir, train_config)
+
+
+def _memory_inputs(model, output_dir, tokenizer, force):
+    """The `_ExportInputs` of a Keras model in memory: `tokenizer` is a
+    `keras_skim.datasets.Tokenizer`, a tokenizer.json (or its folder) or None;
+    there is no train config (as for a bare .keras file)."""
+    import keras
+
+    if not isinstance(model, keras.Model):
+        raise ExportError(f"expected a keras.Model, a model folder or a .keras/.h5 file; got {type(model).__name__}")
+    if output_dir is None:
+        raise ExportError("a model in memory has no folder to export next to: pass output_dir")
+    try:
+        tokenizer_file, tokenizer = _tokenizer_argument(tokenizer)
+        output_dir = os.path.abspath(os.fspath(output_dir))
+        output_folder.check_output_folder(output_dir, force=force, inputs=[tokenizer_file])
+    except contracts.ContractError as err:
+        raise ExportError(str(err)) from None
+    return _ExportInputs(model, None, tokenizer_file, tokenizer, output_dir, None)
 
 
 def _checked_backend(model, plan, family, backend, quantize):
@@ -200,20 +255,22 @@ def _default_threshold(plan, family, threshold, notes):
     return emitter.default_threshold
 
 
-def _tokenizer(tokenizer_file, plan):
-    """The export's tokenizer (None without a file), checked against the embedding."""
-    if tokenizer_file is None:
+def _tokenizer(tokenizer_file, plan, tokenizer=None):
+    """The export's tokenizer (the caller's `tokenizer`, else the file's; None
+    without either), checked against the embedding."""
+    if tokenizer is None and tokenizer_file is None:
         return None
-    from keras_skim.datasets.tokenizer import Tokenizer
+    if tokenizer is None:
+        from keras_skim.datasets.tokenizer import Tokenizer
 
-    try:
-        tokenizer = Tokenizer.load(tokenizer_file)
-    except ValueError as err:
-        raise ExportError(str(err).splitlines()[0]) from None
+        try:
+            tokenizer = Tokenizer.load(tokenizer_file)
+        except ValueError as err:
+            raise ExportError(str(err).splitlines()[0]) from None
     if tokenizer.vocabulary_size > plan.vocabulary_size:
         raise ExportError(
-            f"{tokenizer_file}: {tokenizer.vocabulary_size} tokens but the model's embedding has "
-            f"{plan.vocabulary_size} rows"
+            f"{tokenizer_file or 'the tokenizer'}: {tokenizer.vocabulary_size} tokens but the model's embedding "
+            f"has {plan.vocabulary_size} rows"
         )
     return tokenizer
 
@@ -256,14 +313,17 @@ def _checked_parity(model, plan, chosen, flatbuffer, sequences, default_threshol
     return parity, against, tolerance
 
 
-def _write_export(output_dir, force, model_file, tokenizer_file, flatbuffer, metadata):
-    """Writes the export folder (staged: all of it or nothing)."""
+def _write_export(output_dir, force, model_file, tokenizer_file, flatbuffer, metadata, tokenizer=None):
+    """Writes the export folder (staged: all of it or nothing); the caller's
+    in-memory `tokenizer` is saved there when there is no `tokenizer_file`."""
     try:
         with output_folder.staged_output_dir(output_dir, force=force, inputs=[model_file, tokenizer_file]) as stage:
             with open(os.path.join(stage, contracts.TFLITE_FILE), "wb") as f:
                 f.write(flatbuffer)
             if tokenizer_file:
                 shutil.copyfile(tokenizer_file, os.path.join(stage, contracts.TOKENIZER_FILE))
+            elif tokenizer is not None:
+                tokenizer.save(os.path.join(stage, contracts.TOKENIZER_FILE))
             contracts.write_json(os.path.join(stage, contracts.METADATA_FILE), metadata.to_json())
     except contracts.ContractError as err:
         raise ExportError(str(err)) from None
@@ -277,6 +337,7 @@ def export_model(
     *,
     force=False,
     tokenizer_path=None,
+    tokenizer=None,
     threshold=None,
     parity_samples=4,
     fold=None,
@@ -290,12 +351,16 @@ def export_model(
     Args:
         model_path: a model folder from `keras-skim train`, or a `.keras` /
             `.h5` file (its sibling tokenizer.json and train_config.json are
-            used when present).
+            used when present), or a `keras.Model` in memory (exported as a
+            bare `.keras` file of it would be: no train config).
         output_dir: the export folder; `default_output_dir(model_path)`
-            when None.
+            when None (a model in memory needs one).
         force: replace an existing export folder (only one keras-skim wrote).
         tokenizer_path: a tokenizer.json (or its folder) to use instead of
             the model's own.
+        tokenizer: for a model in memory, a `keras_skim.datasets.Tokenizer`
+            or a tokenizer.json (or its folder); without one the export
+            takes token ids only.
         threshold: the default read threshold recorded in the metadata.
         parity_samples: inputs of the parity check.
         fold: fold the embedding into the projection tables (builtin).
@@ -318,7 +383,8 @@ def export_model(
         parity_texts: texts the parity check runs first (encoded with the
             export's tokenizer, up to `parity_samples`); None: the test
             texts of the data the model was trained on when they are at hand
-            (`recorded_test_texts`), else random token ids only.
+            (`recorded_test_texts`; a model in memory records none), else
+            random token ids only.
 
     Raises:
         ExportError: one-line reason; nothing is written then.
@@ -331,9 +397,9 @@ def export_model(
     log = log or (lambda message: None)
     notes = []
     threshold = _checked_threshold(threshold, parity_samples, quantize, backend)
-    folder, tokenizer_file, output_dir, train_config, model = _export_inputs(
-        model_path, output_dir, tokenizer_path, force
-    )
+    read_inputs = _memory_inputs if is_model_object(model_path) else _export_inputs
+    inputs = read_inputs(model_path, output_dir, tokenizer if tokenizer is not None else tokenizer_path, force)
+    model, output_dir, train_config = inputs.model, inputs.output_dir, inputs.train_config
     plan = plan_model(model)
     family = exporter_of(plan.model_kind)
     chosen, backend_note = _checked_backend(model, plan, family, backend, quantize)
@@ -344,13 +410,15 @@ def export_model(
             f"the model has no keras-skim layer: exported as a plain {emitter.model_kind.upper()} "
             "(read_mask is 1 on every token)"
         )
-    if sequence and tokenizer_file is not None:
+    tokenizer_file, given = inputs.tokenizer_file, inputs.tokenizer  # given: the caller's in-memory Tokenizer
+    if sequence and (tokenizer_file is not None or given is not None):
         notes.append("the model takes float sequences, not token ids: tokenizer.json is not exported")
-        tokenizer_file = None
+        tokenizer_file = given = None
     default_threshold = _default_threshold(plan, family, threshold, notes)
-    tokenizer = _tokenizer(tokenizer_file, plan)
-    if tokenizer_file is None and not sequence:
-        notes.append("no tokenizer.json next to the model (use --tokenizer): the export takes token ids only")
+    tokenizer = _tokenizer(tokenizer_file, plan, given)
+    if tokenizer is None and not sequence:
+        where = "given (tokenizer=...)" if inputs.model_file is None else "next to the model (use --tokenizer)"
+        notes.append(f"no tokenizer.json {where}: the export takes token ids only")
     max_length = plan.sequence_length if sequence else (train_config.max_length if train_config else None)
 
     texts = _parity_token_lists(parity_texts, tokenizer, train_config, parity_samples, notes)
@@ -371,8 +439,8 @@ def export_model(
         default_threshold=default_threshold,
         keras_bytes=weights_bytes(model),
         tflite_bytes=len(flatbuffer),
-        source_model=os.path.abspath(folder.model),
-        tokenizer_file=contracts.TOKENIZER_FILE if tokenizer_file else None,
+        source_model=os.path.abspath(inputs.model_file) if inputs.model_file else None,
+        tokenizer_file=contracts.TOKENIZER_FILE if tokenizer else None,
         parity=dict(
             parity.as_dict(),
             real_texts=len(texts),
@@ -389,6 +457,6 @@ def export_model(
         metadata.runtime_note = CUSTOM_OP_NOTE.format(op=op)
         notes.append(f"custom-op model: {metadata.runtime_note}")
     notes += [backend_note] if backend_note else []
-    _write_export(output_dir, force, folder.model, tokenizer_file, flatbuffer, metadata)
-    files = [contracts.TFLITE_FILE, contracts.METADATA_FILE] + ([contracts.TOKENIZER_FILE] if tokenizer_file else [])
+    _write_export(output_dir, force, inputs.model_file, tokenizer_file, flatbuffer, metadata, given)
+    files = [contracts.TFLITE_FILE, contracts.METADATA_FILE] + ([contracts.TOKENIZER_FILE] if tokenizer else [])
     return ExportResult(output_dir, files, metadata, parity, notes)

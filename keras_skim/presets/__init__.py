@@ -36,11 +36,17 @@ because the datasets room sits below this one in the import graph
 `tokenizer_from_preset` instead.
 """
 
+from __future__ import annotations
+
 import dataclasses
 import os
+from typing import TYPE_CHECKING, Any
 
 from keras_skim.presets.preset_card import CARD_FILE, README_FILE, Baseline, PresetCard, PresetError, read_card
 from keras_skim.presets.preset_sources import known_presets, local_preset_path, preset_path, preset_roots
+
+if TYPE_CHECKING:
+    from keras_skim.datasets.tokenizer import Tokenizer
 
 __all__ = [
     "CARD_FILE",
@@ -65,11 +71,11 @@ class PresetFolder:
 
     folder: str
     model: str
-    tokenizer: str
+    tokenizer: str | None
     card: PresetCard
 
 
-def preset_folder(preset):
+def preset_folder(preset: str | os.PathLike[str]) -> PresetFolder:
     """Finds a preset (name, folder or handle) -> `PresetFolder`; PresetError (one line) otherwise."""
     from keras_skim import contracts
 
@@ -82,7 +88,7 @@ def preset_folder(preset):
     return PresetFolder(folder, files.model, files.tokenizer, card)
 
 
-def tokenizer_from_preset(preset):
+def tokenizer_from_preset(preset: str | os.PathLike[str]) -> Tokenizer:
     """The `keras_skim.datasets.Tokenizer` of a preset (TensorFlow-free).
 
     Raises:
@@ -97,7 +103,7 @@ def tokenizer_from_preset(preset):
     return Tokenizer.load(found.tokenizer)
 
 
-def from_preset(preset, tokenizer=False):
+def from_preset(preset: str | os.PathLike[str], tokenizer: bool = False) -> Any:
     """Loads a trained model from a preset.
 
     Args:
@@ -123,7 +129,7 @@ def from_preset(preset, tokenizer=False):
     return model
 
 
-def list_presets():
+def list_presets() -> dict[str, PresetCard]:
     """The presets this install can load by name -> `{name: PresetCard}`,
     sorted by name (roots: see this module's docstring)."""
     return {name: read_card(os.path.join(folder, CARD_FILE)) for name, (folder, _) in sorted(known_presets().items())}

@@ -10,9 +10,13 @@ the key:
 Keys this version does not know are left alone (newer writers may add some).
 """
 
+from __future__ import annotations
+
 import dataclasses
 import json
 import math
+import os
+from typing import Any
 
 from keras_skim import contract_fields
 
@@ -116,7 +120,7 @@ class PresetCard:
     description: str = None
     limits: str = None
 
-    def as_dict(self):
+    def as_dict(self) -> dict[str, Any]:
         """The record `preset.json` holds: optional fields left out when None;
         "baseline" always there (null for a baseline itself)."""
         record = dataclasses.asdict(self)
@@ -145,7 +149,7 @@ def card_from_record(path, record):
     return PresetCard(**known)
 
 
-def read_card(path):
+def read_card(path: str | os.PathLike[str]) -> PresetCard:
     """Reads and checks a `preset.json` -> `PresetCard`; PresetError (one line) otherwise."""
     expected = f"a {CARD_FILE} written by benchmarks/make_preset.py"
     try:

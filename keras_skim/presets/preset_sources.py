@@ -11,6 +11,8 @@ A preset is named in one of these ways, tried in this order:
   that name with a `preset.json` (`preset_roots` lists the roots).
 """
 
+from __future__ import annotations
+
 import dataclasses
 import importlib
 import importlib.metadata
@@ -43,7 +45,7 @@ class PresetRoot:
     origin: str
 
 
-def preset_roots():
+def preset_roots() -> list[PresetRoot]:
     """The presets roots, first wins: `$KERAS_SKIM_PRESETS`, the checkout's
     `presets/`, then each installed entry point of `keras_skim.presets`."""
     roots = [PresetRoot(part, ROOTS_VARIABLE) for part in os.environ.get(ROOTS_VARIABLE, "").split(os.pathsep) if part]
@@ -136,7 +138,7 @@ def _handle_folder(handle):
     raise PresetError(f"{handle}: unknown preset scheme {scheme!r} (expected file://, hf:// or kaggle://)")
 
 
-def local_preset_path(preset):
+def local_preset_path(preset: str | os.PathLike[str]) -> str | os.PathLike[str]:
     """The local folder of a preset handle or name (downloading a hub handle;
     its `preset.json` checked), or `preset` itself when it is a path that
     exists or names no preset, so that a command's own "no such file" error
@@ -156,7 +158,7 @@ def local_preset_path(preset):
     return folder
 
 
-def preset_path(preset):
+def preset_path(preset: str | os.PathLike[str]) -> str:
     """`local_preset_path`, but PresetError (one line) for a preset that is not there."""
     path = local_preset_path(preset)
     if not os.path.isdir(path):

@@ -159,13 +159,37 @@ def bench_threshold(model, baseline, model_ids, base_ids, labels, threshold, rep
                     total_base += seconds
         if baseline is not None and total_model > 0:
             ratios.append(total_base / total_model)
+    result = {"threshold": threshold, "tokens": 0, "skim_rate": 0.0, "model_latency": _summary(model_runs)}
+    result.update(score_runs(model, model_inputs, labels))
+    if baseline is not None:
+        result["baseline_latency"] = _summary(base_runs)
+        result["speedup_runs"] = [float(r) for r in ratios]
+        result["text_median_seconds"] = {
+            "model": [float(np.median(t)) for t in model_text_times],
+            "baseline": [float(np.median(t)) for t in base_text_times],
+        }
+        result["speedup"] = sum(result["text_median_seconds"]["baseline"]) / sum(result["text_median_seconds"]["model"])
+        result["speedup_per_token_median"] = (
+            result["baseline_latency"]["median_us"] / result["model_latency"]["median_us"]
+        )
+        if result["flop_r"]:
+            result["speedup_over_flop_r"] = result["speedup"] / result["flop_r"]
+    return result
+
+
+def score_runs(model, model_inputs, labels=None):
+    """What a model read over inputs `prepare` checked, and how well: the
+    tokens, skim rate (over every layer and direction of a stacked export,
+    `layer_skim_rates`), Flop-R, a jump model's read / skip / jump fractions
+    (`jump_summary`) and, with `labels`, the accuracy. `keras-skim bench`
+    and `evaluate` of an export count with it."""
     reads = tokens = correct = 0
     # A stacked export: the skim rate over every layer's and direction's mask.
     layer_masks = list(_record(model.metadata).read_masks) if _record(model.metadata).layers else []
     layer_reads = dict.fromkeys(layer_masks, 0)
     jump_model = jumps(model.metadata)
     words, visited, read_counts = [], [], []
-    for prepared, label in zip(model_inputs, labels if labels is not None else [None] * len(model_ids)):
+    for prepared, label in zip(model_inputs, labels if labels is not None else [None] * len(model_inputs)):
         out = model.invoke(*prepared)
         read = int(np.asarray(out["read_count"]).reshape(-1)[0])
         reads += read
@@ -181,13 +205,7 @@ def bench_threshold(model, baseline, model_ids, base_ids, labels, threshold, rep
             p = probabilities_from_logits(out["logits"], _record(model.metadata).output_activation)
             correct += int(int(np.argmax(p)) == int(label))
     skim_rate = 1.0 - reads / tokens if tokens else 0.0
-    result = {
-        "threshold": threshold,
-        "tokens": tokens,
-        "skim_rate": skim_rate,
-        "model_latency": _summary(model_runs),
-        "flop_r": flop_r(model.metadata, skim_rate),
-    }
+    result = {"tokens": tokens, "skim_rate": skim_rate, "flop_r": flop_r(model.metadata, skim_rate)}
     if layer_masks:
         rates = {name: 1.0 - read / tokens if tokens else 0.0 for name, read in layer_reads.items()}
         result.update(
@@ -198,20 +216,7 @@ def bench_threshold(model, baseline, model_ids, base_ids, labels, threshold, rep
     if jump_model:
         result.update(jump_summary(model.metadata, words, visited, read_counts))
     if labels is not None and len(labels):
-        result["accuracy"] = correct / len(model_ids)
-    if baseline is not None:
-        result["baseline_latency"] = _summary(base_runs)
-        result["speedup_runs"] = [float(r) for r in ratios]
-        result["text_median_seconds"] = {
-            "model": [float(np.median(t)) for t in model_text_times],
-            "baseline": [float(np.median(t)) for t in base_text_times],
-        }
-        result["speedup"] = sum(result["text_median_seconds"]["baseline"]) / sum(result["text_median_seconds"]["model"])
-        result["speedup_per_token_median"] = (
-            result["baseline_latency"]["median_us"] / result["model_latency"]["median_us"]
-        )
-        if result["flop_r"]:
-            result["speedup_over_flop_r"] = result["speedup"] / result["flop_r"]
+        result["accuracy"] = correct / len(model_inputs)
     return result
 
 

@@ -1,5 +1,10 @@
 """`Classification`: what `SkimRunner.classify` gives for one text."""
 
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 
 from keras_skim.model_kinds import TOKEN_SKIMMED
@@ -24,13 +29,23 @@ class Classification(tuple):
         label: its name.
     """
 
-    def __new__(cls, probabilities, read_mask, tokens, metadata, read_masks=None):
+    class_names: list[str]
+    read_masks: dict[tuple[int, str], np.ndarray]
+
+    def __new__(
+        cls,
+        probabilities: np.ndarray,
+        read_mask: np.ndarray,
+        tokens: list[str],
+        metadata: Any,
+        read_masks: Mapping[tuple[int, str], np.ndarray] | None = None,
+    ) -> Classification:
         self = super().__new__(cls, (probabilities, read_mask, tokens))
         self.class_names = [metadata.class_name(i) for i in range(len(probabilities))]
         self.read_masks = dict(read_masks) if read_masks else {(0, "forward"): read_mask}
         return self
 
-    def skim_rates(self):
+    def skim_rates(self) -> dict[tuple[int, str], float]:
         """{(layer index, direction): share of the tokens skimmed} of every read
         mask (`TOKEN_SKIMMED`; a plain layer skims none)."""
         return {
@@ -43,9 +58,9 @@ class Classification(tuple):
     tokens = property(lambda self: self[2])
 
     @property
-    def predicted(self):
+    def predicted(self) -> int:
         return int(np.argmax(self.probabilities))
 
     @property
-    def label(self):
+    def label(self) -> str:
         return self.class_names[self.predicted]

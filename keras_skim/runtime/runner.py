@@ -1,19 +1,27 @@
 """`SkimRunner`: runs an exported keras-skim model with LiteRT, the way a
 phone app does. Imports neither TensorFlow nor Keras."""
 
+from __future__ import annotations
+
 import numbers
 import os
 import threading
 import time
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from keras_skim import contracts
-from keras_skim.model_kinds import kind_of
+from keras_skim.model_kinds import ModelKind, kind_of
 from keras_skim.runtime import run_deadline
 from keras_skim.runtime.classification import Classification
 from keras_skim.runtime.interpreter_loader import make_interpreter
 from keras_skim.runtime.token_padding import padding_for
+
+if TYPE_CHECKING:
+    from keras_skim.datasets.tokenizer import Tokenizer
 
 # More interpreter threads than any CPU has: LiteRT creates them all, and
 # tens of thousands exhaust the process (a crash at teardown).
@@ -86,7 +94,21 @@ class SkimRunner:
         num_threads: interpreter threads (1 to `MAX_THREADS`).
     """
 
-    def __init__(self, path, num_threads=1):
+    model_path: str
+    metadata: contracts.ExportMetadata
+    tokenizer: Tokenizer | None
+    interpreter: Any
+    default_threshold: float | None
+    max_length: int | None
+    vocabulary_size: int | None
+    run_started: float | None
+    run_tokens: int
+    _lock: threading.Lock
+    _signature: Any
+    _takes: set[str]
+    _padding: Any
+
+    def __init__(self, path: str | os.PathLike[str], num_threads: int = 1) -> None:
         if (
             isinstance(num_threads, bool)
             or not isinstance(num_threads, numbers.Integral)
@@ -193,36 +215,36 @@ class SkimRunner:
             )
 
     @property
-    def backend(self):
+    def backend(self) -> str:
         """ "builtin" (builtin ops only) or "custom" (needs the custom op
         named in the metadata's `custom_ops`: `contracts.CUSTOM_OPS`)."""
         return self.metadata.backend
 
     @property
-    def kind(self):
+    def kind(self) -> ModelKind:
         """The export's `keras_skim.model_kinds.ModelKind` (what it does, by its metadata)."""
         return kind_of(self.metadata)
 
     @property
-    def skims(self):
+    def skims(self) -> bool:
         return self.kind.skims
 
     @property
-    def jumps(self):
+    def jumps(self) -> bool:
         """Whether the model jumps (`ModelKind.jumps`): `read_mask` then
         holds the four codes of `keras_skim.contracts.TOKEN_CODES` and the
         outputs include `visited_count`; the threshold is ignored."""
         return self.kind.jumps
 
     @property
-    def read_mask_layout(self):
+    def read_mask_layout(self) -> dict[str, tuple[int, str]]:
         """{output name: (layer index, direction)} of every read mask of the
         signature: {"read_mask": (0, "forward")} for a single-layer export; a
         stacked or bidirectional one adds `read_mask_layer{i}_{direction}`
         (`metadata.layers`)."""
         return self.metadata.read_masks
 
-    def read_masks(self, outputs, length=None):
+    def read_masks(self, outputs: Mapping[str, Any], length: int | None = None) -> dict[tuple[int, str], np.ndarray]:
         """{(layer index, direction): int32 mask [T]} of a run's `outputs`
         (`run_ids`), each cut to `length` tokens when given."""
         return {
@@ -231,7 +253,7 @@ class SkimRunner:
         }
 
     @property
-    def takes_sequence(self):
+    def takes_sequence(self) -> bool:
         """Whether the export takes float sequences (`run_sequence`) rather than token ids."""
         return self.metadata.takes_sequence
 
@@ -242,7 +264,7 @@ class SkimRunner:
                 "not texts or token ids: use run_sequence"
             )
 
-    def encode(self, text):
+    def encode(self, text: str) -> tuple[np.ndarray, list[str]]:
         """(token ids int32 [T], tokens) of one text, cut at `max_length`."""
         self._refuse_sequence_export()
         if self.tokenizer is None:
@@ -253,7 +275,7 @@ class SkimRunner:
         keep = ids != 0
         return ids[keep], [t for t, k in zip(tokens, keep) if k]
 
-    def run_ids(self, token_ids, threshold=None):
+    def run_ids(self, token_ids: ArrayLike, threshold: float | None = None) -> dict[str, np.ndarray]:
         """Raw outputs (`logits`, `read_mask`, `read_count`) for the ids of
         one text, [T] or [1, T] (a batch of several texts is refused).
 
@@ -281,7 +303,7 @@ class SkimRunner:
             raise RuntimeModelError(f"{self.model_path}: the model failed to run ({_first_line(err)})") from None
         return out
 
-    def invoke(self, ids, threshold):
+    def invoke(self, ids: np.ndarray, threshold: np.float32) -> dict[str, np.ndarray]:
         """Runs inputs that `prepare` checked (the timed call of the bench);
         an export that fails to run raises RuntimeModelError (one line)."""
         try:
@@ -320,7 +342,7 @@ class SkimRunner:
                     "(one code per token)"
                 )
 
-    def prepare(self, token_ids, threshold=None):
+    def prepare(self, token_ids: ArrayLike, threshold: float | None = None) -> tuple[np.ndarray, np.float32]:
         """(ids int32 [1, T], threshold float32) checked for `invoke`; raises
         RuntimeModelError (one line) for inputs the model cannot take."""
         self._refuse_sequence_export()
@@ -335,9 +357,10 @@ class SkimRunner:
         if ids.size:
             # Checked in the caller's own type, before the cast to int32 could wrap a large id.
             low, high = int(ids.min()), int(ids.max())
-            if low < 0 or high >= self.vocabulary_size:
-                bad = high if high >= self.vocabulary_size else low
-                raise RuntimeModelError(f"token id {bad} is outside the model's vocabulary [0, {self.vocabulary_size})")
+            size = int(self.vocabulary_size or 0)  # a token-id export records it (sequence ones are refused above)
+            if low < 0 or high >= size:
+                bad = high if high >= size else low
+                raise RuntimeModelError(f"token id {bad} is outside the model's vocabulary [0, {size})")
             ids = ids.astype(np.int32).reshape(1, -1)  # a copy: the caller's array may change later
         else:
             # No zero-length input: a custom op cannot receive one.
@@ -353,7 +376,7 @@ class SkimRunner:
             raise RuntimeModelError(str(err)) from None
         return np.float32(threshold)
 
-    def run_sequence(self, sequence, threshold=None):
+    def run_sequence(self, sequence: ArrayLike, threshold: float | None = None) -> dict[str, np.ndarray]:
         """Raw outputs of an export on float sequences (`takes_sequence`):
         `sequence` is [T, F] or [1, T, F] (one sequence: the signature's
         outputs, `logits` [1, k], `read_mask` [1, T], `read_count` [1]) or
@@ -367,7 +390,7 @@ class SkimRunner:
             return outs[0]
         return {name: np.concatenate([out[name] for out in outs], axis=0) for name in outs[0]}
 
-    def classify(self, text, threshold=None):
+    def classify(self, text: str, threshold: float | None = None) -> Classification:
         """A `Classification` of one text: it unpacks as (probabilities,
         read_mask, tokens) and names the predicted class (`label`, from the
         training data's class names in the metadata; "class i" without).

@@ -38,7 +38,10 @@ training, use `model.optimizer.optimizer.learning_rate` or
 `model.optimizer.skew_optimizer.learning_rate`.
 """
 
+from __future__ import annotations
+
 import re
+from typing import Any
 
 import keras
 
@@ -197,11 +200,11 @@ class ScoRNNOptimizer(keras.optimizers.Optimizer):
 
 
 def scornn_optimizer(
-    optimizer=None,
-    skew_optimizer=None,
-    skew_variable_name=DEFAULT_SKEW_VARIABLE_NAME,
-    **kwargs,
-):
+    optimizer: Any = None,
+    skew_optimizer: Any = None,
+    skew_variable_name: str = DEFAULT_SKEW_VARIABLE_NAME,
+    **kwargs: Any,
+) -> ScoRNNOptimizer:
     """Returns a `ScoRNNOptimizer` for `model.compile(optimizer=...)`.
 
     Args:

@@ -1,13 +1,16 @@
 """Find the skim cells of a model and set their inference threshold."""
 
+from __future__ import annotations
+
 import contextlib
+from typing import Any
 
 import keras
 
 from keras_skim.models.skim_rnn.skim_cell_base import SkimCellBase, _check_float
 
 
-def skim_cells(model):
+def skim_cells(model: Any) -> list[Any]:
     """Returns every skim cell inside `model`, in layer order.
 
     Looks through `keras.layers.RNN`, `Bidirectional`, stacked cells and
@@ -36,7 +39,7 @@ def skim_cells(model):
     return found
 
 
-def set_threshold(model, threshold, layer_name=None):
+def set_threshold(model: Any, threshold: float, layer_name: str | None = None) -> list[Any]:
     """Sets the inference threshold of the skim cells of `model`.
 
     Takes effect at once, without retraining or retracing: the threshold is

@@ -1,10 +1,14 @@
 """Exact skim statistics of a trained model: the skim rate over real tokens
 and the per-token read/skim decisions (for `keras-skim show`)."""
 
+from __future__ import annotations
+
 import weakref
+from typing import Any
 
 import keras
 import numpy as np
+from numpy.typing import ArrayLike
 
 from keras_skim.models.skim_rnn.skim_cell_base import (
     NUM_STATS,
@@ -17,7 +21,9 @@ from keras_skim.models.skim_rnn.skim_controls import skim_cells, thresholds_set_
 from keras_skim.training.progress_batches import in_batches
 
 
-def skim_statistics(model, token_ids, batch_size=64, threshold=None, progress=None):
+def skim_statistics(
+    model: Any, token_ids: ArrayLike, batch_size: int = 64, threshold: float | None = None, progress: bool | None = None
+) -> dict[str, Any]:
     """Runs `model` on token ids and returns its exact skim rate.
 
     Each skim layer is re-run on the inputs that reach it with
@@ -91,7 +97,7 @@ def skim_predictions(model, token_ids, batch_size=64, threshold=None, progress=N
 
 
 # model -> {with logits: (probe model, cells in output order)}; dies with the model.
-_PROBES = weakref.WeakKeyDictionary()
+_PROBES: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 
 
 def _probe_model(model, logits):

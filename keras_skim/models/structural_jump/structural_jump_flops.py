@@ -30,7 +30,12 @@ section 3). Expect our values to come out 20-30% below the paper's at the
 same read fractions.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from keras_skim.analysis.flops import rnn_step_flops
 
@@ -61,7 +66,9 @@ def structural_jump_step_flops(units, embedding_dim, agent_units=25):
     }
 
 
-def structural_jump_flop_report(word_count, visited, read, units, embedding_dim, agent_units=25):
+def structural_jump_flop_report(
+    word_count: ArrayLike, visited: ArrayLike, read: ArrayLike, units: int, embedding_dim: int, agent_units: int = 25
+) -> dict[str, Any]:
     """Flop-r of a Structural-Jump-LSTM on a corpus.
 
     Args:

@@ -9,7 +9,12 @@ The fractions follow the paper's section 4.2 (`Read% = read / n`, `Jump% =
 1 - visited / n`, `Skip% = skipped / n`, n = words of the document).
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from keras_skim.model_kinds import TOKEN_JUMPED, TOKEN_NOT_A_WORD, TOKEN_READ, TOKEN_SKIMMED
 from keras_skim.models.structural_jump.structural_jump_lstm_cell import (
@@ -61,7 +66,7 @@ def _greedy_trace(model, ids, batch_size):
     return out["logits"], out["trace"], out["word_count"]
 
 
-def structural_jump_statistics(model, token_ids, batch_size=64):
+def structural_jump_statistics(model: Any, token_ids: ArrayLike, batch_size: int = 64) -> dict[str, Any]:
     """Runs a Structural-Jump-LSTM model greedily and counts what it read.
 
     Args:
@@ -125,7 +130,7 @@ def structural_jump_statistics(model, token_ids, batch_size=64):
     }
 
 
-def reading_positions(model, token_ids):
+def reading_positions(model: Any, token_ids: ArrayLike) -> dict[str, Any]:
     """What the model did with each token of one text (greedy pass).
 
     Args:

@@ -24,8 +24,11 @@ folder `model.keras`, `tokenizer.json`, `train_config.json`), with the
 settings of a `StructuralJumpTrainingConfig`.
 """
 
+from __future__ import annotations
+
 import dataclasses
 import os
+from typing import Any
 
 import keras
 import numpy as np
@@ -219,7 +222,13 @@ def _time_record(phases):
 RUN_OPTIONS = ("force", "verbose", "run_dir", "resume", "restart", "max_steps")
 
 
-def train_structural_jump(output_dir=None, dataset="rotten_tomatoes", data=None, tokenizer=None, **options):
+def train_structural_jump(
+    output_dir: str | os.PathLike[str] | None = None,
+    dataset: str = "rotten_tomatoes",
+    data: Any = None,
+    tokenizer: Any = None,
+    **options: Any,
+) -> tuple[Any, dict[str, Any]]:
     """Trains a Structural-Jump-LSTM classifier and optionally writes its folder.
 
     The keyword form of `train_structural_jump_model`: `options` are the

@@ -146,6 +146,10 @@ def fit_text_classifier(data, config, verbose):
         num_classes=data.num_classes,
     )
     compile_text_classifier(model, config.learning_rate)
+    from keras_skim.training.epoch_lines import fit_progress
+
+    # a progress bar on a terminal, one plain line per epoch in a log file
+    fit_verbose, progress = fit_progress(verbose)
     started = time.perf_counter()
     history = model.fit(
         x_train,
@@ -153,8 +157,8 @@ def fit_text_classifier(data, config, verbose):
         batch_size=config.batch_size,
         epochs=config.epochs,
         validation_data=validation,
-        callbacks=_callbacks(config),
-        verbose=verbose,
+        callbacks=_callbacks(config) + progress,
+        verbose=fit_verbose,
     )
     train_seconds = time.perf_counter() - started
     evaluation = _evaluation_record(model, validation, data.splits["test"], verbose)
