@@ -124,24 +124,17 @@ def _summary(per_token_us):
     return {"median_us": float(np.median(a)), "p90_us": float(np.percentile(a, 90)), "runs": int(a.size)}
 
 
-def bench_threshold(model, baseline, model_ids, base_ids, labels, threshold, repeats, warmup=1):
-    """Measures one threshold. Returns a dict of results.
-
-    The speed-up is the ratio of the two models' total times over the texts,
-    each text timed by its median over the repeats: on a shared machine one
-    preempted call can move a whole repeat's total (the per-repeat ratios are
-    kept as `speedup_runs`), not a text's median."""
+def _timed_repeats(measured, base, repeats):
+    """The timed calls: `measured` and `base` are (runner, prepared inputs, token
+    ids) of the model and the baseline (runner None: none); each repeat runs
+    every text on both, in an order that alternates so neither always runs
+    first. Returns the per-token latencies (us), the per-repeat speed-ups and
+    each text's times."""
+    model, model_inputs, model_ids = measured
+    baseline, base_inputs, base_ids = base
     model_runs, base_runs, ratios = [], [], []
     model_text_times = [[] for _ in model_ids]
     base_text_times = [[] for _ in model_ids]
-    # Inputs are checked once, outside the timed calls.
-    model_inputs = [model.prepare(ids, threshold) for ids in model_ids]
-    base_inputs = [baseline.prepare(bids) for bids in base_ids] if baseline is not None else []
-    for k, prepared in enumerate(model_inputs):
-        for _ in range(warmup):
-            model.invoke(*prepared)
-            if baseline is not None:
-                baseline.invoke(*base_inputs[k])
     for r in range(repeats):
         total_model = total_base = 0.0
         for k, (ids, bids) in enumerate(zip(model_ids, base_ids)):
@@ -159,6 +152,45 @@ def bench_threshold(model, baseline, model_ids, base_ids, labels, threshold, rep
                     total_base += seconds
         if baseline is not None and total_model > 0:
             ratios.append(total_base / total_model)
+    return {
+        "model_runs": model_runs,
+        "base_runs": base_runs,
+        "ratios": ratios,
+        "model_text_times": model_text_times,
+        "base_text_times": base_text_times,
+    }
+
+
+def _add_baseline(result, timings):
+    """The baseline's latency and the speed-ups over it, into `result`."""
+    result["baseline_latency"] = _summary(timings["base_runs"])
+    result["speedup_runs"] = [float(r) for r in timings["ratios"]]
+    result["text_median_seconds"] = {
+        "model": [float(np.median(t)) for t in timings["model_text_times"]],
+        "baseline": [float(np.median(t)) for t in timings["base_text_times"]],
+    }
+    result["speedup"] = sum(result["text_median_seconds"]["baseline"]) / sum(result["text_median_seconds"]["model"])
+    result["speedup_per_token_median"] = result["baseline_latency"]["median_us"] / result["model_latency"]["median_us"]
+    if result["flop_r"]:
+        result["speedup_over_flop_r"] = result["speedup"] / result["flop_r"]
+
+
+def bench_threshold(model, baseline, model_ids, base_ids, labels, threshold, repeats, warmup=1):
+    """Measures one threshold. Returns a dict of results.
+
+    The speed-up is the ratio of the two models' total times over the texts,
+    each text timed by its median over the repeats: on a shared machine one
+    preempted call can move a whole repeat's total (the per-repeat ratios are
+    kept as `speedup_runs`), not a text's median."""
+    # Inputs are checked once, outside the timed calls.
+    model_inputs = [model.prepare(ids, threshold) for ids in model_ids]
+    base_inputs = [baseline.prepare(bids) for bids in base_ids] if baseline is not None else []
+    for k, prepared in enumerate(model_inputs):
+        for _ in range(warmup):
+            model.invoke(*prepared)
+            if baseline is not None:
+                baseline.invoke(*base_inputs[k])
+    timings = _timed_repeats((model, model_inputs, model_ids), (baseline, base_inputs, base_ids), repeats)
     reads = tokens = correct = 0
     # A stacked export: the skim rate over every layer's and direction's mask.
     layer_masks = list(_record(model.metadata).read_masks) if _record(model.metadata).layers else []
@@ -185,7 +217,7 @@ def bench_threshold(model, baseline, model_ids, base_ids, labels, threshold, rep
         "threshold": threshold,
         "tokens": tokens,
         "skim_rate": skim_rate,
-        "model_latency": _summary(model_runs),
+        "model_latency": _summary(timings["model_runs"]),
         "flop_r": flop_r(model.metadata, skim_rate),
     }
     if layer_masks:
@@ -200,18 +232,7 @@ def bench_threshold(model, baseline, model_ids, base_ids, labels, threshold, rep
     if labels is not None and len(labels):
         result["accuracy"] = correct / len(model_ids)
     if baseline is not None:
-        result["baseline_latency"] = _summary(base_runs)
-        result["speedup_runs"] = [float(r) for r in ratios]
-        result["text_median_seconds"] = {
-            "model": [float(np.median(t)) for t in model_text_times],
-            "baseline": [float(np.median(t)) for t in base_text_times],
-        }
-        result["speedup"] = sum(result["text_median_seconds"]["baseline"]) / sum(result["text_median_seconds"]["model"])
-        result["speedup_per_token_median"] = (
-            result["baseline_latency"]["median_us"] / result["model_latency"]["median_us"]
-        )
-        if result["flop_r"]:
-            result["speedup_over_flop_r"] = result["speedup"] / result["flop_r"]
+        _add_baseline(result, timings)
     return result
 
 
