@@ -19,7 +19,7 @@ import numpy as np
 
 from keras_skim import contracts, output_folder
 from keras_skim.export.errors import ExportError
-from keras_skim.export.export_options import BACKENDS, ExportOptions  # noqa: F401 (BACKENDS: exporter.BACKENDS)
+from keras_skim.export.export_options import ExportOptions
 from keras_skim.export.sequence_input import takes_sequence
 
 CUSTOM_OP_NOTE = (
