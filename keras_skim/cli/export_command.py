@@ -87,13 +87,12 @@ def _model_and_output(model, output):
 def run(args):
     from keras_skim.cli.errors import CliError
     from keras_skim.export.errors import ExportError
+    from keras_skim.export.export_options import ExportOptions
     from keras_skim.export.exporter import export_model
 
     model_path, output = _model_and_output(args.model, args.output)
     try:
-        result = export_model(
-            model_path,
-            output,
+        options = ExportOptions(
             force=args.force,
             tokenizer_path=args.tokenizer,
             threshold=args.threshold,
@@ -101,6 +100,7 @@ def run(args):
             backend=args.backend,
             quantize=args.quantize,
         )
+        result = export_model(model_path, output, options)
     except ExportError as err:
         raise CliError(str(err)) from None
     meta = result.metadata

@@ -4,6 +4,7 @@ import argparse
 
 from keras_skim.cli.errors import CliError
 from keras_skim.contract_fields import MAX_SEQUENCE_LENGTH, MAX_VOCABULARY_SIZE
+from keras_skim.export.export_options import MAX_PARITY_SAMPLES
 from keras_skim.model_kinds import CLI_KINDS, THRESHOLD_HELP  # noqa: F401 (the commands' --threshold help)
 
 
@@ -52,7 +53,6 @@ non_negative_int = _integer_at_least(0, "an integer >= 0")
 # sample is one Keras and one LiteRT run per threshold.
 MAX_STATE_UNITS = 4096
 MAX_BATCH_SIZE = 1 << 16
-MAX_PARITY_SAMPLES = 1000
 state_units = integer_in(1, MAX_STATE_UNITS, f"a positive integer of at most {MAX_STATE_UNITS}")
 batch_size = integer_in(1, MAX_BATCH_SIZE, f"a positive integer of at most {MAX_BATCH_SIZE}")
 parity_samples = integer_in(1, MAX_PARITY_SAMPLES, f"a positive integer of at most {MAX_PARITY_SAMPLES}")

@@ -17,7 +17,8 @@ each model family's exporter module fills, named in
 pieces live in that family's own modules), `custom_op_backend` with the
 cells' ops (`ModelKind.cell_op`) and `flatbuffer_writer` (the custom-op
 exports),
-`parity` (Keras vs TFLite), `metadata` and `exporter` (`export_model`;
+`parity` (Keras vs TFLite), `metadata`, `export_options` (`ExportOptions`,
+an export's checked settings) and `exporter` (`export_model`;
 the operators it records are read by the runtime's TFLite schema reader,
 `keras_skim.runtime.tflite_check.op_inventory`).
 """

@@ -19,7 +19,7 @@ import numpy as np
 
 from keras_skim import contracts, output_folder
 from keras_skim.export.errors import ExportError
-from keras_skim.export.int8_weights import QUANTIZE
+from keras_skim.export.export_options import ExportOptions
 from keras_skim.export.sequence_input import takes_sequence
 
 CUSTOM_OP_NOTE = (
@@ -34,9 +34,6 @@ def backends():
     from keras_skim.export.custom_op_backend import CustomOpBackend
 
     return {backend.name: backend for backend in (BuiltinBackend(), CustomOpBackend())}
-
-
-BACKENDS = ("auto", "builtin", "custom")  # auto: `backend_choice.choose_backend`
 
 
 @dataclasses.dataclass
@@ -130,22 +127,6 @@ def _runner(flatbuffer, plan=None):
         return signature(**contracts.signature_inputs(takes, np.asarray(token_ids, np.int32), np.float32(threshold)))
 
     return run
-
-
-def _checked_threshold(threshold, parity_samples, quantize, backend):
-    """The options checked: the --threshold (None stays None); ExportError otherwise."""
-    if threshold is not None:
-        try:
-            threshold = contracts.check_threshold(threshold, "--threshold")
-        except contracts.ContractError as err:
-            raise ExportError(str(err)) from None
-    if parity_samples < 1:
-        raise ExportError("--parity-samples must be at least 1")
-    if quantize not in QUANTIZE:
-        raise ExportError(f"--quantize must be int8 (or left out for float32); got {quantize!r}")
-    if backend not in BACKENDS:
-        raise ExportError(f"--backend must be one of {', '.join(BACKENDS)}; got {backend!r}")
-    return threshold
 
 
 @dataclasses.dataclass
@@ -331,21 +312,61 @@ def _write_export(output_dir, force, model_file, tokenizer_file, flatbuffer, met
         raise ExportError(f"{output_dir}: cannot write the export ({err.strerror})") from None
 
 
-def export_model(
-    model_path,
-    output_dir=None,
-    *,
-    force=False,
-    tokenizer_path=None,
-    tokenizer=None,
-    threshold=None,
-    parity_samples=4,
-    fold=None,
-    log=None,
-    backend="auto",
-    quantize=None,
-    parity_texts=None,
-):
+def _input_notes(plan, inputs, notes):
+    """The notes on what the model takes; (tokenizer file, the caller's
+    in-memory Tokenizer) to export, both None for a model of float
+    sequences, which takes no token ids."""
+    emitter = plan.emitter
+    if not emitter.skims and not plan.jumps and not type(emitter.cell).__module__.startswith("keras_skim."):
+        notes.append(
+            f"the model has no keras-skim layer: exported as a plain {emitter.model_kind.upper()} "
+            "(read_mask is 1 on every token)"
+        )
+    if takes_sequence(plan) and (inputs.tokenizer_file is not None or inputs.tokenizer is not None):
+        notes.append("the model takes float sequences, not token ids: tokenizer.json is not exported")
+        return None, None
+    return inputs.tokenizer_file, inputs.tokenizer
+
+
+def _export_tokenizer(tokenizer_file, given, plan, in_memory, notes):
+    """`_tokenizer`, with a note when a token-id model is exported without one."""
+    tokenizer = _tokenizer(tokenizer_file, plan, given)
+    if tokenizer is None and not takes_sequence(plan):
+        where = "given (tokenizer=...)" if in_memory else "next to the model (use --tokenizer)"
+        notes.append(f"no tokenizer.json {where}: the export takes token ids only")
+    return tokenizer
+
+
+def _parity_record(parity, real_texts, against, tolerance):
+    """The metadata's `parity`: the check's result, how many real texts it
+    ran, what it compared against and with which tolerance."""
+    return dict(
+        parity.as_dict(),
+        real_texts=real_texts,
+        against=against,
+        tolerance={"decisions": tolerance.decisions, "atol": tolerance.atol},
+    )
+
+
+def _metadata(plan, chosen, facts, notes):
+    """The export's `ExportMetadata`, with the runtime note of each custom op it needs."""
+    from keras_skim.export.metadata import build_metadata
+
+    metadata = build_metadata(plan, facts)
+    for op in chosen.ops_for(plan):
+        metadata.runtime_note = CUSTOM_OP_NOTE.format(op=op)
+        notes.append(f"custom-op model: {metadata.runtime_note}")
+    return metadata
+
+
+def _options(options, settings):
+    """The `ExportOptions` of a call: `options`, or one built from its keywords."""
+    if options is not None and settings:
+        raise TypeError("export_model takes ExportOptions or its settings as keywords, not both")
+    return options if options is not None else ExportOptions(**settings)
+
+
+def export_model(model_path, output_dir=None, options=None, *, log=None, **settings):
     """Exports a trained model to TFLite; see `keras-skim export --help`.
 
     Args:
@@ -355,108 +376,64 @@ def export_model(
             bare `.keras` file of it would be: no train config).
         output_dir: the export folder; `default_output_dir(model_path)`
             when None (a model in memory needs one).
-        force: replace an existing export folder (only one keras-skim wrote).
-        tokenizer_path: a tokenizer.json (or its folder) to use instead of
-            the model's own.
-        tokenizer: for a model in memory, a `keras_skim.datasets.Tokenizer`
-            or a tokenizer.json (or its folder); without one the export
-            takes token ids only.
-        threshold: the default read threshold recorded in the metadata.
-        parity_samples: inputs of the parity check.
-        fold: fold the embedding into the projection tables (builtin).
+        options: an `ExportOptions` (backend, quantize, threshold, parity
+            samples and texts, fold, force, tokenizer); None: one built
+            from `settings`.
         log: callable(str) for progress lines.
-        backend: "auto" (the default: "custom" where the model kind has a
-            custom op and this install runs it, else "builtin";
-            `backend_choice`), "builtin" (builtin TFLite ops only, runs in
-            any LiteRT interpreter) or "custom" (one custom op per model
-            kind, `model_kinds.CUSTOM_OPS`; interpreters must register
-            `keras_skim.litert_ops`).
-        quantize: None (float32 weights) or "int8": dynamic-range int8
-            weights (builtin: the converter's quantization of the
-            FULLY_CONNECTED weights; custom: int8 embedding rows and big-cell
-            kernel with per-row / per-column scales; the backends a family
-            quantizes are its exporter's `quantizes`). A custom int8 export
-            is checked exactly against its own dequantized weights; a
-            builtin int8 one, whose kernels quantize activations too, with
-            `parity.INT8_AGREEMENT` (>= 99% of read decisions kept, outputs
-            within 0.05 of the float model's).
-        parity_texts: texts the parity check runs first (encoded with the
-            export's tokenizer, up to `parity_samples`); None: the test
-            texts of the data the model was trained on when they are at hand
-            (`recorded_test_texts`; a model in memory records none), else
-            random token ids only.
+        **settings: `ExportOptions`' fields as keywords (`backend="custom"`,
+            `quantize="int8"`, `tokenizer=...` for a model in memory, ...),
+            instead of `options`.
 
     Raises:
         ExportError: one-line reason; nothing is written then.
     """
     from keras_skim.export.family_exporter import exporter_of
-    from keras_skim.export.metadata import build_metadata, weights_bytes
+    from keras_skim.export.metadata import ExportFacts, weights_bytes
     from keras_skim.export.plan import plan_model
     from keras_skim.runtime.tflite_check import op_inventory
 
+    options = _options(options, settings)
     log = log or (lambda message: None)
     notes = []
-    threshold = _checked_threshold(threshold, parity_samples, quantize, backend)
     read_inputs = _memory_inputs if is_model_object(model_path) else _export_inputs
-    inputs = read_inputs(model_path, output_dir, tokenizer if tokenizer is not None else tokenizer_path, force)
+    given = options.tokenizer if options.tokenizer is not None else options.tokenizer_path
+    inputs = read_inputs(model_path, output_dir, given, options.force)
     model, output_dir, train_config = inputs.model, inputs.output_dir, inputs.train_config
     plan = plan_model(model)
     family = exporter_of(plan.model_kind)
-    chosen, backend_note = _checked_backend(model, plan, family, backend, quantize)
-    emitter = plan.emitter
+    chosen, backend_note = _checked_backend(model, plan, family, options.backend, options.quantize)
+    tokenizer_file, given = _input_notes(plan, inputs, notes)
+    default_threshold = _default_threshold(plan, family, options.threshold, notes)
+    tokenizer = _export_tokenizer(tokenizer_file, given, plan, inputs.model_file is None, notes)
     sequence = takes_sequence(plan)
-    if not emitter.skims and not plan.jumps and not type(emitter.cell).__module__.startswith("keras_skim."):
-        notes.append(
-            f"the model has no keras-skim layer: exported as a plain {emitter.model_kind.upper()} "
-            "(read_mask is 1 on every token)"
-        )
-    tokenizer_file, given = inputs.tokenizer_file, inputs.tokenizer  # given: the caller's in-memory Tokenizer
-    if sequence and (tokenizer_file is not None or given is not None):
-        notes.append("the model takes float sequences, not token ids: tokenizer.json is not exported")
-        tokenizer_file = given = None
-    default_threshold = _default_threshold(plan, family, threshold, notes)
-    tokenizer = _tokenizer(tokenizer_file, plan, given)
-    if tokenizer is None and not sequence:
-        where = "given (tokenizer=...)" if inputs.model_file is None else "next to the model (use --tokenizer)"
-        notes.append(f"no tokenizer.json {where}: the export takes token ids only")
     max_length = plan.sequence_length if sequence else (train_config.max_length if train_config else None)
-
-    texts = _parity_token_lists(parity_texts, tokenizer, train_config, parity_samples, notes)
-    sequences = _parity_sequences(plan, texts, parity_samples)
+    texts = _parity_token_lists(options.parity_texts, tokenizer, train_config, options.parity_samples, notes)
+    sequences = _parity_sequences(plan, texts, options.parity_samples)
     flatbuffer = chosen.flatbuffer(
-        model, plan, threshold=default_threshold, length=max_length, fold=fold, quantize=quantize
+        model, plan, threshold=default_threshold, length=max_length, fold=options.fold, quantize=options.quantize
     )
     parity, against, tolerance = _checked_parity(
-        model, plan, chosen, flatbuffer, sequences, default_threshold, quantize
+        model, plan, chosen, flatbuffer, sequences, default_threshold, options.quantize
     )
     log(parity.message)
     if not parity.ok:
         raise ExportError(f"{parity.message}; nothing written")
-
-    metadata = build_metadata(
-        plan,
+    facts = ExportFacts(
         max_length=max_length,
         default_threshold=default_threshold,
         keras_bytes=weights_bytes(model),
         tflite_bytes=len(flatbuffer),
         source_model=os.path.abspath(inputs.model_file) if inputs.model_file else None,
         tokenizer_file=contracts.TOKENIZER_FILE if tokenizer else None,
-        parity=dict(
-            parity.as_dict(),
-            real_texts=len(texts),
-            against=against,
-            tolerance={"decisions": tolerance.decisions, "atol": tolerance.atol},
-        ),
+        parity=_parity_record(parity, len(texts), against, tolerance),
         ops=sorted({op for ops in op_inventory(flatbuffer).values() for op in ops}),
         backend=chosen.name,
         custom_ops=list(chosen.ops_for(plan)),
-        quantize=quantize,
+        quantize=options.quantize,
         class_names=_class_names(train_config, plan, notes),
     )
-    for op in chosen.ops_for(plan):
-        metadata.runtime_note = CUSTOM_OP_NOTE.format(op=op)
-        notes.append(f"custom-op model: {metadata.runtime_note}")
+    metadata = _metadata(plan, chosen, facts, notes)
     notes += [backend_note] if backend_note else []
-    _write_export(output_dir, force, inputs.model_file, tokenizer_file, flatbuffer, metadata, given)
+    _write_export(output_dir, options.force, inputs.model_file, tokenizer_file, flatbuffer, metadata, given)
     files = [contracts.TFLITE_FILE, contracts.METADATA_FILE] + ([contracts.TOKENIZER_FILE] if tokenizer else [])
     return ExportResult(output_dir, files, metadata, parity, notes)

@@ -80,19 +80,12 @@ def dense_head(tf, plan, h):
     return x
 
 
-def build_module(plan, fold=None):
-    """A tf.Module whose `serve(token_ids, threshold)` is the inference graph."""
-    import tensorflow as tf
-    from keras import ops
-
-    emitter = plan.emitter
-    fold = should_fold(plan) if fold is None else bool(fold)
-    pre_proj, read_proj = emitter.input_projections()
+def _row_reader(tf, plan, fold):
+    """callable(ids, projection) -> [T, 1, k] rows of the projected embeddings of
+    `ids`: gathered from the folded table `E @ W + b`, or projected after the gather."""
     embedding = plan.embedding
-    padding = plan.padding_id is not None
 
     def rows(ids, projection):
-        """[T, 1, k] rows of the projected embeddings of `ids`."""
         kernel, bias = projection
         if fold:
             table = f32((embedding @ kernel + bias)[:, None, :])
@@ -101,20 +94,84 @@ def build_module(plan, fold=None):
         z = tf.matmul(x, tf.constant(f32(kernel))) + tf.constant(f32(bias))
         return tf.expand_dims(z, 1)
 
-    def head(h):
-        return dense_head(tf, plan, h)
+    return rows
 
+
+def _signature(tf, emitter):
+    """The one signature (`keras_skim.contracts`): `threshold` only where it
+    applies (a skim cell's read gate); other kinds take `token_ids` alone."""
+    inputs = [tf.TensorSpec([1, None], tf.int32, name=contracts.INPUT_TOKEN_IDS)]
+    if emitter.skims:
+        inputs.append(tf.TensorSpec([], tf.float32, name=contracts.INPUT_THRESHOLD))
+    return inputs
+
+
+def _token_walk(tf, ids, positions, length, padding):
+    """(first position, callable(t) -> the next one): over every token, or,
+    when the embedding masks id 0, over the tokens that are not padding."""
+    if padding:
+        following, start = next_positions(tf, ids, positions, length)
+
+        def advance(t):
+            return tf.gather(following, t)
+    else:
+        start = tf.constant(0)
+
+        def advance(t):
+            return t + 1
+
+    return start, advance
+
+
+def _skim_token_body(tf, emitter, rows, cut, advance, n_state):
+    """The token loop's body of a skim cell: the gate, the skim update, the
+    read step in an IF, and the decision recorded into the chunk's mask.
+    `rows`: (pre rows, read rows) of the sequence."""
+    from keras import ops
+
+    pre_rows, read_rows = rows
+
+    def token_body(t, *loop):
+        state, chunk, offset = list(loop[:n_state]), loop[n_state], loop[n_state + 1]
+        gate, carry = emitter.pre_step(state, tf.gather(pre_rows, t))
+        # Gathered outside the IF: tensors captured by a branch are
+        # copied into it at every call, so only this row is passed in.
+        read_row = tf.gather(read_rows, t)
+        read = gate >= cut
+        # The cheap skim update runs unconditionally in the body; the IF
+        # only holds the read step and returns the fixed-size state (ops
+        # inside an IF branch cost several times more than in the body).
+        skimmed = emitter.skim_step(state, carry)
+
+        def read_branch():
+            return tuple(emitter.read_step(state, read_row, carry))
+
+        def skim_branch():
+            return tuple(tf.identity(s) for s in skimmed)
+
+        out = tf.cond(read, read_branch, skim_branch)
+        # DYNAMIC_UPDATE_SLICE (static output shape, unlike a scatter)
+        chunk = ops.slice_update(chunk, tf.reshape(t - offset, [1]), tf.reshape(tf.cast(read, tf.int32), [1]))
+        return (advance(t), *out, chunk, offset)
+
+    return token_body
+
+
+def build_module(plan, fold=None):
+    """A tf.Module whose `serve(token_ids, threshold)` is the inference graph."""
+    import tensorflow as tf
+    from keras import ops
+
+    emitter = plan.emitter
+    fold = should_fold(plan) if fold is None else bool(fold)
+    pre_proj, read_proj = emitter.input_projections()
+    padding = plan.padding_id is not None
+    rows = _row_reader(tf, plan, fold)
     init = [tf.constant(s) for s in emitter.initial_state()]
     n_state = len(init)
     chunk_zeros = tf.zeros([CHUNK], tf.int32)
 
-    # The one signature (`keras_skim.contracts`): `threshold` only where it
-    # applies (a skim cell's read gate); other kinds take `token_ids` alone.
-    inputs = [tf.TensorSpec([1, None], tf.int32, name=contracts.INPUT_TOKEN_IDS)]
-    if emitter.skims:
-        inputs.append(tf.TensorSpec([], tf.float32, name=contracts.INPUT_THRESHOLD))
-
-    @tf.function(input_signature=inputs)
+    @tf.function(input_signature=_signature(tf, emitter))
     def serve(token_ids, threshold=None):
         ids = tf.reshape(token_ids, [-1])
         length = tf.shape(ids)[0]
@@ -124,17 +181,7 @@ def build_module(plan, fold=None):
         # bodies have no dynamic tensors: a dynamic tensor anywhere in a body
         # makes LiteRT re-plan the body's memory on every iteration.
         positions = tf.cumsum(ids * 0 + 1) - 1
-        if padding:
-            following, start = next_positions(tf, ids, positions, length)
-
-            def advance(t):
-                return tf.gather(following, t)
-        else:
-            start = tf.constant(0)
-
-            def advance(t):
-                return t + 1
-
+        start, advance = _token_walk(tf, ids, positions, length, padding)
         if not emitter.skims:
 
             def plain_body(t, *state):
@@ -146,29 +193,7 @@ def build_module(plan, fold=None):
             mask = tf.cast(tf.not_equal(ids, 0), tf.int32) if padding else positions * 0 + 1
         else:
             cut = threshold_cut(tf, threshold)
-
-            def token_body(t, *loop):
-                state, chunk, offset = list(loop[:n_state]), loop[n_state], loop[n_state + 1]
-                gate, carry = emitter.pre_step(state, tf.gather(pre_rows, t))
-                # Gathered outside the IF: tensors captured by a branch are
-                # copied into it at every call, so only this row is passed in.
-                read_row = tf.gather(read_rows, t)
-                read = gate >= cut
-                # The cheap skim update runs unconditionally in the body; the IF
-                # only holds the read step and returns the fixed-size state (ops
-                # inside an IF branch cost several times more than in the body).
-                skimmed = emitter.skim_step(state, carry)
-
-                def read_branch():
-                    return tuple(emitter.read_step(state, read_row, carry))
-
-                def skim_branch():
-                    return tuple(tf.identity(s) for s in skimmed)
-
-                out = tf.cond(read, read_branch, skim_branch)
-                # DYNAMIC_UPDATE_SLICE (static output shape, unlike a scatter)
-                chunk = ops.slice_update(chunk, tf.reshape(t - offset, [1]), tf.reshape(tf.cast(read, tf.int32), [1]))
-                return (advance(t), *out, chunk, offset)
+            token_body = _skim_token_body(tf, emitter, (pre_rows, read_rows), cut, advance, n_state)
 
             def chunk_body(t, *loop):
                 state, mask = list(loop[:n_state]), loop[n_state]
@@ -183,7 +208,7 @@ def build_module(plan, fold=None):
             mask0 = tf.concat([positions * 0, chunk_zeros], axis=0)
             loop = tf.while_loop(lambda t, *_: t < length, chunk_body, (start, *init, mask0))
             state, mask = list(loop[1 : 1 + n_state]), loop[1 + n_state][:length]
-        logits = head(emitter.output(state))
+        logits = dense_head(tf, plan, emitter.output(state))
         read_mask = tf.reshape(mask, [1, -1])
         return {
             contracts.OUTPUT_LOGITS: logits,

@@ -2,6 +2,8 @@
 `keras_skim.contracts.ExportMetadata` record (`keras_skim.metadata_record`),
 whose fields are the file's keys."""
 
+import dataclasses
+
 from keras_skim import contracts
 from keras_skim.analysis.flops import plan_flop_report
 from keras_skim.contracts import ExportMetadata, FlopCounts, TensorInfo
@@ -177,23 +179,41 @@ def _single_outputs(plan):
     }
 
 
-def build_metadata(
-    plan,
-    *,
-    max_length,
-    default_threshold,
-    keras_bytes,
-    tflite_bytes,
-    source_model,
-    tokenizer_file,
-    parity,
-    ops,
-    backend,
-    custom_ops,
-    quantize=None,
-    class_names=None,
-):
-    """The `ExportMetadata` of an export of `plan`."""
+@dataclasses.dataclass(frozen=True)
+class ExportFacts:
+    """What an export knows beyond its plan: the metadata's other fields.
+
+    Attributes:
+        max_length: the texts' cut (None: any length).
+        default_threshold: the read threshold the signature defaults to.
+        keras_bytes: the Keras model's float32 weight bytes (`weights_bytes`).
+        tflite_bytes: the size of model.tflite.
+        source_model: the exported model's file.
+        tokenizer_file: `contracts.TOKENIZER_FILE` when one is exported, else None.
+        parity: the parity check's record.
+        ops: the flatbuffer's operators, sorted.
+        backend: the backend's name.
+        custom_ops: the custom ops the export needs.
+        quantize: None (float32) or "int8".
+        class_names: the training data's class names, or None.
+    """
+
+    max_length: object
+    default_threshold: float
+    keras_bytes: int
+    tflite_bytes: int
+    source_model: str
+    tokenizer_file: object
+    parity: dict
+    ops: list
+    backend: str
+    custom_ops: list
+    quantize: object = None
+    class_names: object = None
+
+
+def build_metadata(plan, facts):
+    """The `ExportMetadata` of an export of `plan` (`facts`: an `ExportFacts`)."""
     emitter = plan.emitter
     metadata = ExportMetadata(
         model_kind=emitter.model_kind,
@@ -202,26 +222,26 @@ def build_metadata(
         embedding_dim=plan.embedding_dim,
         vocabulary_size=plan.vocabulary_size,
         num_classes=plan.num_classes,
-        class_names=class_names,
+        class_names=facts.class_names,
         output_activation=plan.output_activation,
-        max_length=max_length,
-        default_threshold=default_threshold,
+        max_length=facts.max_length,
+        default_threshold=facts.default_threshold,
         input_kind=input_kind(plan),
         feature_dim=getattr(plan, "feature_dim", None),
         padding_id=plan.padding_id,
         threshold_rule=contracts.THRESHOLD_RULE if emitter.skims else None,
-        inputs=_inputs(plan, default_threshold),
+        inputs=_inputs(plan, facts.default_threshold),
         outputs=_outputs(plan),
         flops=flops_section(plan),
-        keras_weights_bytes=keras_bytes,
-        tflite_bytes=tflite_bytes,
-        source_model=source_model,
-        tokenizer=tokenizer_file,
-        parity=parity,
-        tflite_ops=ops,
-        backend=backend,
-        custom_ops=custom_ops,
-        quantize=quantize,
+        keras_weights_bytes=facts.keras_bytes,
+        tflite_bytes=facts.tflite_bytes,
+        source_model=facts.source_model,
+        tokenizer=facts.tokenizer_file,
+        parity=facts.parity,
+        tflite_ops=facts.ops,
+        backend=facts.backend,
+        custom_ops=facts.custom_ops,
+        quantize=facts.quantize,
     )
     exporter_of(plan.model_kind).add_metadata_entries(plan, metadata)
     if plan.stacked:

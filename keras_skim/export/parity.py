@@ -226,6 +226,49 @@ def _jump_counts_ok(got, mask, want):
     ) == int(np.sum(np.isin(want, (TOKEN_READ, TOKEN_SKIMMED))))
 
 
+def _compared(ids, threshold, got, expected, wants, jumps, activation, tolerance):
+    """(max output difference, mismatched decisions, decisions, the first
+    problem or None) of one input's TFLite outputs `got` against the
+    reference's `expected` outputs and `wants` read masks."""
+    expected = np.asarray(expected, dtype=np.float64)
+    # A stack's reference gives every read mask by its output name.
+    wants = wants if isinstance(wants, dict) else {"read_mask": wants}
+    wants = {name: np.rint(np.asarray(w)).astype(np.int32) for name, w in wants.items()}
+    want = wants["read_mask"]
+    outputs = apply_activation(got["logits"], activation)
+    diff = float(np.max(np.abs(outputs - expected)))
+    mask = np.asarray(got["read_mask"]).reshape(-1)
+    bad = sum(int(np.sum(np.asarray(got[name]).reshape(-1) != w)) for name, w in wants.items())
+    if jumps:
+        count_ok = _jump_counts_ok(got, mask, want)
+        same_class = int(np.argmax(outputs)) == int(np.argmax(expected))
+    else:
+        own_count = int(np.asarray(got["read_count"]).reshape(-1)[0])
+        count_ok = own_count == int(mask.sum()) and (tolerance.decisions < 1.0 or own_count == int(want.sum()))
+        same_class = True
+    problem = None
+    if (bad and tolerance.decisions >= 1.0) or diff > tolerance.atol or not count_ok or not same_class:
+        what = "token codes (read/skipped/jumped)" if jumps else "read/skim decisions"
+        problem = (
+            ("" if jumps else f"threshold {threshold}, ")
+            + f"{len(ids)} tokens: {bad} {what} differ, max output difference {diff:.2e}"
+            + ("" if count_ok else (", read_count or visited_count wrong" if jumps else ", read_count wrong"))
+            + ("" if same_class else ", another predicted class")
+        )
+    return diff, bad, len(ids) * len(wants), problem
+
+
+def _agreement_summary(tolerance, decisions, agreement, worst):
+    """The passing parity message's tail: the decisions compared and the worst output difference."""
+    if tolerance == EXACT:
+        what = f"{decisions} decisions identical"
+    else:
+        what = (
+            f"{agreement:.2%} of {decisions} decisions agree (tolerance {tolerance.decisions:.0%}, {tolerance.atol:g})"
+        )
+    return f"{what}, max output difference {worst:.2e}"
+
+
 def check_parity(model, plan, runner, sequences, thresholds, reference=None, against="Keras", tolerance=EXACT):
     """Runs every sequence at every threshold through Keras and the runner.
 
@@ -269,42 +312,15 @@ def check_parity(model, plan, runner, sequences, thresholds, reference=None, aga
             for ids in sequences:
                 batch = ids[None, :]
                 expected, wants = reference(batch, threshold)
-                expected = np.asarray(expected, dtype=np.float64)
-                # A stack's reference gives every read mask by its output name.
-                wants = wants if isinstance(wants, dict) else {"read_mask": wants}
-                wants = {name: np.rint(np.asarray(w)).astype(np.int32) for name, w in wants.items()}
-                want = wants["read_mask"]
                 got = runner(batch, 0.0 if threshold is None else threshold)
-                outputs = apply_activation(got["logits"], activation)
-                diff = float(np.max(np.abs(outputs - expected)))
+                diff, bad, count, problem = _compared(
+                    ids, threshold, got, expected, wants, jumps, activation, tolerance
+                )
                 worst = max(worst, diff)
-                mask = np.asarray(got["read_mask"]).reshape(-1)
-                bad = sum(int(np.sum(np.asarray(got[name]).reshape(-1) != w)) for name, w in wants.items())
-                decisions += len(ids) * len(wants)
+                decisions += count
                 mismatched += bad
-                if jumps:
-                    count_ok = _jump_counts_ok(got, mask, want)
-                    same_class = int(np.argmax(outputs)) == int(np.argmax(expected))
-                else:
-                    own_count = int(np.asarray(got["read_count"]).reshape(-1)[0])
-                    count_ok = own_count == int(mask.sum()) and (
-                        tolerance.decisions < 1.0 or own_count == int(want.sum())
-                    )
-                    same_class = True
-                if first_problem is None and (
-                    (bad and tolerance.decisions >= 1.0) or diff > tolerance.atol or not count_ok or not same_class
-                ):
-                    what = "token codes (read/skipped/jumped)" if jumps else "read/skim decisions"
-                    first_problem = (
-                        ("" if jumps else f"threshold {threshold}, ")
-                        + f"{len(ids)} tokens: {bad} {what} differ, max output difference {diff:.2e}"
-                        + (
-                            ""
-                            if count_ok
-                            else (", read_count or visited_count wrong" if jumps else ", read_count wrong")
-                        )
-                        + ("" if same_class else ", another predicted class")
-                    )
+                if first_problem is None:
+                    first_problem = problem
     finally:
         for cell, value in zip(cells, saved):
             cell.threshold = value
@@ -312,16 +328,10 @@ def check_parity(model, plan, runner, sequences, thresholds, reference=None, aga
     if first_problem is None and agreement < tolerance.decisions:
         first_problem = f"{agreement:.2%} of read/skim decisions agree, below {tolerance.decisions:.0%}"
     ok = first_problem is None
-    if tolerance == EXACT:
-        what = f"{decisions} decisions identical"
-    else:
-        what = (
-            f"{agreement:.2%} of {decisions} decisions agree (tolerance {tolerance.decisions:.0%}, {tolerance.atol:g})"
+    if ok:
+        message = f"parity OK (against {against}): {len(sequences)} inputs x {len(thresholds)} thresholds, " + (
+            _agreement_summary(tolerance, decisions, agreement, worst)
         )
-    message = (
-        f"parity OK (against {against}): {len(sequences)} inputs x {len(thresholds)} thresholds, "
-        f"{what}, max output difference {worst:.2e}"
-        if ok
-        else f"parity FAILED against {against} ({first_problem})"
-    )
+    else:
+        message = f"parity FAILED against {against} ({first_problem})"
     return ParityResult(ok, len(sequences), thresholds, worst, decisions, mismatched, message)

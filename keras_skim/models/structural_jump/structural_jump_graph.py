@@ -39,7 +39,7 @@ import numpy as np
 
 from keras_skim import contracts
 from keras_skim.contracts import TOKEN_JUMPED, TOKEN_NOT_A_WORD, TOKEN_READ, TOKEN_SKIMMED
-from keras_skim.export.graph_builder import CHUNK
+from keras_skim.export.graph_builder import CHUNK, dense_head
 from keras_skim.export.weights import f32, reorder_lstm_gates
 from keras_skim.models.structural_jump.structural_jump_emitter import FIRST_PREVIOUS
 
@@ -101,16 +101,11 @@ def jump_targets(tf, ids, positions, length, structure):
     return targets, tf.gather(word, 0), is_word
 
 
-def build_module(plan, fold=None):
-    """A tf.Module whose `serve(token_ids)` is the inference graph."""
-    import tensorflow as tf
-
+def _lstm_stepper(tf, e, fold):
+    """The read step of the jump emitter `e`: callable(word, previous, h, c) -> (h, c)."""
     from keras_skim.export.lstm_emitters import lstm_update
 
-    e = plan.emitter
     m = e.units
-    fold = should_fold(plan) if fold is None else bool(fold)
-    structure = plan.structure
 
     def gates(matrix):
         return f32(reorder_lstm_gates(matrix, m))
@@ -122,8 +117,6 @@ def build_module(plan, fold=None):
     else:
         word_terms = f32(e.embedding)[:, None, :]
         lstm_kernel = np.concatenate([gates(e.lstm_input), lstm_recurrent], axis=0)
-    skip_rows = f32(e.skip_rows)[:, None, :]
-    skip_previous = f32(e.skip_previous)[:, None, :]
 
     def lstm_step(word, p, h, c):
         """The read step: its constants are made here, inside the branch
@@ -136,18 +129,45 @@ def build_module(plan, fold=None):
             z = tf.matmul(tf.concat([row, h], axis=1), tf.constant(lstm_kernel)) + previous
         return lstm_update(tf, z, c, m)
 
-    def jump_action(h):
-        s = tf.nn.relu(tf.matmul(h, tf.constant(f32(e.jump_kernel))) + tf.constant(f32(e.jump_bias)))
-        logits = tf.matmul(s, tf.constant(f32(e.jump_head))) + tf.constant(f32(e.jump_head_bias))
-        return tf.reshape(tf.argmax(logits, axis=1, output_type=tf.int32), [])
+    return lstm_step
 
-    def head(h):
-        x = h
-        for index, (kernel, bias, activation) in enumerate(plan.head):
-            x = tf.matmul(x, tf.constant(f32(kernel))) + tf.constant(f32(bias))
-            if index < len(plan.head) - 1 and activation != "linear":
-                x = {"relu": tf.nn.relu, "tanh": tf.tanh, "sigmoid": tf.sigmoid}[activation](x)
-        return x
+
+def _jump_action(tf, e, h):
+    """The jump agent's action on the state `h` (0: the next word)."""
+    s = tf.nn.relu(tf.matmul(h, tf.constant(f32(e.jump_kernel))) + tf.constant(f32(e.jump_bias)))
+    logits = tf.matmul(s, tf.constant(f32(e.jump_head))) + tf.constant(f32(e.jump_head_bias))
+    return tf.reshape(tf.argmax(logits, axis=1, output_type=tf.int32), [])
+
+
+def _outputs(tf, plan, h, record, positions, is_word):
+    """The signature's outputs: the head's logits on `h`, the per-token codes of the
+    `record` (read, skimmed, jumped, not a word) and the read and visited counts."""
+    zero = positions * 0
+    not_visited = tf.where(is_word, zero + TOKEN_JUMPED, zero + TOKEN_NOT_A_WORD)
+    codes = tf.where(
+        tf.equal(record, RECORD_READ),
+        zero + TOKEN_READ,
+        tf.where(tf.equal(record, RECORD_SKIPPED), zero + TOKEN_SKIMMED, not_visited),
+    )
+    read_mask = tf.reshape(codes, [1, -1])
+    return {
+        contracts.OUTPUT_LOGITS: dense_head(tf, plan, h),
+        contracts.OUTPUT_READ_MASK: read_mask,
+        contracts.OUTPUT_READ_COUNT: tf.reshape(tf.reduce_sum(tf.cast(tf.equal(record, RECORD_READ), tf.int32)), [1]),
+        contracts.OUTPUT_VISITED_COUNT: tf.reshape(tf.reduce_sum(tf.cast(record > 0, tf.int32)), [1]),
+    }
+
+
+def build_module(plan, fold=None):
+    """A tf.Module whose `serve(token_ids)` is the inference graph."""
+    import tensorflow as tf
+
+    e = plan.emitter
+    m = e.units
+    structure = plan.structure
+    lstm_step = _lstm_stepper(tf, e, should_fold(plan) if fold is None else bool(fold))
+    skip_rows = f32(e.skip_rows)[:, None, :]
+    skip_previous = f32(e.skip_previous)[:, None, :]
 
     zeros = tf.constant(np.zeros((1, m), np.float32))
     chunk_zeros = tf.zeros([CHUNK], tf.int32)
@@ -171,7 +191,7 @@ def build_module(plan, fold=None):
 
                 def read_branch():
                     h2, c2 = lstm_step(word, p, h, c)
-                    return h2, c2, jump_action(h2)
+                    return h2, c2, _jump_action(tf, e, h2)
 
                 def skip_branch():
                     return tf.identity(h), tf.identity(c), tf.constant(0)
@@ -197,23 +217,7 @@ def build_module(plan, fold=None):
         _, _, h, _, record = tf.while_loop(
             lambda t, *_: t < length, chunk_body, (start, tf.constant(FIRST_PREVIOUS), zeros, zeros, record0)
         )
-        record = record[:length]
-        zero = positions * 0
-        not_visited = tf.where(is_word, zero + TOKEN_JUMPED, zero + TOKEN_NOT_A_WORD)
-        codes = tf.where(
-            tf.equal(record, RECORD_READ),
-            zero + TOKEN_READ,
-            tf.where(tf.equal(record, RECORD_SKIPPED), zero + TOKEN_SKIMMED, not_visited),
-        )
-        read_mask = tf.reshape(codes, [1, -1])
-        return {
-            contracts.OUTPUT_LOGITS: head(h),
-            contracts.OUTPUT_READ_MASK: read_mask,
-            contracts.OUTPUT_READ_COUNT: tf.reshape(
-                tf.reduce_sum(tf.cast(tf.equal(record, RECORD_READ), tf.int32)), [1]
-            ),
-            contracts.OUTPUT_VISITED_COUNT: tf.reshape(tf.reduce_sum(tf.cast(record > 0, tf.int32)), [1]),
-        }
+        return _outputs(tf, plan, h, record[:length], positions, is_word)
 
     module = tf.Module()
     module.serve = serve

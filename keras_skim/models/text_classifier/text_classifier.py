@@ -5,6 +5,8 @@ model and export written before several classes were supported; k > 2
 classes get k logits (softmax, sparse categorical cross-entropy).
 """
 
+import dataclasses
+
 import keras
 
 from keras_skim.model_kinds import cli_kind, load, text_classifier_cells
@@ -12,28 +14,11 @@ from keras_skim.model_kinds import cli_kind, load, text_classifier_cells
 CELL_KINDS = text_classifier_cells()
 
 
-def build_text_classifier(
-    cell,
-    vocabulary_size,
-    max_length,
-    embedding_dim=50,
-    units=100,
-    small_units=10,
-    gamma=0.01,
-    threshold=0.5,
-    embedding_matrix=None,
-    train_embedding=False,
-    dropout=0.0,
-    seed=None,
-    num_classes=2,
-):
-    """Embedding(mask_zero) -> RNN -> Dense(1) logit (two classes) or
-    Dense(num_classes) logits.
+@dataclasses.dataclass(frozen=True)
+class TextClassifierSpec:
+    """The settings of `build_text_classifier` beyond the cell and the data's shape.
 
-    Args:
-        cell: one of `CELL_KINDS`; "lstm" and "gru" are the baselines.
-        vocabulary_size: rows of the embedding (index 0 = padding).
-        max_length: input length T.
+    Attributes:
         embedding_dim: embedding size (50 with GloVe 6B 50d).
         units, small_units, gamma, threshold: the skim cell's d, d', gamma
             and inference threshold.
@@ -42,10 +27,39 @@ def build_text_classifier(
         dropout: dropout on the RNN's output.
         seed: seed of the skim cell's Gumbel noise.
         num_classes: number of classes, at least 2.
+    """
+
+    embedding_dim: int = 50
+    units: int = 100
+    small_units: int = 10
+    gamma: float = 0.01
+    threshold: float = 0.5
+    embedding_matrix: object = None
+    train_embedding: bool = False
+    dropout: float = 0.0
+    seed: object = None
+    num_classes: int = 2
+
+
+def build_text_classifier(cell, vocabulary_size, max_length, spec=None, **settings):
+    """Embedding(mask_zero) -> RNN -> Dense(1) logit (two classes) or
+    Dense(num_classes) logits.
+
+    Args:
+        cell: one of `CELL_KINDS`; "lstm" and "gru" are the baselines.
+        vocabulary_size: rows of the embedding (index 0 = padding).
+        max_length: input length T.
+        spec: a `TextClassifierSpec`; None: one built from `settings`.
+        **settings: `TextClassifierSpec`'s fields as keywords (`units=64`,
+            ...), instead of `spec`.
 
     Returns:
         An uncompiled `keras.Model`.
     """
+    if spec is not None and settings:
+        raise TypeError("build_text_classifier takes a spec or its settings as keywords, not both")
+    spec = spec if spec is not None else TextClassifierSpec(**settings)
+    num_classes, embedding_matrix = spec.num_classes, spec.embedding_matrix
     if num_classes < 2:
         raise ValueError(f"num_classes must be at least 2; got {num_classes}")
     if cell not in CELL_KINDS:
@@ -54,15 +68,15 @@ def build_text_classifier(
     initializer = keras.initializers.Constant(embedding_matrix) if embedding_matrix is not None else "uniform"
     x = keras.layers.Embedding(
         vocabulary_size,
-        embedding_dim,
+        spec.embedding_dim,
         mask_zero=True,
         embeddings_initializer=initializer,
-        trainable=train_embedding or embedding_matrix is None,
+        trainable=spec.train_embedding or embedding_matrix is None,
         name="embedding",
     )(inputs)
-    x = recurrent_layer(cell, units, small_units, gamma, threshold, seed)(x)
-    if dropout:
-        x = keras.layers.Dropout(dropout, name="dropout")(x)
+    x = recurrent_layer(cell, spec.units, spec.small_units, spec.gamma, spec.threshold, spec.seed)(x)
+    if spec.dropout:
+        x = keras.layers.Dropout(spec.dropout, name="dropout")(x)
     if num_classes == 2:
         logits = keras.layers.Dense(1, name="logit")(x)
     else:

@@ -125,7 +125,11 @@ def fit_text_classifier(data, config, verbose):
     `config` (a `TextClassifierTrainingConfig`) describes, fits it on
     `data` (a `pipeline.TrainingData`) and evaluates it; returns (model,
     its train_config.json record)."""
-    from keras_skim.models.text_classifier.text_classifier import build_text_classifier, compile_text_classifier
+    from keras_skim.models.text_classifier.text_classifier import (
+        TextClassifierSpec,
+        build_text_classifier,
+        compile_text_classifier,
+    )
 
     # One logit takes float 0/1 targets; k logits take integer class ids.
     label_type = "float32" if data.num_classes == 2 else "int32"
@@ -135,15 +139,17 @@ def fit_text_classifier(data, config, verbose):
         config.cell,
         data.tokenizer.vocabulary_size,
         data.max_length,
-        embedding_dim=50,
-        units=config.units,
-        small_units=config.small_units,
-        gamma=config.gamma,
-        threshold=config.threshold,
-        embedding_matrix=data.embedding_matrix,
-        train_embedding=config.train_embedding,
-        seed=config.seed,
-        num_classes=data.num_classes,
+        TextClassifierSpec(
+            embedding_dim=50,
+            units=config.units,
+            small_units=config.small_units,
+            gamma=config.gamma,
+            threshold=config.threshold,
+            embedding_matrix=data.embedding_matrix,
+            train_embedding=config.train_embedding,
+            seed=config.seed,
+            num_classes=data.num_classes,
+        ),
     )
     compile_text_classifier(model, config.learning_rate)
     from keras_skim.training.epoch_lines import fit_progress
