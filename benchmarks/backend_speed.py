@@ -110,7 +110,7 @@ def record(args, backend):
     """This backend's entry: its rows and ratios, or why it has none."""
     entry = {"python": platform.python_version(), "load_before": list(os.getloadavg())}
     if importlib.util.find_spec(BACKEND_PACKAGES[backend]) is None:
-        entry["status"] = f"not installed ({BACKEND_PACKAGES[backend]} is not importable in {sys.executable})"
+        entry["status"] = f"not installed ({BACKEND_PACKAGES[backend]} is not importable)"
         return entry
     import keras
 
