@@ -12,6 +12,9 @@ through these private Keras 3 APIs (checked with Keras 3.15):
   outermost layer being called, whose tracked sublayers hold that RNN
   layer, and the Python `training` flag of the call.
 - `Layer._flatten_layers`: the tracked sublayers of that layer.
+- The stateless scope (`stateless_scope.get_stateless_scope`): whether a
+  metric's variables can be updated in this call (JAX runs `call` in a
+  scope that maps only the layer weights, and drops other updates).
 - An instance attribute `inner_loop` on that RNN layer: `RNN.call` looks
   `self.inner_loop` up after the hook, so a bound method set on the instance
   runs the loop and then adds the loss.
@@ -24,7 +27,7 @@ fails with the name of the moved API when a Keras release moves one.
 
 import types
 
-from keras.src.backend.common import global_state
+from keras.src.backend.common import global_state, stateless_scope
 from keras.src.layers.rnn.dropout_rnn_cell import DropoutRNNCell
 
 __all__ = [
@@ -34,6 +37,7 @@ __all__ = [
     "tracked_layers",
     "replace_inner_loop",
     "replaced_inner_loop",
+    "variables_writable",
 ]
 
 
@@ -71,3 +75,14 @@ def replace_inner_loop(rnn, function):
     only. A bound method (not a closure), so that a copy of the layer binds
     the copy; `object.__setattr__` keeps it out of Keras' tracking."""
     object.__setattr__(rnn, "inner_loop", types.MethodType(function, rnn))
+
+
+def variables_writable(variables):
+    """Whether updates of `variables` in the current call are kept: always
+    outside a stateless scope, inside one only when it maps them (a JAX
+    trainer's `stateless_call` maps the weights, not the metrics, whose
+    values it may even have freed)."""
+    scope = stateless_scope.get_stateless_scope()
+    if scope is None:
+        return True
+    return all(scope.get_current_value(v) is not None for v in variables)

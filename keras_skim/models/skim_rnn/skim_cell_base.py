@@ -9,6 +9,7 @@ import keras
 from keras import ops, tree
 
 from keras_skim import keras_internals
+from keras_skim.backends import current as backend
 from keras_skim.keras_internals import DropoutRNNCell
 from keras_skim.models.skim_rnn.skim_rate import SkimRate
 
@@ -20,6 +21,9 @@ from keras_skim.models.skim_rnn.skim_state_layout import (  # noqa: F401
     STAT_SKIMS,
     STAT_TOKENS,
 )
+
+# One op per split on TensorFlow; skim_lstm_cell and skim_gru_cell import it from here.
+split_sizes = backend.split_sizes
 
 
 class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
@@ -124,6 +128,9 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
         # the skim loss itself, without the hook (which still serves a plain
         # keras.layers.RNN that shares the cell).
         self._loop_owned = False
+        # The seed of this RNN call's Gumbel draws where the loop cannot
+        # advance `seed_generator` (JAX's scan); set before each loop.
+        self._loop_seed = None
 
     # ------------------------------------------------------------------ weights
     def _weight(self, name, shape, kind):
@@ -222,6 +229,7 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
         # dropout mask the loop will reuse): the moment to make sure that the
         # layer accounts for the skim loss after the loop.
         self._rnn_will_account = _account_after_the_loop(self)
+        self._loop_seed = backend.loop_seed(self.seed_generator)
         if (
             not self._rnn_will_account
             and not self._loop_owned
@@ -261,7 +269,7 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
         read_states = self.big_step(x, h_rec, rnn_states)
         skim_states = self._skim_states(x, h_rec, rnn_states)
         logits = self.gate_logits(x, h_rec)
-        gumbel = self._gumbel_noise(ops.shape(logits)) if training else None
+        gumbel = self._gumbel_noise(ops.shape(logits), *self._step_seed(stats)) if training else None
         return self._choose(read_states, skim_states, logits, gumbel, stats)
 
     def _choose(self, read_states, skim_states, logits, gumbel, stats):
@@ -362,10 +370,21 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
             return rnn_states
         return [ops.concatenate([s, prev[:, self.small_units :]], axis=-1) for s, prev in zip(small_states, rnn_states)]
 
-    def _gumbel_noise(self, shape):
-        """Standard Gumbel samples of `shape`, in float32, from the cell's seed."""
-        uniform = keras.random.uniform(shape, minval=1e-6, maxval=1.0 - 1e-6, dtype="float32", seed=self.seed_generator)
+    def _gumbel_noise(self, shape, seed=None):
+        """Standard Gumbel samples of `shape`, in float32, from `seed` (see
+        `_step_seed`), by default the cell's seed generator."""
+        seed = self.seed_generator if seed is None else seed
+        uniform = keras.random.uniform(shape, minval=1e-6, maxval=1.0 - 1e-6, dtype="float32", seed=seed)
         return -ops.log(-ops.log(uniform))
+
+    def _step_seed(self, stats):
+        """`()` where the step draws from the seed generator, else `(seed,)`:
+        the loop's seed (`keras_skim.backends`) with the step's index, the
+        most tokens any sequence has counted, folded in."""
+        if self._loop_seed is None:
+            return ()
+        step = ops.cast(ops.max(ops.stop_gradient(stats[:, STAT_TOKENS])), "int32")
+        return (backend.step_seed(self._loop_seed, step),)
 
     def _update_stats(self, stats, skimmed, neg_log_p_skim):
         """The bookkeeping state after this step, in the dtype of `stats`.
@@ -403,8 +422,14 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
         skimmed = ops.stop_gradient(final_stats[:, STAT_SKIMS] - initial_stats[:, STAT_SKIMS])
         total = final_stats[:, STAT_SKIM_LOSS] - initial_stats[:, STAT_SKIM_LOSS]
         loss = self.gamma * ops.mean(ops.divide_no_nan(total, tokens))
-        self.skim_rate.update_counts(ops.sum(skimmed), ops.sum(tokens))
-        self.skim_loss.update_state(ops.stop_gradient(loss), sample_weight=ops.cast(ops.shape(tokens)[0], "float32"))
+        self._loop_seed = None
+        # Under a stateless trainer (JAX) the metrics' state is not part of
+        # this call's state: `skim_statistics` gives the exact counts there.
+        if keras_internals.variables_writable(self.skim_rate.variables + self.skim_loss.variables):
+            self.skim_rate.update_counts(ops.sum(skimmed), ops.sum(tokens))
+            self.skim_loss.update_state(
+                ops.stop_gradient(loss), sample_weight=ops.cast(ops.shape(tokens)[0], "float32")
+            )
         if self.gamma > 0.0:
             self.add_loss(loss)
         return loss
@@ -538,18 +563,6 @@ def _skim_cells_and_width(cell, offset):
             width += inner_width
         return found, width
     return [], len(tree.flatten(cell.state_size))
-
-
-def split_sizes(x, sizes):
-    """`x` split on its last axis into pieces of the given sizes: one op in
-    TensorFlow (`keras.ops.split` turns split points into sizes with a few
-    ops of its own, which a recurrent loop would run at every step)."""
-    if keras.backend.backend() == "tensorflow":
-        import tensorflow as tf
-
-        return tf.split(x, sizes, axis=-1)
-    points = [sum(sizes[: k + 1]) for k in range(len(sizes) - 1)]
-    return ops.split(x, points, axis=-1)
 
 
 def _check_int(name, value, minimum):

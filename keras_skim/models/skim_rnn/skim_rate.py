@@ -16,6 +16,11 @@ class SkimRate(keras.metrics.Metric):
     as skimmed when its Gumbel-softmax sample favours skimming; at inference
     when p(read) < threshold.
 
+    Under a stateless trainer (the JAX backend's `fit`, `evaluate` and
+    `predict`) a layer's `call` cannot update a metric (only its weights'
+    state comes back), so the metric stays at 0 there; `skim_statistics`
+    gives the exact counts on every backend.
+
     Args:
         name: metric name, `"skim_rate"` by default.
         dtype: dtype of the metric variables.

@@ -1,9 +1,9 @@
 """Structural-Jump-LSTM text classifier that trains with plain `model.fit`."""
 
 import keras
-import tensorflow as tf
 from keras import ops
 
+from keras_skim.backends import current as backend
 from keras_skim.models.structural_jump.actor_critic_loss import (
     ADVANTAGES,
     TARGET_LOSSES,
@@ -296,17 +296,19 @@ class StructuralJumpLSTM(keras.Model):
     def call(self, token_ids, training=False):
         words, offsets, _ = self.text_structure(token_ids)
         word_count = offsets[:, 0, 2]
-        length = tf.shape(words)[1]
-        # Only as many steps as the longest word stream of the batch.
-        steps = tf.maximum(tf.reduce_max(word_count), 1)
-        words = words[:, :steps]
-        offsets = offsets[:, :steps]
+        length = ops.shape(words)[1]
+        # Only as many steps as the longest word stream of the batch where
+        # shapes may depend on values (TensorFlow); all steps elsewhere (the
+        # steps past a text's words change nothing).
+        steps = ops.maximum(ops.max(word_count), 1)
+        words = backend.trim_time(words, steps)
+        offsets = backend.trim_time(offsets, steps)
         x = self.embedding(words)
         x = self.embedding_dropout_layer(x, training=training)
         noise = None
         if training:
             uniform = keras.random.uniform(
-                tf.concat([tf.shape(words), [NUM_NOISE]], axis=0),
+                ops.shape(words) + (NUM_NOISE,),
                 minval=1e-7,
                 maxval=1.0 - 1e-7,
                 seed=self.seed_generator,
@@ -314,7 +316,7 @@ class StructuralJumpLSTM(keras.Model):
             )
             noise = -ops.log(-ops.log(uniform))
         trace, h, _, _ = self.rnn(pack_step_inputs(x, offsets, noise), training=training)
-        trace = tf.pad(trace, [[0, 0], [0, length - steps], [0, 0]])
+        trace = backend.pad_time(trace, length, steps)
         z = self.output_dropout_layer(h, training=training)
         logits = self.classifier(self.hidden(z))
         return {"logits": logits, "trace": trace, "word_count": word_count}

@@ -17,12 +17,13 @@ included, 0 = padding) this module computes, for every document:
 These are the authors' code's ``comma`` / ``newsent`` arrays
 (``datasetMaker.processTexts``), with the paper's separators ``, ;`` and
 sentence ends ``. ! ?`` instead of spaCy's sentence parser. Only
-TensorFlow ops that have TFLite builtins are used (equality, cumsum,
-scatter, gather), so an exporter can compute the same in its graph.
+`keras.ops` with TFLite builtins are used (equality, cumsum, scatter,
+gather), so every backend runs it and an exporter can compute the same in
+its graph.
 """
 
 import keras
-import tensorflow as tf
+from keras import ops
 
 # Punctuation characters that `keras_skim.datasets.Tokenizer` keeps as tokens.
 TOKENIZER_PUNCTUATION = (".", ",", ";", ":", "!", "?", "(", ")", '"', "'", "-")
@@ -97,30 +98,34 @@ def check_punctuation_ids(separator_ids, sentence_end_ids, other_punctuation_ids
 
 def _is_in(ids, values):
     if not values:
-        return tf.zeros_like(ids, dtype=tf.bool)
-    return tf.reduce_any(tf.equal(ids[..., None], tf.constant(values, tf.int32)), axis=-1)
+        return ops.zeros_like(ids, dtype="bool")
+    return ops.any(ops.equal(ids[..., None], ops.convert_to_tensor(values, "int32")), axis=-1)
 
 
 def _compact(values, slot, length):
     """Row-wise scatter: out[b, slot[b, t]] = values[b, t]; slot == length
     is a discard column. Slots other than the discard one must be unique
     within a row."""
-    batch = tf.shape(values)[0]
-    rows = tf.broadcast_to(tf.range(batch)[:, None], tf.shape(slot))
-    indices = tf.stack([rows, slot], axis=-1)
-    out = tf.scatter_nd(indices, values, tf.stack([batch, length + 1]))
+    batch = ops.shape(values)[0]
+    rows = ops.broadcast_to(ops.arange(batch, dtype="int32")[:, None], ops.shape(slot))
+    indices = ops.stack([rows, slot], axis=-1)
+    out = ops.scatter(indices, values, (batch, length + 1))
     return out[:, :length]
+
+
+def _exclusive_cumsum(x):
+    return ops.cumsum(x, axis=1) - x
 
 
 def _offset_to_next_flag(flag, in_text, length):
     """For each word k: (first flagged word >= k) - k + 1; 0 outside the text."""
-    f = tf.cast(flag, tf.int32)
-    before = tf.cumsum(f, axis=1, exclusive=True)
-    k = tf.broadcast_to(tf.range(length)[None, :], tf.shape(f))
+    f = ops.cast(flag, "int32")
+    before = _exclusive_cumsum(f)
+    k = ops.broadcast_to(ops.arange(length, dtype="int32")[None, :], ops.shape(f))
     # The flagged positions in order: flag_pos[b, r] = position of flag r.
-    flag_pos = _compact(k + 1, tf.where(flag, before, length), length) - 1
-    nxt = tf.gather(flag_pos, tf.minimum(before, length - 1), batch_dims=1)
-    return tf.where(in_text, nxt - k + 1, 0)
+    flag_pos = _compact(k + 1, ops.where(flag, before, length), length) - 1
+    nxt = ops.take_along_axis(flag_pos, ops.minimum(before, length - 1), axis=1)
+    return ops.where(in_text, nxt - k + 1, 0)
 
 
 def text_structure(token_ids, separator_ids, sentence_end_ids, other_punctuation_ids):
@@ -140,30 +145,30 @@ def text_structure(token_ids, separator_ids, sentence_end_ids, other_punctuation
         `positions[b, i]` is the raw index of word i in `token_ids[b]`
         (-1 for i >= n_b). The word count is `offsets[..., 2]` at i = 0.
     """
-    ids = tf.cast(token_ids, tf.int32)
-    length = tf.shape(ids)[1]
+    ids = ops.cast(token_ids, "int32")
+    length = ops.shape(ids)[1]
     is_sep = _is_in(ids, separator_ids)
     is_end = _is_in(ids, sentence_end_ids)
-    is_punctuation = is_sep | is_end | _is_in(ids, other_punctuation_ids)
-    is_word = tf.not_equal(ids, 0) & ~is_punctuation
-    rank = tf.cumsum(tf.cast(is_word, tf.int32), axis=1)  # words up to and including t
+    is_punctuation = ops.logical_or(ops.logical_or(is_sep, is_end), _is_in(ids, other_punctuation_ids))
+    is_word = ops.logical_and(ops.not_equal(ids, 0), ops.logical_not(is_punctuation))
+    rank = ops.cumsum(ops.cast(is_word, "int32"), axis=1)  # words up to and including t
     count = rank[:, -1:]
-    raw_pos = tf.broadcast_to(tf.range(length)[None, :], tf.shape(ids))
-    word_slot = tf.where(is_word, rank - 1, length)
+    raw_pos = ops.broadcast_to(ops.arange(length, dtype="int32")[None, :], ops.shape(ids))
+    word_slot = ops.where(is_word, rank - 1, length)
     words = _compact(ids, word_slot, length)
     positions = _compact(raw_pos + 1, word_slot, length) - 1
     # A punctuation token after word j (and before word j + 1) ends j's
     # sub-sentence or sentence; punctuation before the first word ends nothing.
-    gap_slot = tf.where(~is_word & (rank > 0), rank - 1, length)
-    sub_breaks = _compact(tf.cast(is_sep | is_end, tf.int32), gap_slot, length) > 0
-    end_breaks = _compact(tf.cast(is_end, tf.int32), gap_slot, length) > 0
+    gap_slot = ops.where(ops.logical_and(ops.logical_not(is_word), rank > 0), rank - 1, length)
+    sub_breaks = _compact(ops.cast(ops.logical_or(is_sep, is_end), "int32"), gap_slot, length) > 0
+    end_breaks = _compact(ops.cast(is_end, "int32"), gap_slot, length) > 0
     k = raw_pos
     in_text = k < count
-    last = tf.equal(k, count - 1)
-    off_sub = _offset_to_next_flag(sub_breaks | last, in_text, length)
-    off_sent = _offset_to_next_flag(end_breaks | last, in_text, length)
-    off_end = tf.where(in_text, count - k, 0)
-    offsets = tf.stack([off_sub, off_sent, off_end], axis=-1)
+    last = ops.equal(k, count - 1)
+    off_sub = _offset_to_next_flag(ops.logical_or(sub_breaks, last), in_text, length)
+    off_sent = _offset_to_next_flag(ops.logical_or(end_breaks, last), in_text, length)
+    off_end = ops.where(in_text, count - k, 0)
+    offsets = ops.stack([off_sub, off_sent, off_end], axis=-1)
     return words, offsets, positions
 
 
