@@ -234,7 +234,8 @@ def install_wheel(wheel, site, aarch64):
 def run_check(command, site, texts, env=None):
     """The CHECK_PROGRAM's answer for `command` (a Python, perhaps under qemu) with `site` on PYTHONPATH."""
     env = dict(env or os.environ, PYTHONPATH=site, KERAS_SKIM_LITERT_LOG="error")
-    out = _run([*command, "-c", CHECK_PROGRAM, QEMU_EXPORT, json.dumps(texts)], env=env, timeout=600)
+    # cwd: `python -c` puts it first on sys.path, and a checkout there would shadow the wheel
+    out = _run([*command, "-c", CHECK_PROGRAM, QEMU_EXPORT, json.dumps(texts)], env=env, timeout=600, cwd=site)
     answer = json.loads(out.strip().splitlines()[-1])
     if not answer["library"].startswith(site):
         raise WheelError(f"the op library came from {answer['library']}, not the installed wheel in {site}")

