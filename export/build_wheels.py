@@ -127,6 +127,23 @@ def glibc_needs(target, library):
     return max(minors, default=0), needed
 
 
+def clean_source(folder):
+    """A copy of the checkout's files (tracked, and untracked but not ignored) in `folder`: setuptools
+    reuses a checkout's build/, where a deleted module or another target's library could linger."""
+    listed = subprocess.run(
+        ["git", "-C", ROOT, "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        capture_output=True,
+        text=True,
+    )
+    if listed.returncode != 0:  # not a git checkout (an unpacked sdist): it has no build/ of ours
+        return ROOT
+    for name in filter(None, listed.stdout.split("\0")):
+        if os.path.isfile(os.path.join(ROOT, name)):
+            os.makedirs(os.path.dirname(os.path.join(folder, name)), exist_ok=True)
+            shutil.copy2(os.path.join(ROOT, name), os.path.join(folder, name))
+    return folder
+
+
 def build_wheel(target, out, cache):
     """Builds, repairs and checks `target`'s wheel in `out`; its wheels.json entry."""
     folder, manifest = cached_library(target, cache)
@@ -135,7 +152,8 @@ def build_wheel(target, out, cache):
     least = max(glibc_minor, TARGETS[target]["base_glibc"])
     with tempfile.TemporaryDirectory(prefix="keras-skim-wheel-") as tmp:
         env = dict(os.environ, KERAS_SKIM_PREBUILT_LIBRARY=folder)
-        _run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", tmp, ROOT], env=env, cwd=tmp)
+        source = clean_source(os.path.join(tmp, "source"))
+        _run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", tmp, source], env=env, cwd=tmp)
         (plain,) = [os.path.join(tmp, n) for n in os.listdir(tmp) if n.endswith(f"linux_{target}.whl")]
         repaired = os.path.join(tmp, "repaired")
         _auditwheel("repair", "--plat", "auto", "-w", repaired, plain)
