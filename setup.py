@@ -8,13 +8,22 @@ platform-specific: it carries a Linux shared library), into the source tree
 for `pip install -e .` and `python setup.py build_ext --inplace`. The runtime
 loads that file and never calls a compiler.
 
+A release build (export/build_wheels.py) builds the library itself, for
+x86-64 or, cross-compiled, aarch64, and names its folder in
+`KERAS_SKIM_PREBUILT_LIBRARY`: `build_ext` then copies that library and its
+manifest (checked against these sources) instead of compiling, and the wheel
+is tagged for the manifest's machine.
+
 Where the library cannot be built (not Linux, or no C++ compiler), the
 package still installs, says why in one warning, and `--backend custom`
 exports and their runtime say so in one line; a compiler that fails is an error.
 """
 
 import importlib.util
+import json
 import os
+import platform
+import shutil
 import sys
 
 from setuptools import Distribution, setup
@@ -34,6 +43,21 @@ def _native_build():
     return module
 
 
+def _prebuilt():
+    """The folder and manifest of `KERAS_SKIM_PREBUILT_LIBRARY`, or None."""
+    folder = os.environ.get("KERAS_SKIM_PREBUILT_LIBRARY")
+    if not folder:
+        return None
+    native = _native_build()
+    with open(os.path.join(folder, native.MANIFEST_NAME), encoding="utf-8") as f:
+        manifest = json.load(f)
+    if manifest["sources_sha256"] != native.sources_sha256(OPS_DIR):
+        raise SystemExit(f"keras-skim: {folder}: a library built from other sources than {OPS_DIR}")
+    if native.file_sha256(os.path.join(folder, native.LIBRARY_NAME)) != manifest["sha256"]:
+        raise SystemExit(f"keras-skim: {folder}: the library's sha256 differs from its manifest's")
+    return folder, manifest
+
+
 class PlatformDistribution(Distribution):
     """A distribution with native code: wheels get a platform tag, and
     `build` runs `build_ext` although there is no Python extension module."""
@@ -48,6 +72,14 @@ class BuildOpLibrary(build_ext):
 
     def run(self):
         native = _native_build()
+        prebuilt = _prebuilt()
+        if prebuilt is not None:
+            out_dir = os.path.join(self.build_lib, "keras_skim", "litert_ops")
+            os.makedirs(out_dir, exist_ok=True)
+            for name in (native.LIBRARY_NAME, native.MANIFEST_NAME):
+                shutil.copy2(os.path.join(prebuilt[0], name), os.path.join(out_dir, name))
+            print(f"keras-skim: copied the {prebuilt[1]['machine']} library of {prebuilt[0]}")
+            return
         in_place = self.inplace or getattr(self, "editable_mode", False)
         out_dir = OPS_DIR if in_place else os.path.join(self.build_lib, "keras_skim", "litert_ops")
         try:
@@ -74,6 +106,10 @@ class PlatformWheel(bdist_wheel):
 
     def get_tag(self):
         _, _, plat = super().get_tag()
+        prebuilt = _prebuilt()
+        if prebuilt is not None and prebuilt[1]["machine"] != platform.machine():
+            # A cross-compiled library: linux_<its machine>, as a native build there would say.
+            plat = f"linux_{prebuilt[1]['machine']}"
         return "py3", "none", plat
 
 

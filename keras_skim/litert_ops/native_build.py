@@ -73,7 +73,8 @@ def sources_sha256(folder=HERE):
 
 
 def compile_flags(machine=None):
-    """The g++ flags (as the first-use build used them)."""
+    """The g++ flags (as the first-use build used them) for `machine`
+    (default this one)."""
     flags = ["-O3", "-std=c++17", "-fPIC", "-shared", "-fvisibility=hidden", "-fno-math-errno", "-Wall", "-pthread"]
     machine = machine or platform.machine()
     if machine in ("x86_64", "AMD64"):
@@ -105,10 +106,17 @@ def file_sha256(path):
     return digest.hexdigest()
 
 
-def build_library(out_dir, folder=HERE, cxx=None):
+def build_library(out_dir, folder=HERE, cxx=None, machine=None):
     """Compiles the sources of `folder` into `out_dir/libkeras_skim_ops.so`
     and writes `out_dir/libkeras_skim_ops.json` (size, sha256, source hash,
     C API version, compiler, flags). Both files are replaced atomically.
+
+    Args:
+        out_dir: the folder the library and its manifest are written to.
+        folder: the folder holding the C++ sources (`LAYERS`).
+        cxx: the compiler; default `compiler()`.
+        machine: the target machine ("aarch64" with a cross compiler as
+            `cxx`); default this one's. It picks the flags and is recorded.
 
     Returns:
         The manifest (a dict).
@@ -123,7 +131,7 @@ def build_library(out_dir, folder=HERE, cxx=None):
         raise BuildError(f"no C++17 compiler: {os.environ.get('CXX', 'g++')} not found (set CXX)")
     os.makedirs(out_dir, exist_ok=True)
     sources = compiled_sources(folder)
-    flags = compile_flags()
+    flags = compile_flags(machine)
     fd, tmp = tempfile.mkstemp(prefix=".build-", suffix=".so", dir=out_dir)
     os.close(fd)
     try:
@@ -137,7 +145,7 @@ def build_library(out_dir, folder=HERE, cxx=None):
             "sources_sha256": sources_sha256(folder),
             "c_api_version": c_api_version(folder),
             "system": platform.system(),
-            "machine": platform.machine(),
+            "machine": machine or platform.machine(),
             "compiler": _compiler_version(cxx),
             "flags": flags,
         }
