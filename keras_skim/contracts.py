@@ -153,12 +153,14 @@ def read_decisions(gates, threshold):
 
 
 # -------------------------------------------------------------- JSON helpers
-def read_json(path, what):
+def read_json(path, what, max_bytes=None):
     """Parses a JSON object file; ContractError (one line) otherwise. The
-    file is read with a size limit and parsed with a nesting limit
-    (`keras_skim.contract_fields`)."""
+    file is read with a size limit (`max_bytes`, or `contract_fields`'
+    default) and parsed with a nesting limit (`keras_skim.contract_fields`)."""
     try:
-        data = contract_fields.read_limited(path)
+        data = (
+            contract_fields.read_limited(path) if max_bytes is None else contract_fields.read_limited(path, max_bytes)
+        )
     except FileNotFoundError:
         raise ContractError(f"{path}: no such file (expected {what})") from None
     except IsADirectoryError:

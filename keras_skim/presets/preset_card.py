@@ -151,23 +151,12 @@ def card_from_record(path, record):
 
 def read_card(path: str | os.PathLike[str]) -> PresetCard:
     """Reads and checks a `preset.json` -> `PresetCard`; PresetError (one line) otherwise."""
-    expected = f"a {CARD_FILE} written by benchmarks/make_preset.py"
+    from keras_skim import contracts
+
     try:
-        data = contract_fields.read_limited(path, MAX_CARD_BYTES)
-    except FileNotFoundError:
-        raise PresetError(f"{path}: no such file (expected {expected})") from None
-    except IsADirectoryError:
-        raise PresetError(f"{path}: is a folder (expected {expected})") from None
-    except OSError as err:
-        raise PresetError(f"{path}: cannot read ({err.strerror}; expected {expected})") from None
-    except ValueError as err:
-        raise PresetError(f"{path}: {err} (expected {expected})") from None
-    try:
-        record = contract_fields.parse_json(data)
-    except ValueError as err:
-        raise PresetError(f"{path}: not valid JSON ({err}; expected {expected})") from None
-    if not isinstance(record, dict):
-        raise PresetError(f"{path}: expected {expected} (a JSON object), got {type(record).__name__}")
+        record = contracts.read_json(path, f"a {CARD_FILE} written by benchmarks/make_preset.py", MAX_CARD_BYTES)
+    except contracts.ContractError as err:
+        raise PresetError(str(err)) from None
     return card_from_record(path, record)
 
 
