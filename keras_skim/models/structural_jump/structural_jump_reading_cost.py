@@ -21,8 +21,13 @@ x1.5: 76.1% at 77.2%), and on the first 2,000-document slice it speed read
 (x1.5: 68.0% at 45.6%). On two other slices it read everything: their
 speed-read validations stayed under the floor even at full reading (the
 floor comes from the best of about 20 noisy full-read validations of 500
-documents), so w sank to the bottom rung. Hence an option, not the default
-preset's setting, which keeps w = 0.15.
+documents), so w sank to the bottom rung. Replayed with the default's promise (the
+least-read validation within one point of the full reader, else the full
+reader; results/sj_selection_replay.md), the control (w from 0.1, x1.5)
+speed read on the whole set (77.6% at 75% read, full reader 78.2%) and on
+one slice of three, a fixed w = 0.15 on one slice only: the default preset
+runs the control, and the full reader is what it keeps when the control
+finds no point within the floor.
 
 Example:
 
