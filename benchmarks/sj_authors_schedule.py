@@ -60,9 +60,7 @@ def parse(argv):
         metavar="SE|none",
         help="override the schedule's accuracy_floor_standard_errors (none: the best validation reward)",
     )
-    parser.add_argument(
-        "--rolling-weight", type=float, default=None, help="default: the schedule's (0.15 default, 0.1 authors)"
-    )
+    parser.add_argument("--rolling-weight", type=float, default=None, help="default: the schedule's (0.1, the paper's)")
     parser.add_argument(
         "--rolling-weight-factor",
         default=None,
@@ -121,6 +119,10 @@ def schedule_of(args):
     if args.accuracy_floor is not None:
         floor = args.accuracy_floor
         overrides["accuracy_floor_standard_errors"] = None if floor == "none" else float(floor)
+        # One floor at a time: the one given replaces the preset's (the default's: one point).
+        overrides["accuracy_floor_points"] = None
+        if floor == "none":
+            overrides["full_reader_fallback"] = False
     schedule = StructuralJumpSchedule.preset(args.schedule, **overrides)
     # The model's own default is the paper's 0.1; the weight goes into
     # model_options as well, as the runs' checkpoints record it.
@@ -294,6 +296,8 @@ def make_report(args, results, schedule, batch_size, run_dir, load_at_start, sta
         },
         "validation": results["validation"],
         "test": test,
+        # The kept model against the full reader, and which of them was kept (issue 35).
+        "speed_reading": results.get("speed_reading"),
         "target": {
             "margin": margin,
             "read_budget": budget,
@@ -372,6 +376,7 @@ def markdown(report):
         f"{pct(report['target']['read_budget'])} read: **{'met' if report['target']['met'] else 'NOT met'}**.",
         "",
         f"Validation history: {len(report['history'])} points in the JSON (`history`), plotted in {report['plot']}.",
+        *([f"Kept: {report['speed_reading']['line']}."] if report.get("speed_reading") else []),
         "",
         "| phase | step | val accuracy | read | skip | jump | reward | delta |",
         "|---|---:|---:|---:|---:|---:|---:|---:|",
