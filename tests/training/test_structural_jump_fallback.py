@@ -16,14 +16,14 @@ from keras_skim.models.structural_jump.structural_jump_steps import fit_structur
 from keras_skim.training.run_checkpoint import RunCheckpoint, TrainingInterrupted
 
 
-def _schedule(points):
+def _schedule(points, speed_read_patience=None):
     return StructuralJumpSchedule.preset(
         "default",
         full_read_steps=2,
         speed_read_steps=4,
         validate_every=1,
         full_read_patience=None,
-        speed_read_patience=None,
+        speed_read_patience=speed_read_patience,
         entropy_decay_steps=4,
         selection_start_steps=2,
         accuracy_floor_points=points,
@@ -42,11 +42,12 @@ def _model():
     return StructuralJumpLSTM(40, [2], [3], units=8, agent_units=4, embedding_dim=5, seed=0, rolling_weight=0.1)
 
 
-def _fit(model, points, **kwargs):
+def _fit(model, points, patience=None, **kwargs):
     rs = np.random.RandomState(0)
     train, validation = _data(48, rs), _data(16, rs)
+    schedule = _schedule(points, patience)
     results = fit_structural_jump_steps(
-        model, train, validation, _schedule(points), batch_size=16, optimizer="rmsprop_tf1", verbose=0, **kwargs
+        model, train, validation, schedule, batch_size=16, optimizer="rmsprop_tf1", verbose=0, **kwargs
     )
     return results, validation
 
@@ -87,14 +88,16 @@ def test_no_speed_read_validation_reaching_the_floor_keeps_the_full_reader(speed
     run_dir = tmp_path / "run"
     # Stopped in phase 2: the full reader's weights must come back from the checkpoint.
     with pytest.raises(TrainingInterrupted):
-        _fit(model, points=0.01, run_dir=run_dir, max_steps=3)
+        _fit(model, points=0.01, patience=1, run_dir=run_dir, max_steps=3)
     state, arrays = RunCheckpoint(run_dir).load()
     assert state["phase"] == "speed_read" and "full_reader/0" in arrays
     full_reader = [arrays[f"full_reader/{i}"] for i in range(len(model.weights))]
 
-    results, validation = _fit(model, points=0.01, run_dir=run_dir, resume=True)
+    results, validation = _fit(model, points=0.01, patience=1, run_dir=run_dir, resume=True)
     outcome = results["speed_read"]["speed_reading"]
     assert outcome["kept"] == "full-reader" and results["speed_read"]["selected_step"] is None
+    # A patience of one validation, yet the phase ran its budget: it waits while short of the floor.
+    assert results["speed_read"]["stopped"] == "budget" and results["speed_read"]["steps_run"] == 4
     assert outcome["why"].startswith(f"no speed-read validation reached the floor {outcome['floor']:.4f} (1 point")
     # The control lowered the reading cost after each validation under the floor, down to its bottom rung.
     weights = [r["rolling_weight"] for r in results["history"] if r["phase"] == "speed_read"]

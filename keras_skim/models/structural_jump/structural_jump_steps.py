@@ -473,7 +473,7 @@ class _Run:
             self.best_weights = [np.array(w) for w in model.get_weights()]
             if "rolling_weight" in record:
                 state["best_rolling_weight"] = record["rolling_weight"]
-        elif candidate:
+        elif candidate and not self._short_of_the_floor(phase):
             state["since_best"] += 1
         if self._controls(phase):
             self._control_reading_cost(record)
@@ -481,6 +481,14 @@ class _Run:
             print(_describe(record, phase, self.schedule, improved), flush=True)
         patience = self.schedule.full_read_patience if phase == "full_read" else self.schedule.speed_read_patience
         return patience is not None and state["since_best"] >= patience
+
+    def _short_of_the_floor(self, phase):
+        """Whether phase 2 falls back to the full reader and no validation has reached the floor yet:
+        patience waits (the reading cost keeps going down) until one does or the budget ends."""
+        if phase != "speed_read" or not self.schedule.full_reader_fallback or self._accuracy_floor() is None:
+            return False
+        best_key = self.state["best_key"]
+        return self.read_budget is None and (best_key is None or best_key[0] != 1)
 
     def _controls(self, phase):
         return phase == "speed_read" and self.schedule.rolling_weight_factor is not None
