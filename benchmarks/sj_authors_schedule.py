@@ -70,6 +70,9 @@ def parse(argv):
     parser.add_argument("--skip-cost", type=float, default=0.5)
     parser.add_argument("--batch-size", type=int, default=None, help="default: the paper's (32 RT, 100 IMDB)")
     parser.add_argument("--limit", type=int, default=None, help="training subset (quick look)")
+    parser.add_argument(
+        "--max-length", type=int, default=None, help="tokens per text (default: 400 IMDB, 50 Rotten Tomatoes)"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--tag", default=None, help="suffix of the run and result names")
     parser.add_argument("--resume", action="store_true", help="continue the run from its checkpoint")
@@ -201,7 +204,9 @@ def main(argv=None):
 
     started = time.time()
     load_at_start = [round(x, 2) for x in os.getloadavg()]
-    data, tokenizer, glove = load_dataset_splits(args.data, limit=args.limit, seed=args.seed)
+    data, tokenizer, glove = load_dataset_splits(
+        args.data, max_length=args.max_length, limit=args.limit, seed=args.seed
+    )
     schedule = schedule_of(args)
     batch_size = args.batch_size or {"imdb": 100, "rotten_tomatoes": 32}[args.data]
     folder = os.path.join(args.models_dir, args.data, name)
