@@ -20,6 +20,30 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 RESULTS = os.path.join(HERE, "results")
 PATTERN = "sj_default_schedule_*_defaults_*.json"
+_RUN = "nice -n 19 python benchmarks/sj_authors_schedule.py --schedule default --resume"
+_LSTM = "nice -n 19 python benchmarks/sj_fixed_readers.py --ks all --epochs 10 --batch-size 32"
+_SLICE = "--slice-lstm benchmarks/results/sj_fixed_readers"
+# The runs of issue 35's item 3 (one at a time, each resumable: rerun its command): result stem -> command.
+PLANNED = {
+    **{
+        f"rotten_tomatoes_defaults_limit2000_seed{seed}": (
+            f"{_LSTM} --data rotten_tomatoes --limit 2000 --seed {seed} --tag limit2000_seed{seed}_lstm; "
+            if seed
+            else ""
+        )
+        + f"{_RUN} --data rotten_tomatoes --limit 2000 --seed {seed} --tag defaults_limit2000_seed{seed} "
+        + f"{_SLICE}_rotten_tomatoes_limit2000{f'_seed{seed}' if seed else ''}_lstm.json"
+        for seed in (0, 1, 2)
+    },
+    "rotten_tomatoes_defaults_seed0": f"{_RUN} --data rotten_tomatoes --tag defaults_seed0",
+    "imdb_defaults_limit2000_seed0": f"{_LSTM} --data imdb --limit 2000 --tag limit2000_lstm; "
+    f"{_RUN} --data imdb --limit 2000 --tag defaults_limit2000_seed0 {_SLICE}_imdb_limit2000_lstm.json",
+    "own_csv_defaults_seed0": "nice -n 19 python benchmarks/sj_own_csv.py",
+    # The longest texts the registries carry: IMDB reviews read whole (up to 1,000 tokens), a slice.
+    "imdb_defaults_limit4000_len1000_seed0": f"{_LSTM} --data imdb --limit 4000 --max-length 1000 "
+    f"--tag limit4000_len1000_lstm; {_RUN} --data imdb --limit 4000 --max-length 1000 "
+    f"--tag defaults_limit4000_len1000_seed0 {_SLICE}_imdb_limit4000_len1000_lstm.json",
+}
 
 
 def row_of(path):
@@ -65,7 +89,7 @@ def markdown(rows):
     ]
     for r in rows:
         full, val, test, lstm = r["full_reader"], r["validation"], r["test"], r["lstm"]
-        name = r["data"] + (f", first {r['limit']}" if r["limit"] else "")
+        name = r["data"] + (f", {r['limit']}-text slice" if r["limit"] else "")
         lstm_cells = (
             ["-", "-"]
             if lstm is None
@@ -81,7 +105,21 @@ def markdown(rows):
         )
     lines += ["", "Why each run kept what it kept:", ""]
     lines += [f"- {r['result'].removesuffix('.json')}: {r['why']}" for r in rows]
+    done = {r["result"].removesuffix(".json").removeprefix("sj_default_schedule_") for r in rows}
+    missing = [(stem, command) for stem, command in PLANNED.items() if stem not in done]
+    if missing:
+        lines += ["", "Still to run (from the repository root; each resumes its checkpoint):", ""]
+        lines += [f"- {stem}: `{_still_to_run(command)}`" for stem, command in missing]
     return "\n".join(lines) + "\n"
+
+
+def _still_to_run(command):
+    """`command` without its LSTM part when that LSTM's result is already there."""
+    parts = command.split("; ")
+    lstm = command.split("--slice-lstm ")[-1] if "--slice-lstm " in command else None
+    if len(parts) == 2 and lstm and os.path.exists(os.path.join(os.path.dirname(HERE), lstm)):
+        return parts[1]
+    return command
 
 
 def main():
