@@ -61,7 +61,7 @@ def replay_run(path):
             base = sum(full_read[: rule["top"]]) / rule["top"] if "top" in rule else reference
             floor = accuracy_floor(base, examples, rule["standard_errors"])
         if "points" in rule:
-            floor = reference - rule["points"]
+            floor = round(reference - rule["points"], 12)  # as training rounds it
         kept = replay_selection(records, floor=floor, read_budget=rule.get("read_budget"), start_step=start)
         if rule.get("fallback") and kept["accuracy"] < floor:
             kept = {"step": "full reader", "accuracy": reference, "read_fraction": 1.0}

@@ -513,7 +513,8 @@ class _Run:
         if (standard_errors is None and points is None) or full_read.get("validation_accuracy") is None:
             return None
         if points is not None:
-            return full_read["validation_accuracy"] - points
+            # Rounded: accuracies are counts over the validation set, and 0.71 - 0.01 is 0.7000000000000001.
+            return round(full_read["validation_accuracy"] - points, 12)
         examples = len(np.asarray(self.validation[1]).reshape(-1))
         return accuracy_floor(full_read["validation_accuracy"], examples, standard_errors)
 
