@@ -334,7 +334,12 @@ def markdown(report):
         f"{s.get('selection_start_steps', 0)} on; rolling weight {report['arguments']['rolling_weight']:g}"
         + (
             f" following the accuracy floor (x{s['rolling_weight_factor']:g} per validation, "
-            f"{s['rolling_weight_levels']} rungs each way; kept with w {report['speed_read']['rolling_weight']:.4g})"
+            f"{s['rolling_weight_levels']} rungs each way; "
+            + (
+                "the full reader kept)"
+                if report["speed_read"]["rolling_weight"] is None
+                else f"kept with w {report['speed_read']['rolling_weight']:.4g})"
+            )
             if s.get("rolling_weight_factor")
             else ""
         )
