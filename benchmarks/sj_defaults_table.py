@@ -89,7 +89,8 @@ def markdown(rows):
     ]
     for r in rows:
         full, val, test, lstm = r["full_reader"], r["validation"], r["test"], r["lstm"]
-        name = r["data"] + (f", {r['limit']}-text slice" if r["limit"] else "")
+        name = "own CSV, 3 classes" if r["data"] == "own_csv" else r["data"]
+        name += f", {r['limit']}-text slice" if r["limit"] else ""
         lstm_cells = (
             ["-", "-"]
             if lstm is None
