@@ -60,9 +60,7 @@ def parse(argv):
         metavar="SE|none",
         help="override the schedule's accuracy_floor_standard_errors (none: the best validation reward)",
     )
-    parser.add_argument(
-        "--rolling-weight", type=float, default=None, help="default: the schedule's (0.15 default, 0.1 authors)"
-    )
+    parser.add_argument("--rolling-weight", type=float, default=None, help="default: the schedule's (0.1, the paper's)")
     parser.add_argument(
         "--rolling-weight-factor",
         default=None,
@@ -72,6 +70,9 @@ def parse(argv):
     parser.add_argument("--skip-cost", type=float, default=0.5)
     parser.add_argument("--batch-size", type=int, default=None, help="default: the paper's (32 RT, 100 IMDB)")
     parser.add_argument("--limit", type=int, default=None, help="training subset (quick look)")
+    parser.add_argument(
+        "--max-length", type=int, default=None, help="tokens per text (default: 400 IMDB, 50 Rotten Tomatoes)"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--tag", default=None, help="suffix of the run and result names")
     parser.add_argument("--resume", action="store_true", help="continue the run from its checkpoint")
@@ -121,6 +122,10 @@ def schedule_of(args):
     if args.accuracy_floor is not None:
         floor = args.accuracy_floor
         overrides["accuracy_floor_standard_errors"] = None if floor == "none" else float(floor)
+        # One floor at a time: the one given replaces the preset's (the default's: one point).
+        overrides["accuracy_floor_points"] = None
+        if floor == "none":
+            overrides["full_reader_fallback"] = False
     schedule = StructuralJumpSchedule.preset(args.schedule, **overrides)
     # The model's own default is the paper's 0.1; the weight goes into
     # model_options as well, as the runs' checkpoints record it.
@@ -199,7 +204,9 @@ def main(argv=None):
 
     started = time.time()
     load_at_start = [round(x, 2) for x in os.getloadavg()]
-    data, tokenizer, glove = load_dataset_splits(args.data, limit=args.limit, seed=args.seed)
+    data, tokenizer, glove = load_dataset_splits(
+        args.data, max_length=args.max_length, limit=args.limit, seed=args.seed
+    )
     schedule = schedule_of(args)
     batch_size = args.batch_size or {"imdb": 100, "rotten_tomatoes": 32}[args.data]
     folder = os.path.join(args.models_dir, args.data, name)
@@ -294,6 +301,8 @@ def make_report(args, results, schedule, batch_size, run_dir, load_at_start, sta
         },
         "validation": results["validation"],
         "test": test,
+        # The kept model against the full reader, and which of them was kept (issue 35).
+        "speed_reading": results.get("speed_reading"),
         "target": {
             "margin": margin,
             "read_budget": budget,
@@ -325,7 +334,12 @@ def markdown(report):
         f"{s.get('selection_start_steps', 0)} on; rolling weight {report['arguments']['rolling_weight']:g}"
         + (
             f" following the accuracy floor (x{s['rolling_weight_factor']:g} per validation, "
-            f"{s['rolling_weight_levels']} rungs each way; kept with w {report['speed_read']['rolling_weight']:.4g})"
+            f"{s['rolling_weight_levels']} rungs each way; "
+            + (
+                "the full reader kept)"
+                if report["speed_read"]["rolling_weight"] is None
+                else f"kept with w {report['speed_read']['rolling_weight']:.4g})"
+            )
             if s.get("rolling_weight_factor")
             else ""
         )
@@ -372,6 +386,7 @@ def markdown(report):
         f"{pct(report['target']['read_budget'])} read: **{'met' if report['target']['met'] else 'NOT met'}**.",
         "",
         f"Validation history: {len(report['history'])} points in the JSON (`history`), plotted in {report['plot']}.",
+        *([f"Kept: {report['speed_reading']['line']}."] if report.get("speed_reading") else []),
         "",
         "| phase | step | val accuracy | read | skip | jump | reward | delta |",
         "|---|---:|---:|---:|---:|---:|---:|---:|",

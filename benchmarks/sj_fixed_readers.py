@@ -32,6 +32,9 @@ def parse(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", choices=["rotten_tomatoes", "imdb"], default="imdb")
     parser.add_argument("--limit", type=int, default=None, help="training texts (before IMDB's validation split)")
+    parser.add_argument(
+        "--max-length", type=int, default=None, help="tokens per text (default: 400 IMDB, 50 Rotten Tomatoes)"
+    )
     parser.add_argument("--ks", default="1,2,3,5,all")
     parser.add_argument("--epochs", type=int, default=3)
     parser.add_argument("--batch-size", type=int, default=64)
@@ -231,7 +234,9 @@ def main(argv=None):
 
     started = time.time()
     load_at_start = [round(x, 2) for x in os.getloadavg()]
-    data, tokenizer, glove = load_dataset_splits(args.data, limit=args.limit, seed=args.seed)
+    data, tokenizer, glove = load_dataset_splits(
+        args.data, max_length=args.max_length, limit=args.limit, seed=args.seed
+    )
     marks = punctuation_ids(tokenizer.vocabulary)
     punctuation = set(marks["separator_ids"]) | set(marks["sentence_end_ids"]) | set(marks["other_punctuation_ids"])
     ids = (set(marks["sentence_end_ids"]), punctuation)

@@ -32,7 +32,10 @@ MEASURED_FIGURE = re.compile(
 
 # Figures that look measured but are settings or a paper's own numbers:
 # {(file relative to keras_skim/, the matched text): why it may stay}.
-ALLOWED = {}
+ALLOWED = {
+    ("models/structural_jump/structural_jump_selection.py", "58.4% read"): "the doctest's made-up input",
+    ("models/structural_jump/structural_jump_selection.py", "100% read"): "a full reader reads every word",
+}
 
 
 def _source_files():

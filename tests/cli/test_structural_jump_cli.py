@@ -202,7 +202,7 @@ def test_the_rolling_weight_option_goes_to_the_schedule_or_in_epochs_to_the_mode
     structural_jump_commands.check(args, "sj-lstm", 128)
     assert structural_jump_commands._model_options(args).get("rolling_weight") == weight
     if args.full_read_epochs is None:
-        expected = 0.05 if "--rolling-weight" in argv else 0.15
+        expected = 0.05 if "--rolling-weight" in argv else 0.1
         assert args.schedule_steps.rolling_weight == expected
 
 
@@ -223,8 +223,8 @@ def test_train_in_steps_records_every_validation_and_resumes_a_finished_run(tiny
     assert results["steps_run"] == 2 and set(results["phases"]) == {"speed_read"}
     assert config.arguments["schedule"]["speed_read_steps"] == 2
     assert config.arguments["schedule"]["entropy_decay_steps"] == 1500  # the default preset's, not overridden
-    assert config.arguments["schedule"]["rolling_weight"] == 0.15
-    assert _saved_config(tmp_path / "sj")["rolling_weight"] == 0.15  # the model trained with the preset's weight
+    assert config.arguments["schedule"]["rolling_weight"] == 0.1
+    assert _saved_config(tmp_path / "sj")["rolling_weight"] == 0.1  # the model trained with the preset's weight
     run_dir = config.arguments["run_dir"]
     assert sorted(os.listdir(run_dir)) == ["checkpoint.npz", "history.png"]
     assert not run_dir.startswith(str(tmp_path / "sj"))
@@ -266,3 +266,36 @@ def test_a_stopped_run_says_whether_it_can_be_resumed(argv, run_dir, message, tm
     config, run = seen[0]
     assert (config.schedule is None) == bool(argv) and config.units == 128 and run["verbose"] == 1
     assert ("resume" in run) != bool(argv)  # the checkpoint options go with a schedule in steps only
+
+
+def test_train_prints_the_kept_model_beside_the_full_reader_and_keeps_the_full_reader_below_the_floor(
+    tiny_rotten_tomatoes, tmp_path, capsys, monkeypatch
+):
+    """No speed-read validation within one point of the full reader (each is scored 0.5 lower here):
+    the full reader is kept, `train` says so in one line and train_config.json records it."""
+    from keras_skim import contracts
+    from keras_skim.models.structural_jump import structural_jump_evaluation
+    from tests.conftest import SJ_TRAIN
+
+    evaluate = structural_jump_evaluation.evaluate_structural_jump
+
+    def falls_short(model, ids, labels, **kwargs):
+        scores = evaluate(model, ids, labels, **kwargs)
+        return {**scores, "accuracy": scores["accuracy"] - 0.5} if model.speed_reading else scores
+
+    monkeypatch.setattr(structural_jump_evaluation, "evaluate_structural_jump", falls_short)
+    argv = [a for a in SJ_TRAIN if a not in ("--full-read-epochs", "--speed-read-epochs", "1")]
+    argv += ["--full-read-steps", "2", "--speed-read-steps", "2", "--validate-every", "1"]
+    assert main(argv + ["--run-name", "fallback", "-o", str(tmp_path / "sj")]) == 0
+    results = contracts.read_train_config(tmp_path / "sj" / "train_config.json").results
+    record = results["speed_reading"]
+    full_reader = results["full_read_validation_accuracy"]
+    assert record["kept"] == "full-reader" and record["why"].startswith("no speed-read validation reached the floor")
+    assert record["floor"] == round(full_reader - 0.01, 12)  # no floating-point rest under the full reader
+    assert record["full_reader"] == {"accuracy": full_reader, "read_fraction": 1.0}
+    # The model written is the full reader: it reads every word, as accurately as phase 1's best.
+    assert record["validation"] == {"accuracy": pytest.approx(full_reader), "read_fraction": 1.0}
+    assert results["test"]["read_fraction"] == 1.0 and _saved_config(tmp_path / "sj")["speed_reading"] is False
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert last == record["line"]
+    assert last.startswith(f"full reader kept: validation accuracy {full_reader:.4f} at 100.0% read; full reader ")

@@ -67,7 +67,7 @@ def test_the_ladder():
 def test_the_schedule_checks_its_control_fields():
     with pytest.raises(ValueError, match="rolling_weight_factor must be None or a number > 1"):
         StructuralJumpSchedule(rolling_weight_factor=1.0, accuracy_floor_standard_errors=1.0)
-    with pytest.raises(ValueError, match="needs accuracy_floor_standard_errors"):
+    with pytest.raises(ValueError, match="needs accuracy_floor_standard_errors or accuracy_floor_points"):
         StructuralJumpSchedule(rolling_weight_factor=1.5)
     with pytest.raises(ValueError, match="rolling_weight_levels"):
         StructuralJumpSchedule(rolling_weight_factor=1.5, accuracy_floor_standard_errors=1.0, rolling_weight_levels=-1)

@@ -8,8 +8,10 @@ from keras_skim.models.structural_jump.structural_jump_schedule import Structura
 from keras_skim.models.structural_jump.structural_jump_selection import (
     accuracy_floor,
     describe_selection,
+    floor_words,
     replay_selection,
     speed_read_key,
+    speed_reading_record,
 )
 
 
@@ -90,28 +92,40 @@ def test_the_reward_and_budget_keys_are_those_of_older_checkpoints():
     assert speed_read_key(record, read_budget=0.4) == (0, 0.65)
 
 
-def test_the_default_preset_has_the_floor_and_the_authors_preset_does_not():
+def test_the_default_preset_keeps_within_one_point_and_the_authors_preset_has_no_floor():
     default = StructuralJumpSchedule.preset("default")
     authors = StructuralJumpSchedule.preset("authors")
-    assert default.accuracy_floor_standard_errors == 1.0
-    assert authors.accuracy_floor_standard_errors is None
+    assert default.accuracy_floor_points == 0.01 and default.accuracy_floor_standard_errors is None
+    assert default.full_reader_fallback is True
+    assert authors.accuracy_floor_standard_errors is None and authors.accuracy_floor_points is None
     # Left out of the settings when unset, so the authors' runs resume from their checkpoints.
-    assert "accuracy_floor_standard_errors" not in authors.to_dict()
-    assert default.to_dict()["accuracy_floor_standard_errors"] == 1.0
-    assert StructuralJumpSchedule.preset("default", accuracy_floor_standard_errors=None).to_dict() == {
-        k: v for k, v in default.to_dict().items() if k != "accuracy_floor_standard_errors"
-    }
+    for name in ("accuracy_floor_standard_errors", "accuracy_floor_points", "full_reader_fallback"):
+        assert name not in authors.to_dict()
+    assert default.to_dict()["accuracy_floor_points"] == 0.01 and default.to_dict()["full_reader_fallback"] is True
+    # The earlier floor in standard errors is still a schedule (older runs resume), but one floor at a time.
+    older = StructuralJumpSchedule.preset("default", accuracy_floor_points=None, accuracy_floor_standard_errors=1.0)
+    assert older.to_dict()["accuracy_floor_standard_errors"] == 1.0 and "accuracy_floor_points" not in older.to_dict()
+    with pytest.raises(ValueError, match="two floors; give one"):
+        StructuralJumpSchedule.preset("default", accuracy_floor_standard_errors=1.0)
     for bad in (-1.0, "1", True):
         with pytest.raises(ValueError, match="accuracy_floor_standard_errors"):
-            StructuralJumpSchedule.preset("default", accuracy_floor_standard_errors=bad)
+            StructuralJumpSchedule.preset("authors", accuracy_floor_standard_errors=bad)
+        with pytest.raises(ValueError, match="accuracy_floor_points"):
+            StructuralJumpSchedule.preset("authors", accuracy_floor_points=bad)
+    with pytest.raises(ValueError, match="full_reader_fallback needs an accuracy floor"):
+        StructuralJumpSchedule.preset("authors", full_reader_fallback=True)
+    with pytest.raises(ValueError, match="full_reader_fallback must be True or False"):
+        StructuralJumpSchedule.preset("default", full_reader_fallback=1)
 
 
-def test_the_default_preset_trains_with_a_rolling_weight_of_0_15():
+def test_the_default_preset_runs_the_reading_cost_control_from_the_paper_s_0_1():
     default = StructuralJumpSchedule.preset("default")
     authors = StructuralJumpSchedule.preset("authors")
-    assert default.rolling_weight == 0.15 and default.to_dict()["rolling_weight"] == 0.15
+    assert (default.rolling_weight, default.rolling_weight_factor, default.rolling_weight_levels) == (0.1, 1.5, 4)
+    assert default.to_dict()["rolling_weight_factor"] == 1.5
     # The authors' preset keeps the model's own (the paper's 0.1) and its settings as its checkpoints have them.
     assert authors.rolling_weight is None and "rolling_weight" not in authors.to_dict()
+    assert "rolling_weight_factor" not in authors.to_dict()
     assert StructuralJumpSchedule.preset("authors", rolling_weight=0.05).to_dict()["rolling_weight"] == 0.05
     for bad in (-0.1, "0.1", True, float("nan")):
         with pytest.raises(ValueError, match="rolling_weight"):
@@ -123,17 +137,35 @@ def test_the_schedule_gives_the_model_its_rolling_weight_and_refuses_a_second_on
     from keras_skim.models.structural_jump.structural_jump_training import train_structural_jump
 
     default = StructuralJumpSchedule.preset("default")
-    assert _model_options({"advantage": "code"}, default) == {"advantage": "code", "rolling_weight": 0.15}
-    assert _model_options({"rolling_weight": 0.15}, default) == {"rolling_weight": 0.15}
+    assert _model_options({"advantage": "code"}, default) == {"advantage": "code", "rolling_weight": 0.1}
+    assert _model_options({"rolling_weight": 0.1}, default) == {"rolling_weight": 0.1}
     authors = StructuralJumpSchedule.preset("authors")
     assert _model_options({"rolling_weight": 0.05}, authors) == {"rolling_weight": 0.05}
     assert _model_options(None, None) == {}
     # Refused before any data is read (the data set name does not exist).
-    with pytest.raises(ValueError, match="rolling_weight is given twice: 0.1 in model_options and 0.15"):
-        train_structural_jump(None, dataset="no-such-data", model_options={"rolling_weight": 0.1}, schedule="default")
+    with pytest.raises(ValueError, match="rolling_weight is given twice: 0.15 in model_options and 0.1"):
+        train_structural_jump(None, dataset="no-such-data", model_options={"rolling_weight": 0.15}, schedule="default")
+
+
+def test_the_kept_model_is_told_against_the_full_reader_in_one_line():
+    kept = speed_reading_record(0.706, {"accuracy": 0.702, "read_fraction": 0.584}, "speed-read", "the least read")
+    assert kept["kept"] == "speed-read" and kept["why"] == "the least read"
+    assert kept["validation"] == {"accuracy": 0.702, "read_fraction": 0.584}
+    assert kept["full_reader"] == {"accuracy": 0.706, "read_fraction": 1.0}
+    assert kept["line"] == (
+        "speed reading kept: validation accuracy 0.7020 at 58.4% read; "
+        "full reader 0.7060 at 100% read (-0.4 points; the least read)"
+    )
+    full = speed_reading_record(0.706, {"accuracy": 0.706, "read_fraction": 1.0}, "full-reader", "none reached it")
+    assert full["line"].startswith("full reader kept: validation accuracy 0.7060 at 100.0% read")
+    assert "\n" not in full["line"] and full["line"].endswith("(+0.0 points; none reached it)")
+    alone = speed_reading_record(None, {"accuracy": 0.7, "read_fraction": 0.5}, "speed-read", "best reward")
+    assert alone["full_reader"] is None and alone["line"].endswith("at 50.0% read (best reward)")
 
 
 def test_the_rule_is_described_in_words():
     assert describe_selection() == "best validation reward"
     assert "read fraction <= 0.6" in describe_selection(1.0, 0.6)
     assert describe_selection(1.0).startswith("least read with validation accuracy >= the full-read best less 1 ")
+    assert describe_selection(floor_points=0.01).endswith("the full-read best less 1 point")
+    assert floor_words(0.02) == "2 points" and floor_words(standard_errors=1.0) == "1 standard error(s)"

@@ -96,8 +96,8 @@ def test_the_structural_jump_record_in_epochs_and_in_steps():
         ({"fit_options": [1]}, "fit_options must be None or a dict; got [1]"),
         ({"schedule": "fast"}, "schedule must be one of ['authors', 'default']. Received: 'fast'"),
         (
-            {"schedule": "default", "model_options": {"rolling_weight": 0.1}},
-            "rolling_weight is given twice: 0.1 in model_options and 0.15 in the schedule; give it in one place",
+            {"schedule": "default", "model_options": {"rolling_weight": 0.15}},
+            "rolling_weight is given twice: 0.15 in model_options and 0.1 in the schedule; give it in one place",
         ),
     ],
 )
@@ -109,7 +109,7 @@ def test_a_structural_jump_setting_out_of_range_is_one_line(settings, message):
 
 def test_the_model_options_take_the_schedule_s_rolling_weight():
     default = StructuralJumpSchedule.preset("default")
-    assert merged_model_options({"advantage": "code"}, default) == {"advantage": "code", "rolling_weight": 0.15}
+    assert merged_model_options({"advantage": "code"}, default) == {"advantage": "code", "rolling_weight": 0.1}
     assert merged_model_options(None, None) == {}
 
 

@@ -20,8 +20,13 @@ the whole Rotten Tomatoes set it kept the accuracy near the floor where a
 fixed w jumped, and on the first 2,000-document slice it speed read. On two
 other slices it read everything: their speed-read validations stayed under
 the floor even at full reading (the floor comes from the best of many noisy
-full-read validations), so w sank to the bottom rung. Hence an option, not the default
-preset's setting, which keeps w = 0.15.
+full-read validations), so w sank to the bottom rung. Replayed with the
+default's promise (the least-read validation within one point of the full
+reader, else the full reader; benchmarks/results/sj_selection_replay.md),
+the control (w from 0.1, x1.5) speed read on the whole set and on one slice
+of three, a fixed w = 0.15 on one slice only: the default preset runs the
+control, and the full reader is what it keeps when the control finds no
+point within the floor.
 
 Example:
 

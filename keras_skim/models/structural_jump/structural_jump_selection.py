@@ -64,10 +64,19 @@ def speed_read_key(record, floor=None, read_budget=None):
     return (1, record["reward"])
 
 
-def describe_selection(floor_standard_errors=None, read_budget=None):
+def floor_words(points=None, standard_errors=None):
+    """How far under the full reader's best validation accuracy a floor is, in words."""
+    if points is not None:
+        return f"{100 * points:g} point{'' if points == 0.01 else 's'}"
+    return f"{standard_errors:g} standard error(s)"
+
+
+def describe_selection(floor_standard_errors=None, read_budget=None, floor_points=None):
     """The words the reports use for a rule."""
     if read_budget is not None:
         return f"best validation accuracy with read fraction <= {read_budget} (else best reward)"
+    if floor_points is not None:
+        return f"least read with validation accuracy >= the full-read best less {floor_words(floor_points)}"
     if floor_standard_errors is not None:
         return (
             "least read with validation accuracy >= the full-read best less "
@@ -89,3 +98,44 @@ def replay_selection(records, floor=None, read_budget=None, start_step=0):
         if best_key is None or key > best_key:
             best, best_key = record, key
     return best
+
+
+def speed_reading_record(full_reader_accuracy, kept_validation, kept, why):
+    """What `train_config.json` records of the kept model against the full reader, and its one line.
+
+    Args:
+        full_reader_accuracy: the full-read phase's best validation
+            accuracy (None: no full-read phase ran).
+        kept_validation: the kept model's greedy validation scores
+            (`accuracy`, `read_fraction`).
+        kept: "speed-read" or "full-reader".
+        why: the reason, in words.
+
+    Returns:
+        dict: `kept`, `why`, `validation` (the kept model's accuracy and
+        read fraction), `full_reader` (accuracy, read fraction 1.0) and
+        `line`, what `keras-skim train` prints.
+
+    Example:
+
+    >>> record = speed_reading_record(0.706, {"accuracy": 0.702, "read_fraction": 0.584}, "speed-read", "w")
+    >>> record["line"]
+    'speed reading kept: validation accuracy 0.7020 at 58.4% read; full reader 0.7060 at 100% read (-0.4 points; w)'
+    """
+    accuracy, read = float(kept_validation["accuracy"]), float(kept_validation["read_fraction"])
+    record = {
+        "kept": kept,
+        "why": why,
+        "validation": {"accuracy": accuracy, "read_fraction": read},
+        "full_reader": None,
+    }
+    head = "speed reading kept" if kept == "speed-read" else "full reader kept"
+    line = f"{head}: validation accuracy {accuracy:.4f} at {read:.1%} read"
+    if full_reader_accuracy is not None:
+        record["full_reader"] = {"accuracy": float(full_reader_accuracy), "read_fraction": 1.0}
+        points = 100 * (accuracy - full_reader_accuracy)
+        line += f"; full reader {full_reader_accuracy:.4f} at 100% read ({points:+.1f} points; {why})"
+    else:
+        line += f" ({why})"
+    record["line"] = line
+    return record

@@ -23,6 +23,7 @@ from keras_skim.models.structural_jump.structural_jump_reading_cost import next_
 from keras_skim.models.structural_jump.structural_jump_selection import (
     accuracy_floor,
     describe_selection,
+    floor_words,
     speed_read_key,
 )
 from keras_skim.training.run_checkpoint import (
@@ -177,6 +178,7 @@ class _Run:
         self.steps_this_call = 0
         self.restored = None  # arrays of a loaded checkpoint, until used
         self.best_weights = None
+        self.full_reader_weights = None  # phase 1's kept weights, for `full_reader_fallback`
         self._epoch_cache = (None, None)
         self._train_functions = {}  # rolling weight -> its traced training step (reading cost control)
 
@@ -228,6 +230,10 @@ class _Run:
         _assign(self.model.variables, arrays, "model")
         if "best/0" in arrays:
             self.best_weights = _best_weights(arrays, self.model.weights, state, self.checkpoint.path)
+        if "full_reader/0" in arrays:
+            self.full_reader_weights = _checked_weights(
+                arrays, "full_reader", self.model.weights, self.checkpoint.path, "its full reader's weights"
+            )
         if self.verbose:
             print(f"resuming {state['phase']} at step {state['phase_step']} from {self.checkpoint.path}", flush=True)
 
@@ -239,6 +245,8 @@ class _Run:
             arrays.update(_named(self.model.optimizer.variables, "optimizer"))
         if self.best_weights is not None:
             arrays.update({f"best/{i}": w for i, w in enumerate(self.best_weights)})
+        if self.full_reader_weights is not None:
+            arrays.update({f"full_reader/{i}": w for i, w in enumerate(self.full_reader_weights)})
         self.checkpoint.save(self.state, arrays)
         self.last_save = time.monotonic()
 
@@ -338,6 +346,16 @@ class _Run:
         if self.best_weights is not None:
             self.model.set_weights(self.best_weights)
             summary["selected_step"] = state["best_step"]
+        if phase == "full_read" and self.schedule.full_reader_fallback:
+            self.full_reader_weights = [np.array(w) for w in self.model.get_weights()]
+        if phase == "speed_read":
+            summary["speed_reading"] = self._kept_reader(records)
+            if summary["speed_reading"]["kept"] == "full-reader":
+                self.model.set_weights(self.full_reader_weights)
+                self.model.speed_reading = False  # every word read, as in phase 1
+                summary["selected_step"] = None
+                state.pop("best_rolling_weight", None)
+                self._use_rolling_weight(self.settings["model"]["rolling_weight"])
         if "best_rolling_weight" in state:
             # The model keeps the reading cost it was trained with at the kept step.
             summary["rolling_weight"] = self._use_rolling_weight(state.pop("best_rolling_weight"))
@@ -365,9 +383,33 @@ class _Run:
         self.best_weights = None
         self.save()
 
+    def _kept_reader(self, records):
+        """Phase 2's outcome: "speed-read" or "full-reader" (the fallback) and why, in words."""
+        floor = self._accuracy_floor()
+        if floor is None or self.read_budget is not None:
+            return {"kept": "speed-read", "why": self._selection("speed_read")}
+        schedule = self.schedule
+        words = floor_words(schedule.accuracy_floor_points, schedule.accuracy_floor_standard_errors)
+        best_key = self.state["best_key"]
+        if best_key is not None and best_key[0] == 1:
+            why = f"the least-read validation within {words} of the full reader (floor {floor:.4f})"
+            return {"kept": "speed-read", "why": why, "floor": floor}
+        start = min(schedule.selection_start_steps, schedule.speed_read_steps)
+        candidates = [r for r in records if r["step"] >= start] or records
+        closest = max(candidates, key=lambda r: r["accuracy"]) if candidates else None
+        why = f"no speed-read validation reached the floor {floor:.4f} ({words} under the full reader)"
+        if closest is not None:
+            why += f"; the closest: {closest['accuracy']:.4f} at {closest['read_fraction']:.1%} read"
+        weights = [r["rolling_weight"] for r in records if "rolling_weight" in r]
+        if weights:
+            why += f", with the reading cost lowered down to w {min(weights):.3g}"
+        fallback = schedule.full_reader_fallback and self.full_reader_weights is not None
+        return {"kept": "full-reader" if fallback else "speed-read", "why": why, "floor": floor}
+
     def finish(self):
-        # The trained model as phase 2 left it (or phase 1, without phase 2).
-        speed = self.schedule.speed_read_steps > 0
+        # The trained model as phase 2 left it (or phase 1, without phase 2, or the full reader it fell back to).
+        fell_back = (self.state["phases"].get("speed_read") or {}).get("speed_reading", {}).get("kept")
+        speed = self.schedule.speed_read_steps > 0 and fell_back != "full-reader"
         self.model.speed_reading = speed
         if speed:
             self.model.embedding.trainable = False
@@ -440,7 +482,7 @@ class _Run:
             self.best_weights = [np.array(w) for w in model.get_weights()]
             if "rolling_weight" in record:
                 state["best_rolling_weight"] = record["rolling_weight"]
-        elif candidate:
+        elif candidate and not self._short_of_the_floor(phase):
             state["since_best"] += 1
         if self._controls(phase):
             self._control_reading_cost(record)
@@ -448,6 +490,14 @@ class _Run:
             print(_describe(record, phase, self.schedule, improved), flush=True)
         patience = self.schedule.full_read_patience if phase == "full_read" else self.schedule.speed_read_patience
         return patience is not None and state["since_best"] >= patience
+
+    def _short_of_the_floor(self, phase):
+        """Whether phase 2 falls back to the full reader and no validation has reached the floor yet:
+        patience waits (the reading cost keeps going down) until one does or the budget ends."""
+        if phase != "speed_read" or not self.schedule.full_reader_fallback or self._accuracy_floor() is None:
+            return False
+        best_key = self.state["best_key"]
+        return self.read_budget is None and (best_key is None or best_key[0] != 1)
 
     def _controls(self, phase):
         return phase == "speed_read" and self.schedule.rolling_weight_factor is not None
@@ -467,9 +517,13 @@ class _Run:
     def _accuracy_floor(self):
         """The schedule's accuracy floor of phase 2, or None (no floor, or no full-read phase ran)."""
         standard_errors = self.schedule.accuracy_floor_standard_errors
+        points = self.schedule.accuracy_floor_points
         full_read = self.state["phases"].get("full_read") or {}
-        if standard_errors is None or full_read.get("validation_accuracy") is None:
+        if (standard_errors is None and points is None) or full_read.get("validation_accuracy") is None:
             return None
+        if points is not None:
+            # Rounded: accuracies are counts over the validation set, and 0.71 - 0.01 is 0.7000000000000001.
+            return round(full_read["validation_accuracy"] - points, 12)
         examples = len(np.asarray(self.validation[1]).reshape(-1))
         return accuracy_floor(full_read["validation_accuracy"], examples, standard_errors)
 
@@ -480,7 +534,8 @@ class _Run:
         since = f" from step {start} on" if start else ""
         floor = self._accuracy_floor()
         standard_errors = self.schedule.accuracy_floor_standard_errors if floor is not None else None
-        rule = describe_selection(standard_errors, self.read_budget)
+        points = self.schedule.accuracy_floor_points if floor is not None else None
+        rule = describe_selection(standard_errors, self.read_budget, floor_points=points)
         if floor is not None and self.read_budget is None:
             rule += f", floor {floor:.4f}"
         return rule + since
@@ -565,12 +620,17 @@ def _assign(variables, arrays, prefix):
 
 def _best_weights(arrays, weights, state, path):
     """The checkpoint's best-so-far weights, each present with its weight's shape."""
-    best = [arrays.get(f"best/{i}") for i in range(len(weights))]
-    if "best_step" not in state or any(
-        value is None or tuple(value.shape) != tuple(w.shape) for value, w in zip(best, weights)
-    ):
+    if "best_step" not in state:
         raise CheckpointUnreadable(path, "its best-so-far weights do not fit the model")
-    return best
+    return _checked_weights(arrays, "best", weights, path, "its best-so-far weights")
+
+
+def _checked_weights(arrays, prefix, weights, path, what):
+    """The checkpoint's arrays `prefix/i`, each present with its weight's shape."""
+    stored = [arrays.get(f"{prefix}/{i}") for i in range(len(weights))]
+    if any(value is None or tuple(value.shape) != tuple(w.shape) for value, w in zip(stored, weights)):
+        raise CheckpointUnreadable(path, f"{what} do not fit the model")
+    return stored
 
 
 def _json_round_trip(value):

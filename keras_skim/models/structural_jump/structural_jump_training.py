@@ -8,7 +8,9 @@ code do it:
    frozen, actor-critic losses on; the target weight delta decays from 0.1
    to 0.005 over the first half of the phase; the weights with the best
    validation reward are kept (the authors' selection rule), or, with a
-   read budget, the most accurate validation within it. Optionally the
+   read budget, the most accurate validation within it, or (the default
+   schedule) the least-read validation within one point of the full-read
+   accuracy, the full reader itself when none gets there. Optionally the
    actor loss waits `critic_warmup_steps` steps for the critics (the
    code's `init_runs`, 0 in its runs).
 
@@ -301,9 +303,13 @@ def train_structural_jump_model(
         classes and split, when trained on a dataset), both phases'
         histories and timings, `seconds_per_epoch` and `epochs_run` (or
         `seconds_per_step` and `steps_run`), the full-read validation
-        accuracy, and the greedy `validation` and `test` results of
+        accuracy, the greedy `validation` and `test` results of
         `evaluate_structural_jump` (accuracy, read / skip / jump fractions,
-        Flop-r, mean reward).
+        Flop-r, mean reward), and `speed_reading`: whether the speed reader
+        or the full reader was kept (`"kept"`: "speed-read" or
+        "full-reader"), `why`, both validation accuracies and read
+        fractions and the `line` that says it
+        (`structural_jump_selection.speed_reading_record`).
 
     Raises:
         contracts.OutputRefused: `output_dir` may not be written (exists
@@ -411,7 +417,27 @@ def fit_structural_jump_model(data, config, verbose, run_dir=None, resume=False,
     if "full_read" in phases:
         record["full_read_validation_accuracy"] = phases["full_read"]["validation_accuracy"]
     record.update(_evaluation_record(model, data, config))
+    record["speed_reading"] = _speed_reading(phases, record)
     return model, record
+
+
+def _speed_reading(phases, record):
+    """The kept model against the full reader (`speed_reading_record`): which
+    one was kept, why, both validation accuracies and read fractions."""
+    from keras_skim.models.structural_jump.structural_jump_selection import speed_reading_record
+
+    speed = phases.get("speed_read")
+    if speed is None:
+        outcome = {"kept": "full-reader", "why": "no speed-read phase ran"}
+    else:
+        # The epoch schedule (and a floorless step schedule) keeps by its rule, with no fallback.
+        outcome = speed.get("speed_reading") or {"kept": "speed-read", "why": speed["selection"]}
+    out = speed_reading_record(
+        record.get("full_read_validation_accuracy"), record["validation"], outcome["kept"], outcome["why"]
+    )
+    if "floor" in outcome:
+        out["floor"] = outcome["floor"]
+    return out
 
 
 def _build_model(data, config):
