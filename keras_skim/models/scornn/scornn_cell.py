@@ -1,6 +1,7 @@
 """Scaled Cayley orthogonal RNN cell (scoRNN, Helfrich et al., ICML 2018)."""
 
 import math
+from typing import Any
 
 import keras
 import numpy as np
@@ -176,21 +177,21 @@ class ScoRNNCell(keras.layers.Layer, DropoutRNNCell):
 
     def __init__(
         self,
-        units,
-        rho=None,
-        use_bias=True,
-        kernel_initializer=None,
-        bias_initializer="zeros",
-        modrelu_bias_initializer="zeros",
-        kernel_regularizer=None,
-        bias_regularizer=None,
-        kernel_constraint=None,
-        bias_constraint=None,
-        dropout=0.0,
-        recurrent_dropout=0.0,
-        seed=None,
-        **kwargs,
-    ):
+        units: int,
+        rho: int | None = None,
+        use_bias: bool = True,
+        kernel_initializer: str | Any | None = None,
+        bias_initializer: str | Any = "zeros",
+        modrelu_bias_initializer: str | Any = "zeros",
+        kernel_regularizer: str | Any | None = None,
+        bias_regularizer: str | Any | None = None,
+        kernel_constraint: str | Any | None = None,
+        bias_constraint: str | Any | None = None,
+        dropout: float = 0.0,
+        recurrent_dropout: float = 0.0,
+        seed: int | None = None,
+        **kwargs: Any,
+    ) -> None:
         units = _check_int("units", units, 1)
         if rho is None:
             rho = units // 2
@@ -226,7 +227,7 @@ class ScoRNNCell(keras.layers.Layer, DropoutRNNCell):
     # ------------------------------------------------------------------
     # weights
     # ------------------------------------------------------------------
-    def build(self, input_shape):
+    def build(self, input_shape: Any) -> None:
         n = self.units
         self.kernel = self.add_weight(
             shape=(input_shape[-1], n),
@@ -287,7 +288,7 @@ class ScoRNNCell(keras.layers.Layer, DropoutRNNCell):
         values = ops.scatter(ops.convert_to_tensor(flat[:, None].astype("int32")), s, shape)
         return ops.cast(values, dtype or "float32")
 
-    def skew_matrix(self):
+    def skew_matrix(self) -> Any:
         """Returns the skew-symmetric `A` (units, units) as a tensor."""
         params = ops.convert_to_tensor(self.skew_parameters)
         padded = ops.concatenate([ops.zeros((1,), dtype=params.dtype), params])
@@ -301,7 +302,7 @@ class ScoRNNCell(keras.layers.Layer, DropoutRNNCell):
         scaling = ops.convert_to_tensor(self._scaling, dtype=a.dtype)
         return ops.solve(eye + a, eye - a) * scaling[None, :]
 
-    def recurrent_matrix(self):
+    def recurrent_matrix(self) -> Any:
         """Returns the current orthogonal recurrent matrix `W` as a tensor.
 
         The state update uses `h_{t-1} @ W`. Call `keras.ops.convert_to_numpy`
@@ -317,7 +318,7 @@ class ScoRNNCell(keras.layers.Layer, DropoutRNNCell):
     # ------------------------------------------------------------------
     # per-RNN-call cache of W
     # ------------------------------------------------------------------
-    def get_recurrent_dropout_mask(self, step_input):
+    def get_recurrent_dropout_mask(self, step_input: Any) -> Any:
         """Recurrent dropout mask; also forms `W` for this RNN call.
 
         `keras.layers.RNN` calls this once before its time loop and
@@ -327,7 +328,7 @@ class ScoRNNCell(keras.layers.Layer, DropoutRNNCell):
         self._recurrent_matrix_cache = self._compute_recurrent_matrix()
         return super().get_recurrent_dropout_mask(step_input)
 
-    def reset_recurrent_dropout_mask(self):
+    def reset_recurrent_dropout_mask(self) -> None:
         self._recurrent_matrix_cache = None
         super().reset_recurrent_dropout_mask()
 
@@ -357,7 +358,7 @@ class ScoRNNCell(keras.layers.Layer, DropoutRNNCell):
     # ------------------------------------------------------------------
     # step
     # ------------------------------------------------------------------
-    def call(self, inputs, states, training=False):
+    def call(self, inputs: Any, states: Any, training: bool | None = False) -> Any:
         prev = states[0] if isinstance(states, (list, tuple)) else states
         # The base-class getters only read/fill the mask cache; the
         # overridden getter above is the pre-loop hook and is not needed
@@ -385,10 +386,10 @@ class ScoRNNCell(keras.layers.Layer, DropoutRNNCell):
         new_state = [output] if isinstance(states, (list, tuple)) else output
         return output, new_state
 
-    def get_initial_state(self, batch_size=None):
+    def get_initial_state(self, batch_size: Any = None) -> Any:
         return [ops.zeros((batch_size, self.state_size), dtype=self.compute_dtype)]
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         config = {
             "units": self.units,
             "rho": self.rho,

@@ -88,12 +88,12 @@ class ScoRNNOptimizer(keras.optimizers.Optimizer):
 
     def __init__(
         self,
-        optimizer=None,
-        skew_optimizer=None,
-        skew_variable_name=DEFAULT_SKEW_VARIABLE_NAME,
-        loss_scale_factor=None,
-        name="scornn_optimizer",
-    ):
+        optimizer: Any = None,
+        skew_optimizer: Any = None,
+        skew_variable_name: str = DEFAULT_SKEW_VARIABLE_NAME,
+        loss_scale_factor: float | None = None,
+        name: str = "scornn_optimizer",
+    ) -> None:
         if not isinstance(skew_variable_name, str) or not skew_variable_name:
             raise ValueError(f"Argument `skew_variable_name` must be a non-empty string, got {skew_variable_name!r}.")
         optimizer = _get_optimizer(optimizer, 1e-3, "optimizer")
@@ -110,7 +110,7 @@ class ScoRNNOptimizer(keras.optimizers.Optimizer):
         self.skew_variable_name = skew_variable_name
         self._skew_path = re.compile(f"(.*/)?{re.escape(skew_variable_name)}")
 
-    def is_skew_variable(self, variable):
+    def is_skew_variable(self, variable: Any) -> bool:
         """Whether `variable` is updated by `skew_optimizer`."""
         return self._skew_path.fullmatch(variable.path) is not None
 
@@ -127,7 +127,7 @@ class ScoRNNOptimizer(keras.optimizers.Optimizer):
         main, skew = self._split(values, variables)
         return ((self.optimizer, *main), (self.skew_optimizer, *skew))
 
-    def build(self, var_list):
+    def build(self, var_list: Any) -> None:
         if self.built:
             return
         var_list = list(var_list)
@@ -157,7 +157,7 @@ class ScoRNNOptimizer(keras.optimizers.Optimizer):
                 "`.skew_optimizer.learning_rate`."
             )
 
-    def apply(self, grads, trainable_variables=None):
+    def apply(self, grads: Any, trainable_variables: Any = None) -> Any:
         """Applies each gradient with the optimizer of its variable."""
         grads = list(grads)
         if trainable_variables is None:
@@ -176,13 +176,13 @@ class ScoRNNOptimizer(keras.optimizers.Optimizer):
                 inner.apply(values, variables)
         self.iterations.assign_add(1)
 
-    def finalize_variable_values(self, var_list):
+    def finalize_variable_values(self, var_list: Any) -> None:
         var_list = list(var_list)
         for inner, _, variables in self._pairs(var_list, var_list):
             if variables:
                 inner.finalize_variable_values(variables)
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {
             "optimizer": keras.optimizers.serialize(self.optimizer),
             "skew_optimizer": keras.optimizers.serialize(self.skew_optimizer),
@@ -192,7 +192,7 @@ class ScoRNNOptimizer(keras.optimizers.Optimizer):
         }
 
     @classmethod
-    def from_config(cls, config, custom_objects=None):
+    def from_config(cls, config: dict[str, Any], custom_objects: dict[str, Any] | None = None) -> "ScoRNNOptimizer":
         config = dict(config)
         for key in ("optimizer", "skew_optimizer"):
             config[key] = keras.optimizers.deserialize(config[key], custom_objects=custom_objects)

@@ -1,6 +1,7 @@
 """The Gumbel-softmax temperature schedule of Skim-RNN as a Keras callback."""
 
 import math
+from typing import Any
 
 import keras
 
@@ -33,7 +34,7 @@ class GumbelTemperatureSchedule(keras.callbacks.Callback):
         Seo et al., "Neural Speed Reading via Skim-RNN", ICLR 2018.
     """
 
-    def __init__(self, rate=1e-4, min_temperature=0.5):
+    def __init__(self, rate: float = 0.0001, min_temperature: float = 0.5) -> None:
         super().__init__()
         if rate < 0 or min_temperature <= 0:
             raise ValueError(
@@ -43,21 +44,21 @@ class GumbelTemperatureSchedule(keras.callbacks.Callback):
         self.rate = rate
         self.min_temperature = min_temperature
 
-    def temperature_at(self, step):
+    def temperature_at(self, step: int) -> float:
         return max(self.min_temperature, math.exp(-self.rate * step))
 
-    def on_train_begin(self, logs=None):
+    def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
         self._cells = skim_cells(self.model)
 
-    def on_train_batch_begin(self, batch, logs=None):
+    def on_train_batch_begin(self, batch: int, logs: dict[str, Any] | None = None) -> None:
         step = int(self.model.optimizer.iterations.numpy())
         tau = self.temperature_at(step)
         for cell in self._cells:
             cell.temperature.assign(tau)
 
-    def on_epoch_end(self, epoch, logs=None):
+    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
         if logs is not None and self._cells:
             logs["temperature"] = float(self._cells[0].temperature.numpy())
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {"rate": self.rate, "min_temperature": self.min_temperature}

@@ -4,6 +4,7 @@ skim-rate bookkeeping. Subclasses only say how their big and small cells step.
 """
 
 import math
+from typing import Any
 
 import keras
 from keras import ops, tree
@@ -52,29 +53,29 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
 
     def __init__(
         self,
-        units,
-        small_units,
-        gamma=0.01,
-        threshold=0.5,
-        activation="tanh",
-        recurrent_activation="sigmoid",
-        use_bias=True,
-        kernel_initializer="glorot_uniform",
-        recurrent_initializer="orthogonal",
-        bias_initializer="zeros",
-        gate_initializer="glorot_uniform",
-        kernel_regularizer=None,
-        recurrent_regularizer=None,
-        bias_regularizer=None,
-        kernel_constraint=None,
-        recurrent_constraint=None,
-        bias_constraint=None,
-        dropout=0.0,
-        recurrent_dropout=0.0,
-        initial_temperature=1.0,
-        seed=None,
-        **kwargs,
-    ):
+        units: int,
+        small_units: int,
+        gamma: float = 0.01,
+        threshold: float = 0.5,
+        activation: str | Any = "tanh",
+        recurrent_activation: str | Any = "sigmoid",
+        use_bias: bool = True,
+        kernel_initializer: str | Any = "glorot_uniform",
+        recurrent_initializer: str | Any = "orthogonal",
+        bias_initializer: str | Any = "zeros",
+        gate_initializer: str | Any = "glorot_uniform",
+        kernel_regularizer: str | Any | None = None,
+        recurrent_regularizer: str | Any | None = None,
+        bias_regularizer: str | Any | None = None,
+        kernel_constraint: str | Any | None = None,
+        recurrent_constraint: str | Any | None = None,
+        bias_constraint: str | Any | None = None,
+        dropout: float = 0.0,
+        recurrent_dropout: float = 0.0,
+        initial_temperature: float = 1.0,
+        seed: int | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(**kwargs)
         _check_int("units", units, minimum=1)
         _check_int("small_units", small_units, minimum=0)
@@ -153,7 +154,7 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
             constraint=constraint,
         )
 
-    def build(self, input_shape):
+    def build(self, input_shape: Any) -> None:
         input_dim = input_shape[-1]
         self.build_cells(input_dim)
         # The gate sees [x_t; h_{t-1}] and scores (read, skim).
@@ -178,14 +179,14 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
             autocast=False,
         )
 
-    def build_cells(self, input_dim):
+    def build_cells(self, input_dim: int) -> None:
         raise NotImplementedError
 
-    def big_step(self, x, h_rec, states):
+    def big_step(self, x: Any, h_rec: Any, states: Any) -> Any:
         """Returns the big cell's new states (each of size `units`)."""
         raise NotImplementedError
 
-    def small_step(self, x, h_rec, states):
+    def small_step(self, x: Any, h_rec: Any, states: Any) -> Any:
         """Returns the small cell's new states (each of size `small_units`)."""
         raise NotImplementedError
 
@@ -206,7 +207,7 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
             self._threshold.assign(float(value))
 
     # -------------------------------------------------------------------- state
-    def get_initial_state(self, batch_size=None):
+    def get_initial_state(self, batch_size: Any = None) -> Any:
         zeros = [ops.zeros((batch_size, self.units), dtype=self.compute_dtype) for _ in range(self.rnn_state_count)]
         return zeros + [ops.zeros((batch_size, NUM_STATS), dtype=self.compute_dtype)]
 
@@ -220,11 +221,11 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
         inf = ops.cast(float("inf"), "float32")
         return ops.where(t <= 0.0, -inf, ops.where(t >= 1.0, inf, logit))
 
-    def gate_logits(self, x, h_rec):
+    def gate_logits(self, x: Any, h_rec: Any) -> Any:
         return ops.matmul(x, self.gate_kernel) + ops.matmul(h_rec, self.gate_recurrent_kernel) + self.gate_bias
 
     # ------------------------------------------------------------- RNN hooks
-    def get_dropout_mask(self, step_input):
+    def get_dropout_mask(self, step_input: Any) -> Any:
         # `keras.layers.RNN` calls this once before its loop (to make the
         # dropout mask the loop will reuse): the moment to make sure that the
         # layer accounts for the skim loss after the loop.
@@ -245,7 +246,7 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
         return super().get_dropout_mask(step_input)
 
     # --------------------------------------------------------------------- call
-    def call(self, inputs, states, training=False):
+    def call(self, inputs: Any, states: Any, training: bool | None = False) -> Any:
         if training and self.gamma > 0.0 and not self._rnn_will_account:
             raise ValueError(
                 f"{type(self).__name__} {self.name!r} has gamma={self.gamma} and is called "
@@ -306,7 +307,7 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
     # With the TensorFlow backend, training runs `skim_training_loop`
     # instead of the RNN layer's per-step loop (see `run_skim_loop`); the
     # subclass lays out the weights and steps on the fused rows.
-    def fused_weights(self):
+    def fused_weights(self) -> Any:
         """(kernel, recurrent_kernel, input_bias, recurrent_bias,
         scaled_column) of the big cell, the small cell and the gate together,
         columns in the order that `fused_step` reads; a bias may be None.
@@ -315,7 +316,7 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
         over the temperature."""
         raise NotImplementedError
 
-    def fused_step(self, row, loop_states, recurrent_part):
+    def fused_step(self, row: Any, loop_states: Any, recurrent_part: Any) -> Any:
         """(read states, skim states, read weight, gate logit) of one training
         step: the two candidates for the loop states of `pack_fused_states`,
         the Gumbel-softmax weight of reading (batch, 1) and l_read - l_skim
@@ -325,21 +326,21 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
         dropout)."""
         raise NotImplementedError
 
-    def pack_fused_states(self, states):
+    def pack_fused_states(self, states: Any) -> Any:
         """The RNN states (without the bookkeeping state) as the fused loop
         carries them."""
         return states
 
-    def unpack_fused_states(self, loop_states):
+    def unpack_fused_states(self, loop_states: Any) -> Any:
         """The inverse of `pack_fused_states`."""
         return loop_states
 
-    def fused_output(self, loop_state):
+    def fused_output(self, loop_state: Any) -> Any:
         """The cell's output (the last axis of size `units`) from the first
         loop state."""
         return loop_state
 
-    def gate_columns(self):
+    def gate_columns(self) -> Any:
         """The gate's (kernel, recurrent kernel, bias) as two columns each,
         [scaled, logit]: l_read - l_skim over the temperature, and
         l_read - l_skim. The Gumbel-softmax weight of reading,
@@ -435,7 +436,7 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
         return loss
 
     # ------------------------------------------------------------------- config
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         config = {name: _serialized(name, getattr(self, name)) for name in self.constructor_arguments}
         return {**super().get_config(), **config}
 

@@ -1,5 +1,7 @@
 """Skim-GRU cell: a big and a small GRU that share one state."""
 
+from typing import Any
+
 import keras
 from keras import ops
 
@@ -65,7 +67,7 @@ class SkimGRUCell(SkimCellBase):
         bias = self._weight(f"{prefix}bias", (2, 3 * size), "bias") if self.use_bias else None
         return kernel, recurrent, bias
 
-    def build_cells(self, input_dim):
+    def build_cells(self, input_dim: int) -> None:
         self.kernel, self.recurrent_kernel, self.bias = self._gru_weights("", input_dim, self.units)
         if self.small_units:
             (
@@ -91,10 +93,10 @@ class SkimGRUCell(SkimCellBase):
         candidate = self.activation(x_h + r * h_h)
         return [z * h_prev + (1.0 - z) * candidate]
 
-    def big_step(self, x, h_rec, states):
+    def big_step(self, x: Any, h_rec: Any, states: Any) -> Any:
         return self._gru(x, h_rec, states[0], self.kernel, self.recurrent_kernel, self.bias)
 
-    def small_step(self, x, h_rec, states):
+    def small_step(self, x: Any, h_rec: Any, states: Any) -> Any:
         h_small = states[0][:, : self.small_units]
         return self._gru(
             x,
@@ -105,7 +107,7 @@ class SkimGRUCell(SkimCellBase):
             self.small_bias,
         )
 
-    def fused_weights(self):
+    def fused_weights(self) -> Any:
         # Columns [z r | scaled gate | gate logit | candidate], each GRU block
         # with the big cell's units and the small cell's side by side, so
         # that one recurrent activation serves both cells and (when it is
@@ -128,7 +130,7 @@ class SkimGRUCell(SkimCellBase):
         recurrent_bias = with_gate(_side_by_side([(b[1], size) for b, size in biases]), ops.zeros_like(gate_bias))
         return kernel, recurrent, input_bias, recurrent_bias, 2 * n
 
-    def fused_step(self, row, loop_states, recurrent_part):
+    def fused_step(self, row: Any, loop_states: Any, recurrent_part: Any) -> Any:
         (h_prev,) = states = loop_states
         d, small, n = self.units, self.small_units, self.units + self.small_units
         x_gates, x_h = split_sizes(row, [2 * n + 2, n])

@@ -1,5 +1,7 @@
 """Skim-LSTM cell: a big and a small LSTM that share one state."""
 
+from typing import Any
+
 import keras
 from keras import ops
 
@@ -112,7 +114,7 @@ class SkimLSTMCell(SkimCellBase):
     rnn_state_count = 2
     constructor_arguments = SkimCellBase.constructor_arguments + ("unit_forget_bias",)
 
-    def __init__(self, units, small_units, unit_forget_bias=True, **kwargs):
+    def __init__(self, units: int, small_units: int, unit_forget_bias: bool = True, **kwargs: Any) -> None:
         super().__init__(units, small_units, **kwargs)
         self.unit_forget_bias = unit_forget_bias
 
@@ -145,7 +147,7 @@ class SkimLSTMCell(SkimCellBase):
             )
         return kernel, recurrent, bias
 
-    def build_cells(self, input_dim):
+    def build_cells(self, input_dim: int) -> None:
         self.kernel, self.recurrent_kernel, self.bias = self._lstm_weights("", input_dim, self.units)
         if self.small_units:
             (
@@ -169,10 +171,10 @@ class SkimLSTMCell(SkimCellBase):
         o = self.recurrent_activation(z_o)
         return [o * self.activation(c), c]
 
-    def big_step(self, x, h_rec, states):
+    def big_step(self, x: Any, h_rec: Any, states: Any) -> Any:
         return self._lstm(x, h_rec, states[1], self.kernel, self.recurrent_kernel, self.bias)
 
-    def small_step(self, x, h_rec, states):
+    def small_step(self, x: Any, h_rec: Any, states: Any) -> Any:
         c_small = states[1][:, : self.small_units]
         return self._lstm(
             x,
@@ -183,7 +185,7 @@ class SkimLSTMCell(SkimCellBase):
             self.small_bias,
         )
 
-    def fused_weights(self):
+    def fused_weights(self) -> Any:
         # Columns [i f o | scaled gate | candidate | gate logit], each LSTM
         # block with the big cell's units and the small cell's side by side,
         # so that one recurrent activation serves both cells and (when it is
@@ -203,17 +205,17 @@ class SkimLSTMCell(SkimCellBase):
             fused.append(ops.concatenate([lstm[..., :width], gate[..., :1], lstm[..., width:], gate[..., 1:]], axis=-1))
         return fused[0], fused[1], fused[2], None, width
 
-    def pack_fused_states(self, states):
+    def pack_fused_states(self, states: Any) -> Any:
         # h and c in one tensor: one mix and one select per step.
         return [ops.concatenate(states, axis=-1)]
 
-    def unpack_fused_states(self, loop_states):
+    def unpack_fused_states(self, loop_states: Any) -> Any:
         return split_sizes(loop_states[0], [self.units, self.units])
 
-    def fused_output(self, loop_state):
+    def fused_output(self, loop_state: Any) -> Any:
         return loop_state[..., : self.units]
 
-    def fused_step(self, row, loop_states, recurrent_part):
+    def fused_step(self, row: Any, loop_states: Any, recurrent_part: Any) -> Any:
         (hc,) = loop_states
         d, small, n = self.units, self.small_units, self.units + self.small_units
         if small:

@@ -1,5 +1,7 @@
 """The `skim_rate` metric that skim cells report in `fit` and `evaluate` logs."""
 
+from typing import Any
+
 import keras
 from keras import ops
 
@@ -33,25 +35,25 @@ class SkimRate(keras.metrics.Metric):
     0.75
     """
 
-    def __init__(self, name="skim_rate", dtype="float32"):
+    def __init__(self, name: str = "skim_rate", dtype: str | Any = "float32") -> None:
         super().__init__(name=name, dtype=dtype)
         self.skimmed = self.add_variable(shape=(), initializer="zeros", dtype=self.dtype, name="skimmed")
         self.tokens = self.add_variable(shape=(), initializer="zeros", dtype=self.dtype, name="tokens")
 
-    def update_counts(self, skimmed, tokens):
+    def update_counts(self, skimmed: Any, tokens: Any) -> None:
         self.skimmed.assign_add(ops.cast(skimmed, self.dtype))
         self.tokens.assign_add(ops.cast(tokens, self.dtype))
 
-    def update_state(self, skimmed, tokens, sample_weight=None):
+    def update_state(self, skimmed: Any, tokens: Any, sample_weight: Any = None) -> None:
         del sample_weight
         self.update_counts(ops.sum(skimmed), ops.sum(tokens))
 
-    def result(self):
+    def result(self) -> Any:
         return ops.divide_no_nan(self.skimmed, self.tokens)
 
-    def reset_state(self):
+    def reset_state(self) -> None:
         self.skimmed.assign(0.0)
         self.tokens.assign(0.0)
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {"name": self.name, "dtype": self.dtype}

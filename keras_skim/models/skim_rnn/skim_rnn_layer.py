@@ -1,6 +1,8 @@
 """What `SkimLSTM` and `SkimGRU` share: a `keras.layers.RNN` that owns the
 loop of its one skim cell, as `keras.layers.LSTM` owns its LSTM cell's."""
 
+from typing import Any
+
 import keras
 from keras import tree
 
@@ -28,16 +30,16 @@ class SkimRNNLayer(keras.layers.RNN):
 
     def __init__(
         self,
-        units,
-        small_units,
+        units: int,
+        small_units: int,
         *,
-        return_sequences=False,
-        return_state=False,
-        go_backwards=False,
-        stateful=False,
-        unroll=False,
-        **kwargs,
-    ):
+        return_sequences: bool = False,
+        return_state: bool = False,
+        go_backwards: bool = False,
+        stateful: bool = False,
+        unroll: bool = False,
+        **kwargs: Any,
+    ) -> None:
         cell_arguments = {name: kwargs.pop(name) for name in self.cell_class.constructor_arguments if name in kwargs}
         cell = self.cell_class(
             units,
@@ -71,7 +73,7 @@ class SkimRNNLayer(keras.layers.RNN):
     # Tells the cell's pre-loop hook to leave this layer's loop alone.
     owns_skim_loop = True
 
-    def inner_loop(self, sequences, initial_state, mask, training=False):
+    def inner_loop(self, sequences: Any, initial_state: Any, mask: Any, training: bool | None = False) -> Any:
         if tree.is_nested(mask):
             mask = mask[0]
         # This loop adds the skim loss, whatever the hook found.
@@ -87,14 +89,14 @@ class SkimRNNLayer(keras.layers.RNN):
     def threshold(self, value):
         self.cell.threshold = value
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         cell_config = {k: v for k, v in self.cell.get_config().items() if k not in _LAYER_KEYS}
         base_config = super().get_config()
         del base_config["cell"]
         return {**base_config, **cell_config}
 
     @classmethod
-    def from_config(cls, config):
+    def from_config(cls, config: dict[str, Any]) -> "SkimRNNLayer":
         return cls(**config)
 
 

@@ -1,5 +1,7 @@
 """Critic warm-up before Structural-Jump-LSTM's actors start learning."""
 
+from typing import Any
+
 import keras
 
 from keras_skim.models.structural_jump.loss_weight_schedule import LossWeightSchedule, check_steps
@@ -35,19 +37,19 @@ class CriticWarmup(LossWeightSchedule):
 
     weight = "actor_weight"
 
-    def __init__(self, steps):
+    def __init__(self, steps: int) -> None:
         super().__init__()
         check_steps("steps", steps, minimum=0)
         self.steps = steps
 
-    def on_train_begin(self, logs=None):
+    def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
         self._actor_weight = self.model.actor_weight
 
-    def weight_at(self, step):
+    def weight_at(self, step: int) -> float:
         return 0.0 if step < self.steps else self._actor_weight
 
-    def on_train_end(self, logs=None):
+    def on_train_end(self, logs: dict[str, Any] | None = None) -> None:
         self.model.actor_weight = self._actor_weight
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {"steps": self.steps}

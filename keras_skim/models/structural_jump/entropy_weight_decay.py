@@ -1,5 +1,7 @@
 """The decay of Structural-Jump-LSTM's target ("entropy") weight as a callback."""
 
+from typing import Any
+
 import keras
 
 from keras_skim.models.structural_jump.loss_weight_schedule import LossWeightSchedule, check_steps
@@ -41,7 +43,7 @@ class EntropyWeightDecay(LossWeightSchedule):
 
     weight = "entropy_weight"
 
-    def __init__(self, decay_steps, initial=0.1, final=0.005):
+    def __init__(self, decay_steps: int, initial: float = 0.1, final: float = 0.005) -> None:
         super().__init__()
         check_steps("decay_steps", decay_steps, minimum=1)
         if not (initial >= 0 and final >= 0):
@@ -50,13 +52,13 @@ class EntropyWeightDecay(LossWeightSchedule):
         self.initial = float(initial)
         self.final = float(final)
 
-    def weight_at(self, step):
+    def weight_at(self, step: int) -> float:
         fraction = min(step, self.decay_steps) / self.decay_steps
         return self.initial + (self.final - self.initial) * fraction
 
-    def on_epoch_end(self, epoch, logs=None):
+    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
         if logs is not None:
             logs["entropy_weight"] = self.model.entropy_weight
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {"decay_steps": self.decay_steps, "initial": self.initial, "final": self.final}

@@ -2,6 +2,8 @@
 one of a Structural-Jump-LSTM's loss weights from the optimizer's step
 count before each training batch."""
 
+from typing import Any
+
 import keras
 
 
@@ -17,11 +19,11 @@ class LossWeightSchedule(keras.callbacks.Callback):
 
     weight = None
 
-    def weight_at(self, step):
+    def weight_at(self, step: int) -> float:
         """The weight at optimizer step `step`."""
         raise NotImplementedError
 
-    def on_train_batch_begin(self, batch, logs=None):
+    def on_train_batch_begin(self, batch: int, logs: dict[str, Any] | None = None) -> None:
         step = int(self.model.optimizer.iterations.numpy())
         setattr(self.model, self.weight, self.weight_at(step))
 

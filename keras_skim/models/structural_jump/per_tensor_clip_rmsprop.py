@@ -1,6 +1,7 @@
 """RMSprop as TensorFlow 1 ran it for Structural-Jump-LSTM's authors."""
 
 import math
+from typing import Any
 
 import keras
 from keras import ops
@@ -41,14 +42,14 @@ class PerTensorClipRMSprop(keras.optimizers.RMSprop):
 
     def __init__(
         self,
-        learning_rate=5e-4,
-        rho=0.9,
-        epsilon=1e-10,
-        clip_average_norm=0.1,
-        initial_accumulator=1.0,
-        name="per_tensor_clip_rmsprop",
-        **kwargs,
-    ):
+        learning_rate: float | Any = 0.0005,
+        rho: float = 0.9,
+        epsilon: float = 1e-10,
+        clip_average_norm: float = 0.1,
+        initial_accumulator: float = 1.0,
+        name: str = "per_tensor_clip_rmsprop",
+        **kwargs: Any,
+    ) -> None:
         super().__init__(learning_rate=learning_rate, rho=rho, epsilon=epsilon, name=name, **kwargs)
         if not clip_average_norm >= 0 or not initial_accumulator >= 0:
             raise ValueError(
@@ -58,7 +59,7 @@ class PerTensorClipRMSprop(keras.optimizers.RMSprop):
         self.clip_average_norm = float(clip_average_norm)
         self.initial_accumulator = float(initial_accumulator)
 
-    def build(self, var_list):
+    def build(self, var_list: Any) -> None:
         if self.built:
             return
         super().build(var_list)
@@ -94,7 +95,7 @@ class PerTensorClipRMSprop(keras.optimizers.RMSprop):
         limit = ops.cast(self.clip_average_norm * numel, norm.dtype)
         return ops.minimum(1.0, limit / ops.maximum(norm, 1e-30))
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {
             **super().get_config(),
             "clip_average_norm": self.clip_average_norm,

@@ -1,5 +1,8 @@
 """Structural-Jump-LSTM text classifier that trains with plain `model.fit`."""
 
+from collections.abc import Sequence
+from typing import Any
+
 import keras
 from keras import ops
 
@@ -112,30 +115,30 @@ class StructuralJumpLSTM(keras.Model):
 
     def __init__(
         self,
-        vocabulary_size,
-        separator_ids,
-        sentence_end_ids,
-        other_punctuation_ids=(),
-        num_classes=2,
-        embedding_dim=50,
-        units=128,
-        agent_units=25,
-        embedding_dropout=0.1,
-        output_dropout=0.1,
-        speed_reading=True,
-        skip_cost=0.5,
-        rolling_weight=0.1,
-        actor_weight=10.0,
-        critic_weight=1.0,
-        entropy_weight=0.1,
-        advantage="paper",
-        target_loss="sigmoid_ce",
-        explore_skip_target=(0.5, 0.5),
-        explore_jump_target=(0.25, 0.25, 0.25, 0.25),
-        train_embedding=True,
-        seed=None,
-        **kwargs,
-    ):
+        vocabulary_size: int,
+        separator_ids: Sequence[int],
+        sentence_end_ids: Sequence[int],
+        other_punctuation_ids: Sequence[int] = (),
+        num_classes: int = 2,
+        embedding_dim: int = 50,
+        units: int = 128,
+        agent_units: int = 25,
+        embedding_dropout: float = 0.1,
+        output_dropout: float = 0.1,
+        speed_reading: bool = True,
+        skip_cost: float = 0.5,
+        rolling_weight: float = 0.1,
+        actor_weight: float = 10.0,
+        critic_weight: float = 1.0,
+        entropy_weight: float = 0.1,
+        advantage: str = "paper",
+        target_loss: str = "sigmoid_ce",
+        explore_skip_target: Sequence[float] = (0.5, 0.5),
+        explore_jump_target: Sequence[float] = (0.25, 0.25, 0.25, 0.25),
+        train_embedding: bool = True,
+        seed: int | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(**kwargs)
         _check_int("vocabulary_size", vocabulary_size, 2)
         _check_int("num_classes", num_classes, 2)
@@ -210,7 +213,7 @@ class StructuralJumpLSTM(keras.Model):
         self.build()
 
     # ------------------------------------------------------------------ build
-    def build(self, input_shape=None):
+    def build(self, input_shape: Any = None) -> None:
         if self.built:
             return
         self.embedding.build((None, None))
@@ -233,7 +236,7 @@ class StructuralJumpLSTM(keras.Model):
         )
         self.built = True
 
-    def load_own_variables(self, store):
+    def load_own_variables(self, store: Any) -> None:
         # Models saved before `actor_weight` became a variable hold only
         # `entropy_weight`; beta then comes from the config.
         if len(store.keys()) == 1:
@@ -280,7 +283,7 @@ class StructuralJumpLSTM(keras.Model):
         if self.built:
             self._actor_weight.assign(float(value))
 
-    def set_embedding_matrix(self, matrix):
+    def set_embedding_matrix(self, matrix: Any) -> None:
         """Copies pretrained word vectors (e.g. GloVe) into the embedding."""
         if not self.built:
             self.build()
@@ -293,7 +296,7 @@ class StructuralJumpLSTM(keras.Model):
         self.embedding.embeddings.assign(ops.cast(matrix, self.embedding.embeddings.dtype))
 
     # ------------------------------------------------------------------ call
-    def call(self, token_ids, training=False):
+    def call(self, token_ids: Any, training: bool | None = False) -> Any:
         words, offsets, _ = self.text_structure(token_ids)
         word_count = offsets[:, 0, 2]
         length = ops.shape(words)[1]
@@ -321,7 +324,7 @@ class StructuralJumpLSTM(keras.Model):
         logits = self.classifier(self.hidden(z))
         return {"logits": logits, "trace": trace, "word_count": word_count}
 
-    def compute_output_spec(self, token_ids, training=False):
+    def compute_output_spec(self, token_ids: Any, training: bool | None = False) -> Any:
         batch, length = token_ids.shape[0], token_ids.shape[1]
         return {
             "logits": keras.KerasTensor((batch, self.num_classes), dtype=self.compute_dtype),
@@ -330,7 +333,9 @@ class StructuralJumpLSTM(keras.Model):
         }
 
     # ------------------------------------------------------------------ loss
-    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
+    def compute_loss(
+        self, x: Any = None, y: Any = None, y_pred: Any = None, sample_weight: Any = None, training: bool = True
+    ) -> Any:
         parts = structural_jump_losses(
             y_pred["trace"],
             y_pred["logits"],
@@ -363,7 +368,7 @@ class StructuralJumpLSTM(keras.Model):
         return loss
 
     # ---------------------------------------------------------------- config
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {
             "name": self.name,
             "trainable": self.trainable,

@@ -1,5 +1,7 @@
 """Structural-Jump-LSTM cell: an LSTM with a skip agent and a jump agent."""
 
+from typing import Any
+
 import keras
 from keras import ops
 
@@ -134,18 +136,18 @@ class StructuralJumpLSTMCell(keras.layers.Layer):
 
     def __init__(
         self,
-        units,
-        agent_units=25,
-        speed_reading=True,
-        activation="tanh",
-        recurrent_activation="sigmoid",
-        kernel_initializer="glorot_uniform",
-        recurrent_initializer="orthogonal",
-        bias_initializer="zeros",
-        unit_forget_bias=True,
-        agent_initializer="glorot_uniform",
-        **kwargs,
-    ):
+        units: int,
+        agent_units: int = 25,
+        speed_reading: bool = True,
+        activation: str | Any = "tanh",
+        recurrent_activation: str | Any = "sigmoid",
+        kernel_initializer: str | Any = "glorot_uniform",
+        recurrent_initializer: str | Any = "orthogonal",
+        bias_initializer: str | Any = "zeros",
+        unit_forget_bias: bool = True,
+        agent_initializer: str | Any = "glorot_uniform",
+        **kwargs: Any,
+    ) -> None:
         super().__init__(**kwargs)
         _check_int("units", units, minimum=1)
         _check_int("agent_units", agent_units, minimum=1)
@@ -191,7 +193,7 @@ class StructuralJumpLSTMCell(keras.layers.Layer):
         self.state_size = [units, units, AUX_SIZE]
         self.output_size = TRACE_SIZE
 
-    def build(self, input_shape):
+    def build(self, input_shape: Any) -> None:
         input_dim = input_shape[-1]
         if input_dim is None or input_dim <= STEP_EXTRA:
             raise ValueError(
@@ -230,7 +232,7 @@ class StructuralJumpLSTMCell(keras.layers.Layer):
         if self.built:
             self._speed_reading.assign(float(value))
 
-    def get_initial_state(self, batch_size=None):
+    def get_initial_state(self, batch_size: Any = None) -> Any:
         zeros = ops.zeros((batch_size, self.units), dtype=self.compute_dtype)
         # No countdown; the "previous" actions of the first word are READ
         # and NEXT_WORD, as in the authors' code.
@@ -239,7 +241,7 @@ class StructuralJumpLSTMCell(keras.layers.Layer):
         aux = ops.broadcast_to(ops.convert_to_tensor(first, dtype=self.compute_dtype), (batch_size, AUX_SIZE))
         return [zeros, zeros, aux]
 
-    def call(self, inputs, states, training=False):
+    def call(self, inputs: Any, states: Any, training: bool | None = False) -> Any:
         h, c, aux = states
         dim = ops.shape(inputs)[-1] - STEP_EXTRA
         x = inputs[:, :dim]
@@ -311,7 +313,7 @@ class StructuralJumpLSTMCell(keras.layers.Layer):
         )
         return trace, [h_new, c_new, new_aux]
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         config = {
             "units": self.units,
             "agent_units": self.agent_units,

@@ -22,6 +22,9 @@ gather), so every backend runs it and an exporter can compute the same in
 its graph.
 """
 
+from collections.abc import Sequence
+from typing import Any
+
 import keras
 from keras import ops
 
@@ -210,7 +213,13 @@ class TextStructure(keras.layers.Layer):
         Structural-Jump-LSTM". ICLR 2019. https://arxiv.org/abs/1904.00761
     """
 
-    def __init__(self, separator_ids, sentence_end_ids, other_punctuation_ids=(), **kwargs):
+    def __init__(
+        self,
+        separator_ids: Sequence[int],
+        sentence_end_ids: Sequence[int],
+        other_punctuation_ids: Sequence[int] = (),
+        **kwargs: Any,
+    ) -> None:
         super().__init__(**kwargs)
         (
             self.separator_ids,
@@ -219,10 +228,10 @@ class TextStructure(keras.layers.Layer):
         ) = check_punctuation_ids(separator_ids, sentence_end_ids, other_punctuation_ids)
         self.built = True
 
-    def call(self, token_ids):
+    def call(self, token_ids: Any) -> Any:
         return text_structure(token_ids, self.separator_ids, self.sentence_end_ids, self.other_punctuation_ids)
 
-    def compute_output_spec(self, token_ids):
+    def compute_output_spec(self, token_ids: Any) -> Any:
         shape = tuple(token_ids.shape)
         return (
             keras.KerasTensor(shape, dtype="int32"),
@@ -230,7 +239,7 @@ class TextStructure(keras.layers.Layer):
             keras.KerasTensor(shape, dtype="int32"),
         )
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {
             **super().get_config(),
             "separator_ids": list(self.separator_ids),
