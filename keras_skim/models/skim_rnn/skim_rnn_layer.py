@@ -1,12 +1,12 @@
 """What `SkimLSTM` and `SkimGRU` share: a `keras.layers.RNN` that owns the
 loop of its one skim cell, as `keras.layers.LSTM` owns its LSTM cell's."""
 
-from typing import Any
+from typing import Any, ClassVar
 
 import keras
 from keras import tree
 
-from keras_skim.models.skim_rnn.skim_cell_base import run_skim_loop
+from keras_skim.models.skim_rnn.skim_cell_base import SkimCellBase, run_skim_loop
 
 # Keys of the cell's config that belong to the layer, not to the cell.
 _LAYER_KEYS = ("name", "trainable", "dtype")
@@ -25,8 +25,9 @@ class SkimRNNLayer(keras.layers.RNN):
     runs the cell's fused loop, see `run_skim_loop`).
     """
 
-    cell_class = None
-    cell_name = None
+    # set by each subclass (declared here, for the type checker)
+    cell_class: ClassVar[type[SkimCellBase]]
+    cell_name: ClassVar[str]
 
     def __init__(
         self,
@@ -66,7 +67,7 @@ class SkimRNNLayer(keras.layers.RNN):
         super().__init_subclass__(**kwargs)
         # Each of the cell's constructor arguments but the settable
         # threshold is a read-only attribute of the layer.
-        for name in getattr(cls.cell_class, "constructor_arguments", ()):
+        for name in getattr(getattr(cls, "cell_class", None), "constructor_arguments", ()):
             if name != "threshold":
                 setattr(cls, name, cell_property(name))
 

@@ -2,7 +2,7 @@
 one of a Structural-Jump-LSTM's loss weights from the optimizer's step
 count before each training batch."""
 
-from typing import Any
+from typing import Any, ClassVar
 
 import keras
 
@@ -17,7 +17,8 @@ class LossWeightSchedule(keras.callbacks.Callback):
     `weight_at`.
     """
 
-    weight = None
+    # the model attribute that the schedule sets; each subclass names it
+    weight: ClassVar[str]
 
     def weight_at(self, step: int) -> float:
         """The weight at optimizer step `step`."""

@@ -113,6 +113,9 @@ class StructuralJumpLSTM(keras.Model):
         Structural-Jump-LSTM". ICLR 2019. https://arxiv.org/abs/1904.00761
     """
 
+    # Keras' attribute, declared for the type checker (Keras ships no hints)
+    built: bool
+
     def __init__(
         self,
         vocabulary_size: int,
