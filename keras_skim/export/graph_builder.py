@@ -106,7 +106,7 @@ def _signature(tf, emitter):
     return inputs
 
 
-def _token_walk(tf, ids, positions, length, padding):
+def token_walk(tf, ids, positions, length, padding):
     """(first position, callable(t) -> the next one): over every token, or,
     when the embedding masks id 0, over the tokens that are not padding."""
     if padding:
@@ -181,7 +181,7 @@ def build_module(plan, fold=None):
         # bodies have no dynamic tensors: a dynamic tensor anywhere in a body
         # makes LiteRT re-plan the body's memory on every iteration.
         positions = tf.cumsum(ids * 0 + 1) - 1
-        start, advance = _token_walk(tf, ids, positions, length, padding)
+        start, advance = token_walk(tf, ids, positions, length, padding)
         if not emitter.skims:
 
             def plain_body(t, *state):

@@ -24,7 +24,7 @@ variables at every iteration, so the per-token cost stays independent of T).
 """
 
 from keras_skim import contracts
-from keras_skim.export.graph_builder import CHUNK, dense_head, next_positions, threshold_cut
+from keras_skim.export.graph_builder import CHUNK, dense_head, threshold_cut, token_walk
 from keras_skim.export.weights import f32
 
 # Tokens per chunk of a loop that records outputs: its [chunk, d] buffer is
@@ -63,17 +63,7 @@ def _run(tf, ops, direction, ids, length, padding, cut, sequences):
     direction over `ids` in its own order."""
     emitter = direction.emitter
     positions = tf.cumsum(ids * 0 + 1) - 1
-    if padding:
-        following, start = next_positions(tf, ids, positions, length)
-
-        def advance(t):
-            return tf.gather(following, t)
-    else:
-        start = tf.constant(0)
-
-        def advance(t):
-            return t + 1
-
+    start, advance = token_walk(tf, ids, positions, length, padding)
     init = [tf.constant(s) for s in emitter.initial_state()]
     n_state = len(init)
     if not emitter.skims and not sequences:
