@@ -111,6 +111,7 @@ def preset_lines(data):
                 f"{card.split} ({card.test_examples}) |"
             )
     if missing:
+        lines += [""] if rows else []
         lines.append(
             f"No preset of {' or '.join(missing)} on {data} is installed (`keras-skim presets` lists those that are)."
         )
