@@ -84,7 +84,7 @@ def comparison_table(rows):
 def preset_lines(data):
     """What the presets of the demo's two models on `data` reach, from their
     cards (`keras_skim.list_presets()`; a preset named `<kind>_<data>`,
-    e.g. `skim_lstm_rotten_tomatoes`), to print beside the demo's own short
+    e.g. `lstm_rotten_tomatoes`), to print beside the demo's own short
     training; where none is installed, a line that says so."""
     from keras_skim.presets import PresetError, list_presets
 
