@@ -9,16 +9,29 @@ into presets/<name> (the real test-split evaluation, preset.json, README.md).
   not improved for 3,000 steps (`--patience-steps 3000`, checked at each
   epoch's end, best epoch kept), up to 200 epochs; the test split once, at the end.
 * Structural-Jump-LSTM (Hansen et al., ICLR 2019): the authors' step schedule
-  (`--schedule authors`), resumable: run the same command with `--resume`
-  after a stop.
+  (`--schedule authors`).
+
+Every `keras-skim train` command here is resumable and says so itself
+(`--resume --run-name preset_<name>`): its checkpoint lives in
+~/.cache/keras_skim/runs/preset_<name> ($KERAS_SKIM_CACHE/runs), outside the
+work tree; the skim cells and baselines write it at each epoch's end, the
+Structural-Jump-LSTM at each validation and on SIGINT/SIGTERM. The first run
+of a command starts the run; after a stop (Ctrl-C, a kill, a session's end,
+a reboot) the very same command continues it, and the run ends as if it had
+never stopped (the same weights and history). A command whose run finished
+rewrites runs/<name> from its checkpoint without training (pass `--force`
+once runs/<name> exists). Start over by deleting the run folder, or by the
+command without `--resume` plus `--force`.
 * scoRNN pixel MNIST (Helfrich et al., ICML 2018): benchmarks/scornn_tasks.py
   with the paper's settings (n=170, RMSprop 1e-3, skew 1e-4, 70 epochs).
 
-These runs take hours to days on a CPU: start them in the background.
+These runs take hours to days on a CPU: start them in the background, so
+that they outlive the shell, and start the same line again after a stop:
 
     python benchmarks/train_presets.py --list            # every preset and its command
     python benchmarks/train_presets.py --command NAME    # one command, as a shell line
-    python benchmarks/train_presets.py NAME              # run it (long)
+    python benchmarks/train_presets.py NAME              # run it (long; again to resume)
+    mkdir -p runs && nohup nice -n 19 python benchmarks/train_presets.py NAME >> runs/NAME.log 2>&1 &
 """
 
 import argparse
@@ -39,7 +52,20 @@ HANSEN = "Hansen et al., ICLR 2019 (Structural-Jump-LSTM)"
 
 
 def _train(name, data, options):
-    return ["keras-skim", "train", "--data", data, *options, "-o", f"runs/{name}"]
+    # Resumable: the checkpoint goes to ~/.cache/keras_skim/runs/preset_<name>, outside the work tree, and
+    # the same command continues the run after a stop (or starts it when there is no checkpoint yet).
+    return [
+        "keras-skim",
+        "train",
+        "--data",
+        data,
+        *options,
+        "--resume",
+        "--run-name",
+        f"preset_{name}",
+        "-o",
+        f"runs/{name}",
+    ]
 
 
 PRESETS = {

@@ -12,6 +12,13 @@
         both, the builtin graph in float32; catalog ids structural_jump_lstm_<backend>). The committed assets are
         `python export/build_release.py assets --jump-model --force`.
 
+    python export/build_release.py assets --from-presets [PRESET ...] [--jump-model] [--force]
+        The same assets from trained presets instead (issue 31), nothing trained: exports
+        skim_lstm_rotten_tomatoes, lstm_rotten_tomatoes and, with --jump-model,
+        structural_jump_lstm_rotten_tomatoes (or the presets named) with the backends and int8
+        weights above, then bundles them. Once those presets are in presets/, the app's assets are
+        `python export/build_release.py assets --from-presets --jump-model --force`.
+
     python export/build_release.py benchmarks [--only NAME ...] [--group speed|trained|app ...] [--list]
         Regenerates the committed benchmark reports under benchmarks/results/ by running the
         scripts under benchmarks/ that write them (see export/benchmark_reports.py).
@@ -35,23 +42,45 @@ def _relative(path):
     return os.path.relpath(path, os.getcwd())
 
 
-def assets_command(args):
+# The options that size the demo's training: nothing is trained from presets.
+TRAINING_OPTIONS = ("epochs", "units", "max_tokens", "jump_units", "limit", "reuse_trained")
+
+
+def _export_overrides(args):
+    """DEMO_SETTINGS overrides of the export options."""
+    overrides = {}
+    if args.no_quantize:
+        overrides["quantize"] = None
+    if args.skim_backends:
+        overrides["skim_backends"] = tuple(args.skim_backends)
+    if args.jump_backends:
+        overrides["jump_backends"] = tuple(args.jump_backends)
+    return overrides
+
+
+def _source_folders(args):
+    """The export folders to bundle: given, exported from presets, or trained and exported."""
     if args.from_exports:
-        folders = args.from_exports
-    else:
-        overrides = {"data": args.data}
-        for name in ("epochs", "units", "max_tokens", "jump_units"):
-            if getattr(args, name) is not None:
-                overrides[name] = getattr(args, name)
-        if args.no_quantize:
-            overrides["quantize"] = None
-        if args.skim_backends:
-            overrides["skim_backends"] = tuple(args.skim_backends)
-        if args.jump_backends:
-            overrides["jump_backends"] = tuple(args.jump_backends)
-        folders = release_assets.train_demo_exports(
-            args.work, limit=args.limit, reuse=args.reuse_trained, jump_model=args.jump_model, **overrides
+        return args.from_exports
+    if args.from_presets is not None:
+        given = [name for name in TRAINING_OPTIONS if getattr(args, name) not in (None, False)]
+        if given:
+            flags = ", ".join("--" + name.replace("_", "-") for name in given)
+            raise ReleaseError(f"{flags}: not with --from-presets (the presets are trained already)")
+        return release_assets.preset_exports(
+            args.work, args.from_presets, jump_model=args.jump_model, **_export_overrides(args)
         )
+    overrides = {"data": args.data, **_export_overrides(args)}
+    for name in ("epochs", "units", "max_tokens", "jump_units"):
+        if getattr(args, name) is not None:
+            overrides[name] = getattr(args, name)
+    return release_assets.train_demo_exports(
+        args.work, limit=args.limit, reuse=args.reuse_trained, jump_model=args.jump_model, **overrides
+    )
+
+
+def assets_command(args):
+    folders = _source_folders(args)
     labels = [s.strip() for s in args.labels.split(",")] if args.labels else None
     catalog = release_assets.build_assets(
         folders,
@@ -87,11 +116,21 @@ def parser():
     top = argparse.ArgumentParser(prog="build_release.py", description=__doc__.split("\n\n")[0])
     sub = top.add_subparsers(dest="command", required=True)
     a = sub.add_parser("assets", help="the app's assets and golden files")
-    a.add_argument(
+    source = a.add_mutually_exclusive_group()
+    source.add_argument(
         "--from-exports",
         nargs="+",
         metavar="DIR",
         help="export folders (of `keras-skim export`) to bundle instead of training the demo's models",
+    )
+    source.add_argument(
+        "--from-presets",
+        nargs="*",
+        metavar="PRESET",
+        help="export these presets (names or folders; none given: "
+        + ", ".join(release_assets.APP_PRESETS)
+        + f", and {release_assets.APP_JUMP_PRESET} with --jump-model) and bundle them instead of training "
+        "the demo's models",
     )
     a.add_argument(
         "-o",

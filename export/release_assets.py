@@ -122,37 +122,93 @@ def train_demo_exports(work, *, limit=None, reuse=False, jump_model=False, log=p
     `jump_speed_read_epochs` epochs) exported with `jump_backends`, with `--quantize int8`
     where its exporter quantizes that backend (the custom op; its builtin graph stays
     float32). Returns the export folders, in catalog order."""
-    from keras_skim.export.family_exporter import exporter_of
-
-    settings = dict(DEMO_SETTINGS, **overrides)
-    unknown = sorted(set(settings) - set(DEMO_SETTINGS))
-    if unknown:
-        raise ReleaseError(f"unknown demo settings: {', '.join(unknown)}")
+    settings = _settings(overrides)
     trained = os.path.join(work, "trained")
     skim, lstm = os.path.join(trained, "skim_lstm"), os.path.join(trained, "lstm")
     epochs = ["--epochs", str(settings["epochs"]), "--units", str(settings["units"])]
     skim_args = ["--small-units", str(settings["small_units"]), "--gamma", str(settings["gamma"])]
     _train(skim, "skim-lstm", settings, limit, reuse, log, [*epochs, *skim_args])
     _train(lstm, "lstm", settings, limit, reuse, log, epochs)
-    quantize = ["--quantize", settings["quantize"]] if settings["quantize"] else []
-    exports = [(skim, backend, f"skim_lstm_{backend}", quantize) for backend in settings["skim_backends"]]
-    exports.append((lstm, "builtin", "lstm_builtin", quantize))
+    models = [(skim, "skim_lstm"), (lstm, BASELINE_KIND)]
     if jump_model:
         jump = os.path.join(trained, "sj_lstm")
         jump_args = ["--units", str(settings["jump_units"])]
         jump_args += ["--full-read-epochs", str(settings["jump_full_read_epochs"])]
         jump_args += ["--speed-read-epochs", str(settings["jump_speed_read_epochs"])]
         _train(jump, "sj-lstm", settings, limit, reuse, log, jump_args)
+        models.append((jump, JUMP_KIND))
+    return _export_all(models, work, settings, log)
+
+
+# The presets the app bundles when it is built from presets (`assets --from-presets`, issue 31):
+# its Skim-LSTM and LSTM baseline and, with --jump-model, its Structural-Jump-LSTM, all trained on
+# Rotten Tomatoes with the papers' protocols (benchmarks/train_presets.py).
+APP_PRESETS = ("skim_lstm_rotten_tomatoes", "lstm_rotten_tomatoes")
+APP_JUMP_PRESET = "structural_jump_lstm_rotten_tomatoes"
+
+
+def preset_exports(work, presets=(), *, jump_model=False, log=print, **overrides):
+    """Exports trained presets for the app, as `train_demo_exports` exports the demo's models
+    (the same backends and quantization per model kind, DEMO_SETTINGS with `overrides`), with
+    `keras-skim export PRESET_FOLDER`: nothing is trained. `presets` are preset names or
+    folders (default: APP_PRESETS, and APP_JUMP_PRESET with `jump_model`). Returns the export
+    folders, in catalog order.
+
+    Raises:
+        ReleaseError: a preset that is not there or not readable (one line saying how to make it).
+    """
+    from keras_skim import contracts
+    from keras_skim.model_kinds import cli_kind
+    from keras_skim.presets import PresetError, preset_folder
+
+    settings = _settings(overrides)
+    names = list(presets) or [*APP_PRESETS, *([APP_JUMP_PRESET] if jump_model else [])]
+    models = []
+    for name in names:
+        try:
+            found = preset_folder(name)
+            config = contracts.read_train_config(os.path.join(found.folder, contracts.TRAIN_CONFIG_FILE))
+        except (PresetError, contracts.ContractError) as err:
+            raise ReleaseError(
+                f"{err} (make the preset first: python benchmarks/train_presets.py NAME, then "
+                "benchmarks/make_preset.py; presets/README.md)"
+            ) from None
+        log(f"preset {found.card.name}: {found.folder} (test accuracy {found.card.test_accuracy:.4f})")
+        models.append((found.folder, cli_kind(config.arguments["cell"]).name))
+    return _export_all(models, work, settings, log)
+
+
+def _settings(overrides):
+    settings = dict(DEMO_SETTINGS, **overrides)
+    unknown = sorted(set(settings) - set(DEMO_SETTINGS))
+    if unknown:
+        raise ReleaseError(f"unknown demo settings: {', '.join(unknown)}")
+    return settings
+
+
+def _export_plan(kind, settings):
+    """[(backend, catalog id, quantization flags)] of a model of `kind`, as the app bundles it:
+    the baseline with the builtin backend, a jump model with `jump_backends` (int8 where its
+    exporter quantizes the backend), a skim model with `skim_backends`."""
+    from keras_skim.export.family_exporter import exporter_of
+
+    quantize = ["--quantize", settings["quantize"]] if settings["quantize"] else []
+    if kind == BASELINE_KIND:
+        return [("builtin", f"{kind}_builtin", quantize)]
+    if kind == JUMP_KIND:
         quantized = exporter_of(JUMP_KIND).quantizes
-        exports += [
-            (jump, backend, f"{JUMP_KIND}_{backend}", quantize if backend in quantized else [])
-            for backend in settings["jump_backends"]
-        ]
+        return [(b, f"{kind}_{b}", quantize if b in quantized else []) for b in settings["jump_backends"]]
+    return [(b, f"{kind}_{b}", quantize) for b in settings["skim_backends"]]
+
+
+def _export_all(models, work, settings, log):
+    """`keras-skim export`s of [(model folder, kind)] under `work`/exports -> the export folders."""
     folders = []
-    for model, backend, name, flags in exports:
-        out = os.path.join(work, "exports", name)
-        _keras_skim(["export", model, "-o", out, "--backend", backend, "--force", *flags], log)
-        folders.append(out)
+    for model, kind in models:
+        for backend, name, flags in _export_plan(kind, settings):
+            out = os.path.join(work, "exports", name)
+            _keras_skim(["export", model, "-o", out, "--backend", backend, "--force", *flags], log)
+            folders.append(out)
     return folders
 
 

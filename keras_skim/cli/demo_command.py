@@ -81,6 +81,43 @@ def comparison_table(rows):
     return "\n".join(lines)
 
 
+def preset_lines(data):
+    """What the presets of the demo's two models on `data` reach, from their
+    cards (`keras_skim.list_presets()`; a preset named `<kind>_<data>`,
+    e.g. `lstm_rotten_tomatoes`), to print beside the demo's own short
+    training; where none is installed, a line that says so."""
+    from keras_skim.presets import PresetError, list_presets
+
+    try:
+        cards = list_presets()
+    except PresetError as err:
+        return [f"The presets could not be read: {err}"]
+    found = [(kind, cards.get(f"{kind.name}_{data}")) for kind in (MODEL, BASELINE)]
+    rows = [card for _, card in found if card is not None and card.data == data]
+    missing = [kind.title for kind, card in found if card is None or card.data != data]
+    lines = []
+    if rows:
+        lines += [
+            f"What the presets of these models on {data} reach (their cards, trained by the commands they name; "
+            "`keras-skim presets`):",
+            "",
+            "| preset | accuracy | skim rate | Flop-R | split (texts) |",
+            "|---|---:|---:|---:|---:|",
+        ]
+        for card in rows:
+            skim = "-" if card.skim_rate is None else f"{card.skim_rate:.3f}"
+            lines.append(
+                f"| {card.name} | {card.test_accuracy:.4f} | {skim} | {card.flop_r:.2f}x | "
+                f"{card.split} ({card.test_examples}) |"
+            )
+    if missing:
+        lines += [""] if rows else []
+        lines.append(
+            f"No preset of {' or '.join(missing)} on {data} is installed (`keras-skim presets` lists those that are)."
+        )
+    return lines
+
+
 def latency_table(report):
     """Markdown table of a `run_bench` report (model vs the LSTM baseline)."""
     r = report["results"][0]
@@ -160,6 +197,8 @@ def run(args):
         table = _train_both(stage, args)
     print()
     print(table)
+    print()
+    print("\n".join(preset_lines(args.data)))
     if args.no_export:
         print(f"\nwrote {args.output}/ (models, tokenizers, comparison.md)")
         return 0

@@ -20,6 +20,7 @@ from keras_skim.cli.model_args import (
     state_units,
     vocabulary_tokens,
 )
+from keras_skim.cli.run_args import RESUME_HELP, RUN_NAME_HELP, add_run_arguments, check_run_name
 from keras_skim.datasets.registry import MAX_LENGTH_HELP
 from keras_skim.model_kinds import CELL_HELP, CLI_KINDS, DEFAULT_CELL, FAMILIES, cli_kind, cli_names, load
 
@@ -101,6 +102,7 @@ def add_arguments(parser):
         help="replace the output folder if keras-skim wrote it (never a folder with other files)",
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    add_run_arguments(parser, _help(RESUME_HELP, "resume"), _help(RUN_NAME_HELP, "run_name"))
 
     for commands in _families().values():
         commands.add_arguments(parser)
@@ -148,6 +150,7 @@ def run(args):
     batch_size = args.batch_size or kind.batch_size
     output_folder.check_output_folder(args.output, force=args.force, inputs=data_input_paths(args.data))
     commands.check(args, kind, units)
+    check_run_name(args.run_name)
     from keras_skim.cli.data_args import data_error
     from keras_skim.datasets import DatasetUnavailableError, DataSourceError
 

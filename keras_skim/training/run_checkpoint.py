@@ -139,6 +139,44 @@ class RunCheckpoint:
         if problem:
             raise CheckpointUnreadable(self.path, problem)
 
+    def open(self, version, settings, resume, restart):
+        """The checkpoint a run starts from, after checking the run folder
+        can be written: `(state, arrays)` to resume, or None to start
+        afresh (no checkpoint, or `restart`, which deletes it).
+
+        Args:
+            version: the checkpoint format the run writes (`state["version"]`).
+            settings: what the run was started with (JSON-able); a
+                checkpoint written with other settings is refused.
+            resume: continue from the checkpoint when there is one.
+            restart: delete the checkpoint and start over.
+
+        Raises:
+            RunExists: a checkpoint and neither `resume` nor `restart`.
+            CheckpointMismatch: another format or other settings (one line
+                naming each difference).
+            CheckpointUnreadable, CheckpointUnwritable: see `load`, `check_writable`.
+        """
+        self.check_writable()  # a bad run name or cache: one line before any training
+        if not self.exists():
+            return None
+        if restart:
+            self.remove()
+            return None
+        if not resume:
+            raise RunExists(f"{self.path} holds a checkpoint of this run: resume it (--resume) or start over (--force)")
+        state, arrays = self.load()  # verified: a regular file, CRCs, array headers
+        if state.get("version") != version:
+            raise CheckpointMismatch(f"{self.path}: checkpoint version {state.get('version')!r}")
+        self.check_state(state, {"settings": settings})
+        differing = settings_differences(state["settings"], json.loads(json.dumps(settings)))
+        if differing:
+            raise CheckpointMismatch(
+                f"{self.path} was written with other settings ({', '.join(differing)}): "
+                "resume with the command that started the run, or start over (--force)"
+            )
+        return state, arrays
+
     def remove(self):
         """Deletes the checkpoint file (only it: the folder may hold other files)."""
         if self.exists():
@@ -146,6 +184,53 @@ class RunCheckpoint:
                 os.remove(self.path)
             except OSError as err:  # e.g. a folder in its place
                 raise CheckpointUnwritable(self.run_dir, err) from None
+
+
+def named_arrays(variables, prefix):
+    """`{prefix/i: value}` of a list of variables (or arrays), for `RunCheckpoint.save`."""
+    return {f"{prefix}/{i}": np.array(v.numpy() if hasattr(v, "numpy") else v) for i, v in enumerate(variables)}
+
+
+def assign_arrays(variables, arrays, prefix):
+    """Assigns the checkpoint's `prefix/i` arrays to `variables`, each of its shape.
+
+    Raises:
+        CheckpointMismatch: another number of variables, or another shape (one line).
+    """
+    names = [name for name in arrays if name.startswith(prefix + "/")]
+    if len(names) != len(variables):
+        raise CheckpointMismatch(f"the checkpoint holds {len(names)} {prefix} variables, the run has {len(variables)}")
+    for i, variable in enumerate(variables):
+        value = arrays[f"{prefix}/{i}"]
+        if tuple(value.shape) != tuple(variable.shape):
+            raise CheckpointMismatch(
+                f"{prefix} variable {variable.path}: checkpoint shape {value.shape}, model shape {variable.shape}"
+            )
+        variable.assign(value)
+
+
+def stored_weights(arrays, prefix, weights, path, what):
+    """The checkpoint's arrays `prefix/i`, each present with its weight's shape.
+
+    Raises:
+        CheckpointUnreadable: one missing or of another shape (`what` names them).
+    """
+    stored = [arrays.get(f"{prefix}/{i}") for i in range(len(weights))]
+    if any(value is None or tuple(value.shape) != tuple(w.shape) for value, w in zip(stored, weights)):
+        raise CheckpointUnreadable(path, f"{what} do not fit the model")
+    return stored
+
+
+def settings_differences(saved, current, prefix=""):
+    """`["key: saved then, current now", ...]` of two settings dicts, nested keys dotted."""
+    out = []
+    for key in sorted(set(saved) | set(current)):
+        a, b = saved.get(key), current.get(key)
+        if isinstance(a, dict) and isinstance(b, dict):
+            out += settings_differences(a, b, f"{prefix}{key}.")
+        elif a != b:
+            out.append(f"{prefix}{key}: {a!r} then, {b!r} now")
+    return out
 
 
 def _remove_quietly(path):

@@ -167,7 +167,10 @@ def test_what_does_not_apply_to_a_jump_model_is_one_line(sj_folder, argv, messag
         (["--cell", "lstm", "--schedule", "authors"], "--schedule does not apply to --cell lstm"),
         (["--cell", "sj-lstm", "--run-name", "../up"], "--run-name must be a folder name"),
         (["--cell", "sj-lstm", "--run-name", "r" * 300], "--run-name must be at most 255 bytes"),  # issue 30
-        (["--cell", "skim-lstm", "--resume"], "--resume does not apply to --cell skim-lstm"),
+        (
+            ["--cell", "sj-lstm", "--full-read-epochs", "1", "--resume"],
+            "--full-read-epochs (a schedule in epochs) cannot be combined with --resume",
+        ),
         (["--cell", "lstm", "--rolling-weight", "0.1"], "--rolling-weight does not apply to --cell lstm"),
         (["--cell", "sj-lstm", "--rolling-weight", "-1"], "--rolling-weight: expected a finite number >= 0"),
     ],

@@ -38,6 +38,8 @@ def test_each_keras_skim_command_parses_with_the_papers_protocol(benchmarks):
             continue
         args = build_parser().parse_args(command[1:])
         assert (args.data, args.output) == (entry["data"], f"runs/{name}")
+        # Resumable: the same command continues the run (its checkpoint outside the work tree, named after it).
+        assert (args.resume, args.run_name) == (True, f"preset_{name}")
         if args.cell == "sj-lstm":
             assert args.schedule == "authors"
         else:  # Seo et al.: Adam 1e-4, batch 128, d=100, patience 3,000 steps

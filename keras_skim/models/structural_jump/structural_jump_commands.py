@@ -7,7 +7,6 @@ table for it and name no family.
 """
 
 import json
-import os
 import sys
 
 from keras_skim import contracts
@@ -20,7 +19,6 @@ from keras_skim.cli.model_args import (
     unit_interval,
 )
 
-MAX_RUN_NAME_BYTES = 255  # a folder name (NAME_MAX on Linux and macOS)
 # Defaults of the options only this family has (None in argparse, so that an
 # option given for another family's kind can be told from its default).
 JUMP_DEFAULTS = {
@@ -37,8 +35,6 @@ JUMP_DEFAULTS = {
     "speed_read_patience": None,
     "entropy_decay_steps": None,
     "rolling_weight": None,
-    "resume": None,
-    "run_name": None,
 }
 OPTION_GROUPS = {"jump": JUMP_DEFAULTS}
 # What the shared options' help says of this family.
@@ -48,6 +44,7 @@ HELP_NOTES = {
     "learning_rate": "sj-lstm: 0.0005 in both phases (the paper's RMSprop)",
     "freeze_embedding": "sj-lstm always freezes it for speed reading",
     "early_stopping": "sj-lstm: in full reading; the best epoch is kept either way",
+    "resume": "sj-lstm: its schedules in steps are always checkpointed, at every validation and on SIGINT/SIGTERM",
 }
 # Why the other families' option groups do not apply.
 _REFUSALS = {
@@ -99,16 +96,6 @@ def add_arguments(parser):
         metavar="W",
         help="the reward's weight of the word costs: higher reads less (default 0.1, the paper's; "
         "'default' starts its ladder there; the paper's grid: 0.05, 0.1, 0.15)",
-    )
-    jump.add_argument(
-        "--resume",
-        action="store_true",
-        default=None,
-        help="continue the run of this command from its checkpoint (written at every validation and on "
-        "SIGINT/SIGTERM under $KERAS_SKIM_CACHE/runs, default ~/.cache/keras_skim/runs)",
-    )
-    jump.add_argument(
-        "--run-name", default=None, help="name of the run's checkpoint folder (default: from the output folder)"
     )
     jump.add_argument(
         "--full-read-epochs",
@@ -165,13 +152,6 @@ def check(args, kind, units):
         raise CliError(
             f"{', '.join(_flag(n) for n in epochs)} (a schedule in epochs) cannot be combined with "
             f"{', '.join(_flag(n) for n in steps)} (a schedule in steps)"
-        )
-    name = args.run_name
-    if name is not None and (not name or name in (".", "..") or "/" in name or "\\" in name):
-        raise CliError(f"--run-name must be a folder name without / or \\ (got {name!r})")
-    if name is not None and len(os.fsencode(name)) > MAX_RUN_NAME_BYTES:
-        raise CliError(
-            f"--run-name must be at most {MAX_RUN_NAME_BYTES} bytes, a folder name (got {len(name)} characters)"
         )
     if epochs:
         args.full_read_epochs = 3 if args.full_read_epochs is None else args.full_read_epochs
@@ -250,13 +230,11 @@ def training_config(args, units, learning_rate, batch_size):
 
 def _run_options(args):
     """The run's own options: its verbosity, and for a schedule in steps its checkpoint's."""
-    run = {"force": args.force, "verbose": 0 if args.quiet else 1}
-    if args.full_read_epochs is None:
-        from keras_skim.training.run_checkpoint import runs_root
+    from keras_skim.cli.run_args import run_options
 
-        run.update(resume=bool(args.resume), restart=args.force and not args.resume)
-        if args.run_name:
-            run["run_dir"] = os.path.join(runs_root(), args.run_name)
+    run = {"force": args.force, "verbose": 0 if args.quiet else 1}
+    if args.full_read_epochs is None:  # None: the default folder, from the output folder's name
+        run.update(run_options(args))
     return run
 
 

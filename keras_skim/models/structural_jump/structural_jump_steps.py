@@ -27,11 +27,12 @@ from keras_skim.models.structural_jump.structural_jump_selection import (
     speed_read_key,
 )
 from keras_skim.training.run_checkpoint import (
-    CheckpointMismatch,
     CheckpointUnreadable,
     RunCheckpoint,
-    RunExists,
     TrainingInterrupted,
+    assign_arrays,
+    named_arrays,
+    stored_weights,
 )
 
 PHASES = ("full_read", "speed_read")
@@ -201,37 +202,22 @@ class _Run:
             "phase_seconds": 0.0,
             "optimizer_phase": None,
         }
+        opened = None
         if self.checkpoint is not None:
-            self.checkpoint.check_writable()  # a bad run name or cache: one line before any training
-        if self.checkpoint is None or not self.checkpoint.exists():
+            opened = self.checkpoint.open(_CHECKPOINT_VERSION, self.settings, resume=resume, restart=restart)
+        if opened is None:
             return
-        if restart:
-            self.checkpoint.remove()
-            return
-        if not resume:
-            raise RunExists(
-                f"{self.checkpoint.path} holds a checkpoint of this run: resume it (--resume) or start over (--force)"
-            )
-        state, arrays = self.checkpoint.load()  # verified: a regular file, CRCs, array headers
-        if state.get("version") != _CHECKPOINT_VERSION:
-            raise CheckpointMismatch(f"{self.checkpoint.path}: checkpoint version {state.get('version')!r}")
-        self.checkpoint.check_state(state, {"settings": self.settings})
-        differing = _differences(state["settings"], _json_round_trip(self.settings))
-        if differing:
-            raise CheckpointMismatch(
-                f"{self.checkpoint.path} was written with other settings ({', '.join(differing)}): "
-                "resume with the command that started the run, or start over (--force)"
-            )
+        state, arrays = opened
         self.checkpoint.check_state(state, self.state)
         if state["phase"] not in (*PHASES, "done"):
             raise CheckpointUnreadable(self.checkpoint.path, f"its run state names phase {state['phase']!r}")
         self.state = state
         self.restored = arrays
-        _assign(self.model.variables, arrays, "model")
+        assign_arrays(self.model.variables, arrays, "model")
         if "best/0" in arrays:
             self.best_weights = _best_weights(arrays, self.model.weights, state, self.checkpoint.path)
         if "full_reader/0" in arrays:
-            self.full_reader_weights = _checked_weights(
+            self.full_reader_weights = stored_weights(
                 arrays, "full_reader", self.model.weights, self.checkpoint.path, "its full reader's weights"
             )
         if self.verbose:
@@ -240,9 +226,9 @@ class _Run:
     def save(self):
         if self.checkpoint is None:
             return
-        arrays = _named(self.model.variables, "model")
+        arrays = named_arrays(self.model.variables, "model")
         if self.state["optimizer_phase"] is not None:
-            arrays.update(_named(self.model.optimizer.variables, "optimizer"))
+            arrays.update(named_arrays(self.model.optimizer.variables, "optimizer"))
         if self.best_weights is not None:
             arrays.update({f"best/{i}": w for i, w in enumerate(self.best_weights)})
         if self.full_reader_weights is not None:
@@ -299,7 +285,7 @@ class _Run:
         rate = self.settings["speed_learning_rate"] if speed else self.settings["learning_rate"]
         _compile_fresh(model, make_optimizer(kind, rate))
         if state["optimizer_phase"] == phase and self.restored is not None:
-            _assign(model.optimizer.variables, self.restored, "optimizer")
+            assign_arrays(model.optimizer.variables, self.restored, "optimizer")
         state["optimizer_phase"] = phase
         self.restored = None
         if speed and self.schedule.rolling_weight_factor is not None:
@@ -601,54 +587,11 @@ def _stop_on_signals(run):
             signal.signal(sig, handler)
 
 
-def _named(variables, prefix):
-    return {f"{prefix}/{i}": np.array(v.numpy() if hasattr(v, "numpy") else v) for i, v in enumerate(variables)}
-
-
-def _assign(variables, arrays, prefix):
-    names = [name for name in arrays if name.startswith(prefix + "/")]
-    if len(names) != len(variables):
-        raise CheckpointMismatch(f"the checkpoint holds {len(names)} {prefix} variables, the run has {len(variables)}")
-    for i, variable in enumerate(variables):
-        value = arrays[f"{prefix}/{i}"]
-        if tuple(value.shape) != tuple(variable.shape):
-            raise CheckpointMismatch(
-                f"{prefix} variable {variable.path}: checkpoint shape {value.shape}, model shape {variable.shape}"
-            )
-        variable.assign(value)
-
-
 def _best_weights(arrays, weights, state, path):
     """The checkpoint's best-so-far weights, each present with its weight's shape."""
     if "best_step" not in state:
         raise CheckpointUnreadable(path, "its best-so-far weights do not fit the model")
-    return _checked_weights(arrays, "best", weights, path, "its best-so-far weights")
-
-
-def _checked_weights(arrays, prefix, weights, path, what):
-    """The checkpoint's arrays `prefix/i`, each present with its weight's shape."""
-    stored = [arrays.get(f"{prefix}/{i}") for i in range(len(weights))]
-    if any(value is None or tuple(value.shape) != tuple(w.shape) for value, w in zip(stored, weights)):
-        raise CheckpointUnreadable(path, f"{what} do not fit the model")
-    return stored
-
-
-def _json_round_trip(value):
-    import json
-
-    return json.loads(json.dumps(value))
-
-
-def _differences(saved, current, prefix=""):
-    keys = sorted(set(saved) | set(current))
-    out = []
-    for key in keys:
-        a, b = saved.get(key), current.get(key)
-        if isinstance(a, dict) and isinstance(b, dict):
-            out += _differences(a, b, f"{prefix}{key}.")
-        elif a != b:
-            out.append(f"{prefix}{key}: {a!r} then, {b!r} now")
-    return out
+    return stored_weights(arrays, "best", weights, path, "its best-so-far weights")
 
 
 def _describe(record, phase, schedule, improved):

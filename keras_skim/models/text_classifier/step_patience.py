@@ -23,6 +23,10 @@ class StepPatience(keras.callbacks.Callback):
         monitor: the logged validation metric to maximise.
     """
 
+    # What carries from one epoch to the next (with `best_weights`): a
+    # resumed run restores them (keras_skim.training.epoch_checkpoint).
+    STATE_ATTRIBUTES = ("steps", "best", "best_step", "stopped_step")
+
     def __init__(self, patience_steps, monitor="val_accuracy"):
         super().__init__()
         if isinstance(patience_steps, bool) or not isinstance(patience_steps, int) or patience_steps < 1:

@@ -7,6 +7,8 @@ show reports are the commands' own (no `evaluate`/`show` here); `evaluate`
 asks it for its numbers (`evaluation`).
 """
 
+import sys
+
 from keras_skim.cli.model_args import THRESHOLD_HELP, non_negative_float, non_negative_int, positive_int
 from keras_skim.model_kinds import CLI_KINDS
 
@@ -19,7 +21,10 @@ SKIM_DEFAULTS = {"small_units": 10, "gamma": 0.01, "threshold": 0.5}
 TEXT_DEFAULTS = {"epochs": 5, "patience_steps": None}
 OPTION_GROUPS = {"skim": SKIM_DEFAULTS, "text": TEXT_DEFAULTS}
 # What the shared options' help says of this family.
-HELP_NOTES = {}
+HELP_NOTES = {
+    "resume": "skim cells and baselines: checkpointed at every epoch's end when --resume or --run-name is given, "
+    "the early-stopping state with it, so that a resumed run ends as the run never stopped would",
+}
 
 
 def add_arguments(parser):
@@ -92,12 +97,28 @@ def training_config(args, units, learning_rate, batch_size):
 
 
 def train(args, kind, units, learning_rate, batch_size):
-    """Trains and writes the model folder; prints its one-line summary."""
+    """Trains and writes the model folder; prints its one-line summary (130
+    and how to resume when a checkpointed run is interrupted)."""
+    from keras_skim.cli.errors import CliError
     from keras_skim.models.text_classifier.text_classifier_training import train_text_classifier
+    from keras_skim.training.run_checkpoint import CheckpointError
 
     config = training_config(args, units, learning_rate, batch_size)
     verbose = 0 if args.quiet else 1
-    results = train_text_classifier(args.data, config, args.output, force=args.force, verbose=verbose)
+    run = _run_options(args)
+    try:
+        results = train_text_classifier(args.data, config, args.output, force=args.force, verbose=verbose, **run)
+    except CheckpointError as err:
+        raise CliError(str(err)) from None
+    except KeyboardInterrupt:
+        if not run:
+            raise
+        print(
+            f"interrupted; the checkpoint of the last finished epoch is in {run['run_dir']}: "
+            "run the same command with --resume to continue",
+            file=sys.stderr,
+        )
+        return 130
     test = results["test"]
     print(
         f"wrote {args.output}: test accuracy {test['accuracy']:.4f}, "
@@ -105,6 +126,20 @@ def train(args, kind, units, learning_rate, batch_size):
         f"{results['seconds_per_epoch']:.1f} s/epoch"
     )
     return 0
+
+
+def _run_options(args):
+    """The checkpoint's options when the run is checkpointed (`--resume` or
+    `--run-name`; the folder defaults to one named after the output
+    folder), else none."""
+    import os
+
+    from keras_skim.cli.run_args import run_options
+    from keras_skim.training.run_checkpoint import default_run_name, runs_root
+
+    if not (args.resume or args.run_name):
+        return {}
+    return run_options(args, run_dir=os.path.join(runs_root(), default_run_name(args.output)))
 
 
 def evaluation(model, ids, labels, threshold):

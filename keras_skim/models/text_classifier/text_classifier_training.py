@@ -5,6 +5,7 @@ Flop-R) that `evaluate` and the benchmarks share.
 """
 
 import dataclasses
+import os
 import time
 
 import numpy as np
@@ -80,7 +81,7 @@ def train_text_model(output_dir, dataset="rotten_tomatoes", *, force=False, verb
     return train_text_classifier(dataset, config, output_dir, force=force, verbose=verbose)
 
 
-def train_text_classifier(data, config, output_dir, force=False, verbose=1):
+def train_text_classifier(data, config, output_dir, force=False, verbose=1, run_dir=None, resume=False, restart=False):
     """Trains the model `config` describes on `data` and writes its folder;
     returns the results dict (the `train_config.json` record).
 
@@ -93,12 +94,21 @@ def train_text_classifier(data, config, output_dir, force=False, verbose=1):
         output_dir: The model folder to write.
         force: Replace an `output_dir` keras-skim wrote.
         verbose: The fit's verbosity.
+        run_dir: The run's checkpoint folder (None: no checkpoint): the
+            state of each finished epoch is written there
+            (`keras_skim.training.epoch_checkpoint`).
+        resume: Continue the run from its checkpoint in `run_dir` (when
+            there is one), ending as the run would have without the stop.
+        restart: Delete the checkpoint in `run_dir` and start over.
 
     Raises:
         OutputRefused: `output_dir` may not be written (exists and not
             `force`, holds the data or files keras-skim did not write,
             cannot be created); checked before the data is read.
         DataSourceError, DatasetUnavailableError: unusable data (one line).
+        RunExists, CheckpointMismatch, CheckpointUnreadable,
+            CheckpointUnwritable: a checkpoint that cannot be used (one
+            line; see `keras_skim.training.run_checkpoint`).
     """
     from keras_skim.model_kinds import CLI_KINDS
 
@@ -113,18 +123,24 @@ def train_text_classifier(data, config, output_dir, force=False, verbose=1):
         encoded = encode_source(
             source, resolved.max_length, resolved.max_tokens, resolved.limit, resolved.seed, resolved.glove
         )
-        return encoded, resolved, training_arguments(output_dir, source.spec, resolved)
+        arguments = training_arguments(output_dir, source.spec, resolved)
+        if run_dir is not None:
+            arguments["run_dir"] = os.fspath(run_dir)
+        return encoded, resolved, arguments
 
     kind = CLI_KINDS[config.cell].name
-    _, results = train_model(output_dir, kind, data, prepare, force=force, verbose=verbose)
+    run = {"run_dir": run_dir, "resume": resume, "restart": restart}
+    _, results = train_model(output_dir, kind, data, prepare, force=force, verbose=verbose, **run)
     return results
 
 
-def fit_text_classifier(data, config, verbose):
+def fit_text_classifier(data, config, verbose, run_dir=None, resume=False, restart=False):
     """The family's trainer (`keras_skim.model_kinds`): builds the model
     `config` (a `TextClassifierTrainingConfig`) describes, fits it on
     `data` (a `pipeline.TrainingData`) and evaluates it; returns (model,
-    its train_config.json record)."""
+    its train_config.json record). With a `run_dir`, the fit is
+    checkpointed there at each epoch's end and resumes from it (`resume`;
+    see `train_text_classifier`)."""
     from keras_skim.models.text_classifier.text_classifier import (
         TextClassifierSpec,
         build_text_classifier,
@@ -152,50 +168,87 @@ def fit_text_classifier(data, config, verbose):
         ),
     )
     compile_text_classifier(model, config.learning_rate)
-    from keras_skim.training.epoch_lines import fit_progress
-
-    # a progress bar on a terminal, one plain line per epoch in a log file
-    fit_verbose, progress = fit_progress(verbose)
-    started = time.perf_counter()
-    history = model.fit(
-        x_train,
-        y_train,
-        batch_size=config.batch_size,
-        epochs=config.epochs,
-        validation_data=validation,
-        callbacks=_callbacks(config) + progress,
-        verbose=fit_verbose,
-    )
-    train_seconds = time.perf_counter() - started
+    run = None
+    if run_dir is not None:
+        run = {"run_dir": run_dir, "resume": resume, "restart": restart, "settings": _run_settings(config, data)}
+    history, train_seconds = _fit(model, config, (x_train, y_train), validation, verbose, run)
     evaluation = _evaluation_record(model, validation, data.splits["test"], verbose)
     record = {
-        "history": {k: [float(v) for v in vs] for k, vs in history.history.items()},
+        "history": history,
         "seconds_per_epoch": train_seconds / config.epochs,
         **evaluation,
         "train_examples": int(len(y_train)),
         "vocabulary_size": data.tokenizer.vocabulary_size,
         "versions": versions(),
-        "epochs_run": len(history.history["loss"]),
+        "epochs_run": len(history["loss"]),
     }
     return model, record
 
 
+def _fit(model, config, train, validation, verbose, run):
+    """Fits `model`; returns (the history of every epoch, the seconds it
+    took). `run`: the checkpoint's folder, `resume`, `restart` and the
+    `settings` it must have been written with, or None."""
+    from keras_skim.training.epoch_lines import fit_progress
+
+    callbacks, stopper = _callbacks(config)
+    # a progress bar on a terminal, one plain line per epoch in a log file
+    fit_verbose, progress = fit_progress(verbose)
+    checkpoint, epochs, initial_epoch = None, config.epochs, 0
+    if run is not None:
+        from keras_skim.training.epoch_checkpoint import EpochCheckpoint
+        from keras_skim.training.run_checkpoint import RunCheckpoint
+
+        checkpoint = EpochCheckpoint(RunCheckpoint(run["run_dir"]), run["settings"], stopper, verbose)
+        checkpoint.open(model, resume=run["resume"], restart=run["restart"])
+        epochs, initial_epoch = checkpoint.epochs(config.epochs), checkpoint.initial_epoch
+        progress.append(checkpoint)  # last: it records the stopper's decision at each epoch's end
+    started = time.perf_counter()
+    history = model.fit(
+        *train,
+        batch_size=config.batch_size,
+        epochs=epochs,
+        initial_epoch=initial_epoch,
+        validation_data=validation,
+        callbacks=callbacks + progress,
+        verbose=fit_verbose,
+    )
+    if checkpoint is not None:  # the epochs of the runs before a resume too
+        return checkpoint.history, checkpoint.seconds
+    return {k: [float(v) for v in vs] for k, vs in history.history.items()}, time.perf_counter() - started
+
+
+def _run_settings(config, data):
+    """What a checkpoint must have been written with to be resumed: the
+    settings and the data's sizes."""
+    return {
+        **dataclasses.asdict(config),
+        "dataset": None if data.source is None else data.source.spec,
+        "train_examples": int(len(data.splits["train"][1])),
+        "validation_examples": int(len(data.splits["validation"][1])),
+        "vocabulary_size": int(data.tokenizer.vocabulary_size),
+        "num_classes": int(data.num_classes),
+    }
+
+
 def _callbacks(config):
-    """The skim gate's training callbacks (a skimming cell's) and early stopping."""
+    """(The skim gate's training callbacks (a skimming cell's) and early
+    stopping, the early-stopping callback or None)."""
     import keras
 
     from keras_skim.model_kinds import CLI_KINDS, skim_gate
 
     callbacks = skim_gate().training_callbacks(config.temperature_rate) if CLI_KINDS[config.cell].skims else []
+    stopper = None
     if config.early_stopping and config.patience_steps is not None:
         from keras_skim.models.text_classifier.step_patience import StepPatience
 
-        callbacks.append(StepPatience(config.patience_steps))
+        stopper = StepPatience(config.patience_steps)
     elif config.early_stopping and config.epochs > 1:
-        callbacks.append(
-            keras.callbacks.EarlyStopping(monitor="val_accuracy", mode="max", patience=2, restore_best_weights=True)
+        stopper = keras.callbacks.EarlyStopping(
+            monitor="val_accuracy", mode="max", patience=2, restore_best_weights=True
         )
-    return callbacks
+    return callbacks + ([stopper] if stopper is not None else []), stopper
 
 
 def _evaluation_record(model, validation, test_split, verbose):
