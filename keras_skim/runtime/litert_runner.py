@@ -236,6 +236,7 @@ class SignatureRunner:
         self._bound = [None] * len(self._inputs)  # the scalar buffer an input struct points at, if it does
         self._views = []  # per output, an array over LiteRT's buffer, valid while the structs read `_described`
         self._described = None
+        self._calls = {}  # (inputs, invoke, outputs) -> the arguments of KerasSkim_Run, converted once
 
     def get_input_details(self):
         """{input name: {"dtype", "shape"}} (shape as declared; -1 = any size)."""
@@ -306,24 +307,36 @@ class SignatureRunner:
         self._bound[i] = array if array is self._slots[i][4] else None
 
     def _run(self, inputs, invoke, outputs):
-        model = self._model
-        handle = model._handle
-        if not handle:
+        if not self._model._handle:
             raise ValueError("the model is closed")
-        error = self._error
-        code = model._lib.KerasSkim_Run(
-            handle,
-            self._index,
-            self._in if inputs else None,
-            len(self._inputs),
-            int(invoke),
-            self._out if outputs else None,
-            len(self._outputs),
-            error,
-            len(error),
-        )
+        call = self._calls.get((inputs, invoke, outputs))
+        if call is None:
+            call = self._calls[inputs, invoke, outputs] = self._bind(inputs, invoke, outputs)
+        code = call[0](*call[1])
         if code:  # 1: the inputs, 2: the run
-            raise (ValueError if code == 1 else LiteRtError)(error.value.decode(errors="replace"))
+            raise (ValueError if code == 1 else LiteRtError)(self._error.value.decode(errors="replace"))
+
+    def _bind(self, inputs, invoke, outputs):
+        """(function, arguments) of one kind of KerasSkim_Run call, the
+        arguments as ctypes values: a call then converts nothing (ctypes'
+        conversion through argtypes was half of the call's Python cost,
+        part of every text's fixed cost). A function object of its own
+        (`lib[name]`), without argtypes, so the library's stays as it is."""
+        fn = self._model._lib["KerasSkim_Run"]
+        fn.restype = ctypes.c_int
+        error = self._error
+        arguments = (
+            ctypes.c_void_p(self._model._handle),
+            ctypes.c_int(self._index),
+            self._in if inputs else None,
+            ctypes.c_int(len(self._inputs)),
+            ctypes.c_int(int(invoke)),
+            self._out if outputs else None,
+            ctypes.c_int(len(self._outputs)),
+            error,
+            ctypes.c_size_t(len(error)),
+        )
+        return fn, arguments
 
     def _read(self):
         """{output name: a copy of the output}. A view into LiteRT's buffer
