@@ -5,6 +5,7 @@ from keras import ops
 
 from keras_skim.models.span_qa.span_qa_ops import attend, masked_logits, masked_softmax
 from keras_skim.models.span_qa.span_reader import (
+    build_reader,
     build_readers,
     reader_cells,
     span_logits,
@@ -113,6 +114,9 @@ class BiDAF(keras.Model):
         self.start_dense = keras.layers.Dense(1, name="start")
         self.end_dense = keras.layers.Dense(1, name="end")
 
+    def build(self, input_shape):
+        build_reader(self, input_shape)
+
     def call(self, inputs, training=None):
         start, end, _ = self.read(inputs, training)
         return start, end
@@ -130,7 +134,7 @@ class BiDAF(keras.Model):
         context, question, context_mask, question_mask = split_inputs(inputs)
         contextual, modeling_1, modeling_2, output = self.readers
         h, contextual_count = contextual.read(self._highway(self.embedding(context)), context_mask, training)
-        u = contextual(self._highway(self.embedding(question)), mask=question_mask, training=training)
+        u = contextual.read(self._highway(self.embedding(question)), question_mask, training)[0]
         similarity = self.similarity(h, u)
         attended = attend(similarity, u, question_mask)
         best = ops.max(masked_logits(similarity, ops.expand_dims(question_mask, 1)), axis=-1)

@@ -5,6 +5,7 @@ from keras import ops
 
 from keras_skim.models.span_qa.span_qa_ops import attend
 from keras_skim.models.span_qa.span_reader import (
+    build_reader,
     build_readers,
     reader_cells,
     span_logits,
@@ -100,6 +101,9 @@ class LSTMAttentionQA(keras.Model):
         self.readers = build_readers(self.cells, units, small_units, gamma, threshold, seed, self.READERS)
         self.start_dense = keras.layers.Dense(1, name="start")
         self.end_dense = keras.layers.Dense(1, name="end")
+
+    def build(self, input_shape):
+        build_reader(self, input_shape)
 
     def call(self, inputs, training=None):
         start, end, _ = self.read(inputs, training)

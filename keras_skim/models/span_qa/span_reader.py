@@ -30,10 +30,19 @@ def build_readers(cells, units, small_units, gamma, threshold, seed, names):
 
 
 def word_embedding(vocabulary_size, embedding_dim, train_embedding):
-    """The word embedding of both inputs, index 0 = padding."""
-    return keras.layers.Embedding(
-        vocabulary_size, embedding_dim, mask_zero=True, trainable=train_embedding, name="embedding"
-    )
+    """The word embedding of both inputs, index 0 = padding (the models pass
+    their masks explicitly, from the ids, so the embedding attaches none)."""
+    return keras.layers.Embedding(vocabulary_size, embedding_dim, trainable=train_embedding, name="embedding")
+
+
+def build_reader(model, input_shape):
+    """Builds a span reader's weights by running it once on a padding-free
+    batch of one example of `input_shape`'s lengths (a `.keras` file is
+    loaded into a model built this way)."""
+    if isinstance(input_shape, dict):
+        input_shape = (input_shape["context"], input_shape["question"])
+    context_shape, question_shape = input_shape
+    model.read((ops.ones((1, context_shape[1] or 1), "int32"), ops.ones((1, question_shape[1] or 1), "int32")))
 
 
 def split_inputs(inputs):

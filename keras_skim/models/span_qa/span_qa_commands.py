@@ -1,0 +1,147 @@
+"""`keras-skim train --task squad` and `keras-skim evaluate` of its model
+folders (`keras_skim.model_kinds.TASKS` names this module).
+
+    keras-skim train --task squad --data train-v1.1.json --model lstm-attention --cell skim-lstm -o run
+    keras-skim evaluate run --data dev-v1.1.json
+
+`--data` is a SQuAD-format JSON file, or `squad` (tfds, with the web). The
+folder holds `model.keras`, `tokenizer.json` and `task.json` (the task, the
+reader's settings and the results on the held-out questions). The word
+embedding is trained from scratch (no GloVe for this task yet).
+"""
+
+import json
+import pathlib
+
+import numpy as np
+
+from keras_skim.cli.errors import CliError
+from keras_skim.datasets.errors import DatasetUnavailableError, DataSourceError
+from keras_skim.model_kinds import TASKS, cli_kind, load
+from keras_skim.models.span_qa.bidirectional_reader import READER_CELLS
+
+TASK = "squad"
+TFDS_NAMES = ("squad", "tfds:squad")
+DEFAULTS = {"units": 100, "small_units": 20, "gamma": 0.01, "epochs": 5, "batch_size": 32, "learning_rate": 1e-3}
+DEFAULT_CONTEXT_LENGTH = 400
+HELD_OUT = 0.1  # the fraction of a training file's questions held out to report F1 / EM on
+
+
+def load_examples(data, split):
+    """The `SquadExample`s of `--data`: a SQuAD-format file, or tfds' squad `split`."""
+    from keras_skim.datasets.squad import load_squad_tfds, read_squad_file
+
+    try:
+        if data in TFDS_NAMES:
+            return load_squad_tfds(split)
+        if data is None or not pathlib.Path(data).suffix.lower() == ".json":
+            raise CliError(f"--task {TASK} needs --data FILE.json (SQuAD format) or squad (tfds); got {data!r}")
+        examples = read_squad_file(data)
+    except (DatasetUnavailableError, DataSourceError) as err:
+        raise CliError(" ".join(str(err).split())) from None
+    if not examples:
+        raise CliError(f"{data}: no questions")
+    return examples
+
+
+def _settings(args):
+    """The reader's settings from the train options (the task's defaults for those not given)."""
+    if args.cell not in READER_CELLS:
+        raise CliError(f"--cell {args.cell} cannot read for --task {TASK} (one of {', '.join(READER_CELLS)})")
+    given = {name: getattr(args, name, None) for name in DEFAULTS}
+    settings = {name: DEFAULTS[name] if value is None else value for name, value in given.items()}
+    if cli_kind(args.cell).skims and settings["small_units"] >= settings["units"]:
+        raise CliError(f"--small-units ({settings['small_units']}) must be smaller than --units ({settings['units']})")
+    return settings
+
+
+def _held_out(count, seed):
+    """(train rows, test rows): `HELD_OUT` of the questions (at least one) held out at random by `seed`."""
+    order = np.random.default_rng(seed).permutation(count)
+    cut = max(1, int(round(count * HELD_OUT))) if count > 1 else 0
+    return np.sort(order[cut:]), np.sort(order[:cut])
+
+
+def train(args):
+    """`keras-skim train --task squad`: fit, score the held-out questions, write the folder."""
+    from keras_skim import output_folder
+    from keras_skim.datasets.tokenizer import Tokenizer
+    from keras_skim.models.span_qa.span_qa_data import encode_spans
+    from keras_skim.models.span_qa.span_qa_training import SpanTrainingConfig, evaluate_span_reader, fit_span_reader
+
+    settings = _settings(args)
+    model_name = args.task_model or next(iter(TASKS[TASK].models))
+    examples = load_examples(args.data, "train")
+    context_length = args.max_length or DEFAULT_CONTEXT_LENGTH
+    train_rows, test_rows = _held_out(len(examples), args.seed)
+    training = [examples[i] for i in train_rows]
+    tokenizer = Tokenizer(max_length=context_length).fit(
+        [text for example in training for text in (example.context, example.question)], max_tokens=args.max_tokens
+    )
+    config = SpanTrainingConfig(
+        TASKS[TASK].models[model_name], cells=args.cell, embedding_dim=settings["units"], seed=args.seed, **settings
+    )
+    encoded = encode_spans(examples, tokenizer, context_length)
+    model = fit_span_reader(config, tokenizer.vocabulary_size, encoded.subset(train_rows), 0 if args.quiet else 2)
+    results = {}
+    if len(test_rows):
+        results = evaluate_span_reader(model, encoded.subset(test_rows), settings["batch_size"])
+        results.pop("predictions")
+    record = {
+        "task": TASK,
+        "model": model_name,
+        "cell": args.cell,
+        "context_length": context_length,
+        "data": str(args.data),
+        "seed": args.seed,
+        "settings": settings,
+        "held_out": results,
+    }
+    with output_folder.staged_output_dir(args.output, force=args.force) as stage:
+        model.save(str(pathlib.Path(stage) / "model.keras"))
+        tokenizer.save(pathlib.Path(stage) / "tokenizer.json")
+        (pathlib.Path(stage) / "task.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    if results:
+        print(report_lines(results, f"held-out questions of {args.data}"))
+    print(f"wrote {args.output}")
+    return 0
+
+
+def evaluate(args):
+    """`keras-skim evaluate FOLDER --data FILE.json`: F1, EM and the skim rate per layer and direction."""
+    import keras
+
+    from keras_skim.datasets.tokenizer import Tokenizer
+    from keras_skim.models.span_qa.span_qa_data import encode_spans
+    from keras_skim.models.span_qa.span_qa_training import evaluate_span_reader
+
+    folder = pathlib.Path(args.model)
+    record = json.loads((folder / "task.json").read_text(encoding="utf-8"))
+    data = args.data or record["data"]
+    examples = load_examples(data, "validation")[: args.limit]
+    for path in TASKS[TASK].models.values():
+        load(path)  # registers the readers' classes before loading
+    model = keras.saving.load_model(str(folder / "model.keras"), compile=False)
+    tokenizer = Tokenizer.load(folder / "tokenizer.json")
+    encoded = encode_spans(examples, tokenizer, record["context_length"])
+    results = evaluate_span_reader(model, encoded, threshold=args.threshold)
+    results.pop("predictions")
+    if args.json:
+        print(json.dumps(results, indent=2))
+    else:
+        print(report_lines(results, data))
+    return 0
+
+
+def report_lines(results, source):
+    """F1, EM and the skim rate per layer and direction, one line each."""
+    lines = [
+        f"{source}: {results['questions']} questions",
+        f"F1 {results['f1']:.2f}  EM {results['exact_match']:.2f}  skim rate {100 * results['skim_rate']:.1f}%",
+    ]
+    for name, row in results["layers"].items():
+        lines.append(
+            f"  {name}: skim rate {100 * row['skim_rate']:.1f}% (forward {100 * row['forward']['skim_rate']:.1f}%, "
+            f"backward {100 * row['backward']['skim_rate']:.1f}%)"
+        )
+    return "\n".join(lines)
