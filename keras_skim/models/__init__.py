@@ -12,7 +12,7 @@ Models import cells, never training (`tests/test_import_graph.py`).
 
 
 def __getattr__(name):
-    # The tasks' models (`keras_skim.models.LSTMAttentionQA`, ...) are imported on first use, through the
+    # The tasks' models (`keras_skim.models.<Class>`) and their pieces are imported on first use, through the
     # model-kind table: `import keras_skim.models` stays free of Keras, and this index names no family.
     from keras_skim.model_kinds import load, task_public_names
 

@@ -36,8 +36,8 @@ class BiDAF(keras.Model):
         p_start = softmax(w_1^T [G; M]),   M2 = BiLayer(M),   p_end = softmax(w_2^T [G; M2])
 
     Each of the four bidirectional layers (contextual, modeling_1,
-    modeling_2, output) is an LSTM, a Skim-LSTM or a Skim-GRU (`cells`); the
-    Skim-RNN paper's Sk-BiDAF replaces the LSTMs by Skim-LSTMs. The loss is
+    modeling_2, output) is an LSTM or a skim layer (`cells`); the skim
+    paper's Sk-BiDAF (Seo et al. 2018) replaces the LSTMs by skim layers. The loss is
     the sum of the two negative log probabilities (`compile_span_reader`)
     plus gamma times each skim layer's skim loss. Dropout is left out.
 
@@ -46,7 +46,7 @@ class BiDAF(keras.Model):
         embedding_dim: int, size of the word vectors. Defaults to 100.
         units: int, d of each direction of each layer. Defaults to 100.
         small_units: int, d' of the skim layers. Defaults to 20.
-        cells: a `--cell` value for all four layers or four of them
+        cells: a `--cell` value (`READER_CELLS`) for all four layers or four of them
             (contextual, modeling_1, modeling_2, output). Defaults to "lstm".
         gamma: float, skim loss weight. Defaults to 0.001 (the paper's Sk-BiDAF).
         threshold: float, the skim layers' inference threshold. Defaults to 0.5.
@@ -67,8 +67,9 @@ class BiDAF(keras.Model):
     Example:
 
     >>> import numpy as np
+    >>> from keras_skim.model_kinds import DEFAULT_CELL
     >>> from keras_skim.models import BiDAF, compile_span_reader
-    >>> model = BiDAF(50, embedding_dim=8, units=4, small_units=2, cells="skim-lstm")
+    >>> model = BiDAF(50, embedding_dim=8, units=4, small_units=2, cells=DEFAULT_CELL)
     >>> context, question = np.ones((2, 7), "int32"), np.ones((2, 3), "int32")
     >>> compile_span_reader(model)
     >>> history = model.fit((context, question), (np.zeros(2), np.ones(2)), epochs=1, verbose=0)

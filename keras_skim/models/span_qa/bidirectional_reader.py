@@ -3,10 +3,11 @@
 import keras
 from keras import ops
 
-from keras_skim.model_kinds import cli_kind, load, skim_gate
+from keras_skim.model_kinds import cli_kind, load, skim_gate, text_classifier_cells
 
-# The kinds a reading layer may be: those whose layer the table names (LSTM, GRU, Skim-LSTM, Skim-GRU).
-READER_CELLS = ("lstm", "skim-lstm", "skim-gru", "gru")
+# The kinds a reading layer may be: those whose recurrent layer the table names (the text classifier's:
+# the LSTM and GRU baselines and the skim kinds).
+READER_CELLS = text_classifier_cells()
 
 
 @keras.saving.register_keras_serializable(package="keras_skim")
@@ -14,9 +15,9 @@ class BidirectionalReader(keras.layers.Layer):
     """A forward and a backward recurrent layer of one kind, outputs concatenated.
 
     h_t = [h_t^fw; h_t^bw], each of size d, from the layer the model-kind
-    table names for `cell` (`keras.layers.LSTM`, or the Skim-LSTM / Skim-GRU
-    layer whose skim cell reads a token with its big cell of size d or skims
-    it with its small cell of size d'). Unlike `keras.layers.Bidirectional`
+    table names for `cell` (`keras.layers.LSTM`, or a skim layer whose cell
+    reads a token with its big cell of size d or skims it with its small cell
+    of size d'). Unlike `keras.layers.Bidirectional`
     it also returns, for a skim kind, how many real tokens each direction saw
     and how many it skimmed (`read`), so a model reports its skim rate per
     layer and direction from the same pass that computes its answer.
@@ -42,14 +43,15 @@ class BidirectionalReader(keras.layers.Layer):
     Example:
 
     >>> import numpy as np
-    >>> reader = BidirectionalReader("skim-lstm", 8, 2)
+    >>> from keras_skim.model_kinds import DEFAULT_CELL
+    >>> reader = BidirectionalReader(DEFAULT_CELL, 8, 2)
     >>> outputs, counts = reader.read(np.ones((2, 5, 3), "float32"))
     >>> outputs.shape, counts.shape
     ((2, 5, 16), (2, 2, 2))
 
     Reference:
         Minjoon Seo, Sewon Min, Ali Farhadi, Hannaneh Hajishirzi.
-        "Neural Speed Reading via Skim-RNN". ICLR 2018.
+        "Neural Speed Reading" (the skim paper). ICLR 2018.
         https://arxiv.org/abs/1711.02085
     """
 

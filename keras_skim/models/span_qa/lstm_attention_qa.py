@@ -1,4 +1,4 @@
-"""The Skim-RNN paper's LSTM+Attention SQuAD reader (Appendix A.1)."""
+"""The skim paper's LSTM+Attention SQuAD reader (Seo et al. 2018, Appendix A.1)."""
 
 import keras
 from keras import ops
@@ -25,8 +25,8 @@ class LSTMAttentionQA(keras.Model):
         u_t = sum_j a_tj q_j
         g_t = [x_t; u_t; x_t * u_t]
 
-    g goes through two bidirectional reading layers (each an LSTM, a
-    Skim-LSTM or a Skim-GRU, chosen per layer by `cells`: d = `units`,
+    g goes through two bidirectional reading layers (each an LSTM or a skim
+    layer of any kind, chosen per layer by `cells`: d = `units`,
     d' = `small_units`), and the start and end logits of position t are two
     learned weighted sums of the second layer's output h_t:
 
@@ -43,7 +43,7 @@ class LSTMAttentionQA(keras.Model):
             (GloVe 100d in the paper).
         units: int, d of each direction of each layer. Defaults to 100.
         small_units: int, d' of the skim layers. Defaults to 20.
-        cells: a `--cell` value ("lstm", "skim-lstm", "skim-gru", "gru") for
+        cells: a `--cell` value (`READER_CELLS`: "lstm", "gru", the skim kinds) for
             both layers, or a pair, one per layer. Defaults to "lstm".
         gamma: float, skim loss weight. Defaults to 0.01.
         threshold: float, the skim layers' inference threshold. Defaults to 0.5.
@@ -63,8 +63,9 @@ class LSTMAttentionQA(keras.Model):
     Example:
 
     >>> import numpy as np
+    >>> from keras_skim.model_kinds import DEFAULT_CELL
     >>> from keras_skim.models import LSTMAttentionQA, compile_span_reader
-    >>> model = LSTMAttentionQA(50, embedding_dim=8, units=8, small_units=2, cells=("skim-lstm", "lstm"))
+    >>> model = LSTMAttentionQA(50, embedding_dim=8, units=8, small_units=2, cells=(DEFAULT_CELL, "lstm"))
     >>> context, question = np.ones((2, 7), "int32"), np.ones((2, 3), "int32")
     >>> compile_span_reader(model)
     >>> history = model.fit((context, question), (np.zeros(2), np.ones(2)), epochs=1, verbose=0)
@@ -73,7 +74,7 @@ class LSTMAttentionQA(keras.Model):
 
     Reference:
         Minjoon Seo, Sewon Min, Ali Farhadi, Hannaneh Hajishirzi.
-        "Neural Speed Reading via Skim-RNN". ICLR 2018, Appendix A.1.
+        "Neural Speed Reading" (the skim paper). ICLR 2018, Appendix A.1.
         https://arxiv.org/abs/1711.02085
     """
 

@@ -1,7 +1,7 @@
 """`keras-skim train --task squad` and `keras-skim evaluate` of its model
 folders (`keras_skim.model_kinds.TASKS` names this module).
 
-    keras-skim train --task squad --data train-v1.1.json --model lstm-attention --cell skim-lstm -o run
+    keras-skim train --task squad --data train-v1.1.json --model lstm-attention --cell lstm -o run
     keras-skim evaluate run --data dev-v1.1.json
 
 `--data` is a SQuAD-format JSON file, or `squad` (tfds, with the web). The

@@ -80,7 +80,7 @@ def evaluate_span_reader(model, encoded, batch_size=64, threshold=None):
     """
     gate = skim_gate()
     predictions, counts = {}, None
-    with gate.thresholds_set_to(gate.skim_cells(model), threshold):
+    with gate.thresholds_set_to(gate.gated_cells(model), threshold):
         for begin in range(0, len(encoded.examples), batch_size):
             rows = np.arange(begin, min(begin + batch_size, len(encoded.examples)))
             start, end, batch_counts = model.read((encoded.context[rows], encoded.question[rows]), training=False)

@@ -13,7 +13,7 @@ class TrilinearSimilarity(keras.layers.Layer):
     for context vectors x_t and question vectors q_j of the same size D,
     computed without the `(B, T, J, 3D)` concatenation: the first two terms
     are matrix-vector products, the third is (x * w_xq) q^T. It is the
-    attention score of the Skim-RNN paper's LSTM+Attention reader (Appendix
+    attention score of the skim paper's LSTM+Attention reader (Appendix
     A.1) and of BiDAF's attention flow layer (Seo et al. 2017, eq. 1).
 
     Args:
