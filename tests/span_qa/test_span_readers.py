@@ -99,3 +99,24 @@ def test_a_wrong_cell_is_refused():
         LSTMAttentionQA(10, cells=("lstm", "sj-lstm"))
     with pytest.raises(ValueError, match="4 reading layers"):
         BiDAF(10, cells=("lstm", "lstm"))
+
+
+@pytest.mark.parametrize("model_class", [LSTMAttentionQA, BiDAF])
+def test_the_per_token_reading_masks_agree_with_the_layers_counts(model_class):
+    from keras_skim.models.span_qa.span_qa_show import reading_masks
+
+    context, question, _, _ = _data()
+    cells = ("skim-lstm", "lstm", "skim-gru", "skim-lstm")[: len(model_class.READERS)]
+    model = model_class(40, embedding_dim=6, units=5, small_units=2, cells=cells, seed=4)
+    context_ids, question_ids = context[0, :7], question[0, :3]  # one example, without its padding
+    start, _, masks = reading_masks(model, context_ids, question_ids, threshold=0.5)
+    counts = model.read((context_ids[None], question_ids[None]))[2]
+    assert start.shape == (7,) and len(masks) == 2 * len(cells)
+    for name, cell, count in zip(model.READERS, cells, counts):
+        count = np.asarray(count)[0]
+        for index, direction in enumerate(("forward", "backward")):
+            mask = masks[(name, direction)]
+            assert mask.shape == (7,) and set(mask.tolist()) <= {0, 1}
+            assert int((1 - mask).sum()) == int(count[index, 1]), (name, direction)
+            if cell == "lstm":
+                assert mask.tolist() == [1] * 7

@@ -54,3 +54,14 @@ def test_train_then_evaluate_prints_f1_em_and_the_skim_rate_per_layer(tmp_path, 
     out = capsys.readouterr().out
     assert "F1 " in out and "EM " in out
     assert out.count("skim rate 100.0% (forward 100.0%, backward 100.0%)") == 4
+    # show: the answer and, per layer and direction, the context with what it skimmed in [brackets]
+    context = "Johannes Gutenberg introduced the printing press to Europe around 1440."
+    page = tmp_path / "show.html"
+    show = ["show", str(run), "--context", context, "--question", "Who introduced the printing press?"]
+    assert main([*show, "--threshold", "1", "--color", "never", "--html", str(page)]) == 0
+    out = capsys.readouterr().out
+    assert "answer: " in out and out.count("100.0% skimmed") == 8
+    assert "[Johannes] [Gutenberg] [introduced]" in out
+    assert "<h2>output backward: 100.0% skimmed</h2>" in page.read_text(encoding="utf-8")
+    assert main(["show", str(run), "--text", "a text"]) == 2
+    assert "reads --context and --question" in capsys.readouterr().err

@@ -128,22 +128,26 @@ class BiDAF(keras.Model):
             x = t * transform(x) + (1.0 - t) * x
         return x
 
-    def read(self, inputs, training=None):
+    def read(self, inputs, training=None, seen=None):
         """`(start_logits, end_logits, counts)`: `counts` one `(batch, 2, 2)`
         tensor per reading layer (`BidirectionalReader.read`; the contextual
-        layer's over the context, not the question)."""
+        layer's over the context, not the question); a list `seen` gets each
+        reading layer's input sequences over the context, in `READERS` order."""
         context, question, context_mask, question_mask = split_inputs(inputs)
         contextual, modeling_1, modeling_2, output = self.readers
-        h, contextual_count = contextual.read(self._highway(self.embedding(context)), context_mask, training)
+        embedded = self._highway(self.embedding(context))
+        h, contextual_count = contextual.read(embedded, context_mask, training)
         u = contextual.read(self._highway(self.embedding(question)), question_mask, training)[0]
         similarity = self.similarity(h, u)
         attended = attend(similarity, u, question_mask)
         best = ops.max(masked_logits(similarity, ops.expand_dims(question_mask, 1)), axis=-1)
         pooled = ops.matmul(ops.expand_dims(masked_softmax(best, context_mask), 1), h)  # (B, 1, 2d)
         g = ops.concatenate([h, attended, h * attended, h * pooled], axis=-1)
-        m, count_1 = modeling_1.read(g, context_mask, training)
-        m, count_2 = modeling_2.read(m, context_mask, training)
+        m1, count_1 = modeling_1.read(g, context_mask, training)
+        m, count_2 = modeling_2.read(m1, context_mask, training)
         m2, output_count = output.read(m, context_mask, training)
+        if seen is not None:
+            seen.extend([embedded, g, m1, m])
         start = span_logits(self.start_dense, ops.concatenate([g, m], axis=-1), context_mask)
         end = span_logits(self.end_dense, ops.concatenate([g, m2], axis=-1), context_mask)
         return start, end, [contextual_count, count_1, count_2, output_count]

@@ -110,15 +110,18 @@ class LSTMAttentionQA(keras.Model):
         start, end, _ = self.read(inputs, training)
         return start, end
 
-    def read(self, inputs, training=None):
+    def read(self, inputs, training=None, seen=None):
         """`(start_logits, end_logits, counts)`: `counts` one `(batch, 2, 2)`
-        tensor per reading layer (`BidirectionalReader.read`)."""
+        tensor per reading layer (`BidirectionalReader.read`); a list `seen`
+        gets each reading layer's input sequences, in `READERS` order."""
         context, question, context_mask, question_mask = split_inputs(inputs)
         x, q = self.embedding(context), self.embedding(question)
         u = attend(self.similarity(x, q), q, question_mask)
         h = ops.concatenate([x, u, x * u], axis=-1)
         counts = []
         for reader in self.readers:
+            if seen is not None:
+                seen.append(h)
             h, count = reader.read(h, context_mask, training)
             counts.append(count)
         return span_logits(self.start_dense, h, context_mask), span_logits(self.end_dense, h, context_mask), counts

@@ -109,20 +109,12 @@ def train(args):
 
 def evaluate(args):
     """`keras-skim evaluate FOLDER --data FILE.json`: F1, EM and the skim rate per layer and direction."""
-    import keras
-
-    from keras_skim.datasets.tokenizer import Tokenizer
     from keras_skim.models.span_qa.span_qa_data import encode_spans
     from keras_skim.models.span_qa.span_qa_training import evaluate_span_reader
 
-    folder = pathlib.Path(args.model)
-    record = json.loads((folder / "task.json").read_text(encoding="utf-8"))
+    model, tokenizer, record = _load_folder(args.model)
     data = args.data or record["data"]
     examples = load_examples(data, "validation")[: args.limit]
-    for path in TASKS[TASK].models.values():
-        load(path)  # registers the readers' classes before loading
-    model = keras.saving.load_model(str(folder / "model.keras"), compile=False)
-    tokenizer = Tokenizer.load(folder / "tokenizer.json")
     encoded = encode_spans(examples, tokenizer, record["context_length"])
     results = evaluate_span_reader(model, encoded, threshold=args.threshold)
     results.pop("predictions")
@@ -145,3 +137,55 @@ def report_lines(results, source):
             f"backward {100 * row['backward']['skim_rate']:.1f}%)"
         )
     return "\n".join(lines)
+
+
+def show(args):
+    """`keras-skim show FOLDER --context TEXT --question TEXT`: the answer, and
+    the context with what each layer and direction read marked (terminal and
+    `--html`)."""
+    import sys
+
+    from keras_skim.cli import show_command
+    from keras_skim.datasets.squad import span_text, tokens_with_offsets
+    from keras_skim.models.span_qa.span_qa_data import QUESTION_LENGTH, best_spans
+    from keras_skim.models.span_qa.span_qa_show import reading_masks
+
+    if not args.question:
+        raise CliError("--context needs --question")
+    model, tokenizer, record = _load_folder(args.model)
+    offsets = tokens_with_offsets(args.context)[: record["context_length"]]
+    context_ids = tokenizer.encode_one(args.context, record["context_length"])
+    question_ids = tokenizer.encode_one(args.question, QUESTION_LENGTH)
+    if not len(context_ids) or not len(question_ids):
+        raise CliError("the context and the question must each have a token")
+    start, end, masks = reading_masks(model, context_ids, question_ids, args.threshold)
+    first, last = best_spans(start[None], end[None])[0]
+    answer = span_text(args.context, offsets, int(first), int(last))
+    tokens = [args.context[begin:finish] for _, begin, finish in offsets]
+    sections = [(f"{name} {way}: {100 * (1 - mask.mean()):.1f}% skimmed", mask) for (name, way), mask in masks.items()]
+    color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
+    summary = f"answer: {answer!r} (characters {offsets[first][1]}-{offsets[last][2]} of the context)"
+    print(summary)
+    for heading, mask in sections:
+        print(heading)
+        print("  " + show_command.render_terminal(tokens, mask, color))
+    if not color:
+        print("(word: read, [word]: skimmed)")
+    if args.html:
+        title = "Span reader: what each layer read"
+        show_command.write_html(args, show_command.render_html_sections(tokens, sections, title, summary))
+    return 0
+
+
+def _load_folder(path):
+    """(model, tokenizer, task record) of a folder written by `train`."""
+    import keras
+
+    from keras_skim.datasets.tokenizer import Tokenizer
+
+    folder = pathlib.Path(path)
+    record = json.loads((folder / "task.json").read_text(encoding="utf-8"))
+    for model_path in TASKS[TASK].models.values():
+        load(model_path)  # registers the readers' classes before loading
+    model = keras.saving.load_model(str(folder / "model.keras"), compile=False)
+    return model, Tokenizer.load(folder / "tokenizer.json"), record
