@@ -73,7 +73,7 @@ class BiDAF(keras.Model):
     >>> context, question = np.ones((2, 7), "int32"), np.ones((2, 3), "int32")
     >>> compile_span_reader(model)
     >>> history = model.fit((context, question), (np.zeros(2), np.ones(2)), epochs=1, verbose=0)
-    >>> [logits.shape for logits in model((context, question))]
+    >>> [tuple(logits.shape) for logits in model((context, question))]
     [(2, 7), (2, 7)]
 
     Reference:

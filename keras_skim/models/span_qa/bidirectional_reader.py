@@ -46,7 +46,7 @@ class BidirectionalReader(keras.layers.Layer):
     >>> from keras_skim.model_kinds import DEFAULT_CELL
     >>> reader = BidirectionalReader(DEFAULT_CELL, 8, 2)
     >>> outputs, counts = reader.read(np.ones((2, 5, 3), "float32"))
-    >>> outputs.shape, counts.shape
+    >>> tuple(outputs.shape), tuple(counts.shape)
     ((2, 5, 16), (2, 2, 2))
 
     Reference:

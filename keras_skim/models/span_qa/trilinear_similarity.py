@@ -32,7 +32,7 @@ class TrilinearSimilarity(keras.layers.Layer):
 
     >>> import numpy as np
     >>> layer = TrilinearSimilarity()
-    >>> layer(np.ones((2, 5, 4), "float32"), np.ones((2, 3, 4), "float32")).shape
+    >>> tuple(layer(np.ones((2, 5, 4), "float32"), np.ones((2, 3, 4), "float32")).shape)
     (2, 5, 3)
 
     Reference:
