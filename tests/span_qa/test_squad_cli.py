@@ -18,6 +18,8 @@ TRAIN += ["--epochs", "1", "--max-length", "60", "--quiet"]
         (["--model", "bidaf"], "--model bidaf applies only with --task squad"),
         (["--task", "squad", "--cell", "sj-lstm"], "--cell sj-lstm cannot read for --task squad"),
         (["--task", "squad", "--data", "rotten_tomatoes"], "--task squad needs --data FILE.json"),
+        (["--task", "squad", "--data", str(FIXTURE), "--limit", "5"], "--limit does not apply to --task squad"),
+        (["--task", "squad", "--data", str(FIXTURE), "--threshold", "0.3"], "--threshold does not apply"),
     ],
 )
 def test_bad_task_options_are_one_line(tmp_path, capsys, extra, message):

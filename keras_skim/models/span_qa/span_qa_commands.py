@@ -44,8 +44,28 @@ def load_examples(data, split):
     return examples
 
 
+# Train options of text classification that this task has no use for, with the value each has when not given.
+_UNUSED = {"limit": None, "split_seed": None, "freeze_embedding": False, "early_stopping": True}
+
+
+def _refuse_unused(args):
+    """Options given that the task would ignore are refused (one line), as the
+    train command refuses another family's options."""
+    from keras_skim.model_kinds import FAMILIES
+
+    unused = dict(_UNUSED)
+    for family in FAMILIES.values():
+        for defaults in load(family.commands).OPTION_GROUPS.values():
+            unused.update({name: None for name in defaults if name not in DEFAULTS})
+    given = [name for name, default in unused.items() if getattr(args, name, default) != default]
+    if given:
+        flags = ", ".join("--" + name.replace("_", "-") for name in given)
+        raise CliError(f"{flags} {'does' if len(given) == 1 else 'do'} not apply to --task {TASK}")
+
+
 def _settings(args):
     """The reader's settings from the train options (the task's defaults for those not given)."""
+    _refuse_unused(args)
     if args.cell not in READER_CELLS:
         raise CliError(f"--cell {args.cell} cannot read for --task {TASK} (one of {', '.join(READER_CELLS)})")
     given = {name: getattr(args, name, None) for name in DEFAULTS}
