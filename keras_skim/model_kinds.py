@@ -179,6 +179,63 @@ FAMILIES = {
     )
 }
 
+
+@dataclasses.dataclass(frozen=True)
+class ModelTask:
+    """A task that `keras-skim train --task` trains, besides the text
+    classification of the `--cell` kinds (which is what the CLI does without
+    `--task`): its own data, models and reports, in a family folder.
+
+    Attributes:
+        name: The `--task` value.
+        description: One line for `--task`'s help.
+        commands: The module of its `keras-skim` pieces: `train(args)` and
+            `evaluate(args, folder)`, each returning an exit code.
+        models: {`--model` value: its `keras.Model` class, "module:Class"},
+            the first the default; the classes are public
+            (`keras_skim.models.<Class>`) and registered for loading.
+        public: {public name in `keras_skim.models`: "module:attribute"} of
+            its other public pieces.
+    """
+
+    name: str
+    description: str
+    commands: str
+    models: dict
+    public: dict = dataclasses.field(default_factory=dict)
+
+
+_SPAN_QA = "keras_skim.models.span_qa"
+TASKS = {
+    task.name: task
+    for task in (
+        ModelTask(
+            "squad",
+            description="SQuAD v1.1 span extraction (--data FILE.json in SQuAD format, or squad through tfds)",
+            commands=f"{_SPAN_QA}.span_qa_commands",
+            models={
+                "lstm-attention": f"{_SPAN_QA}.lstm_attention_qa:LSTMAttentionQA",
+                "bidaf": f"{_SPAN_QA}.bidaf:BiDAF",
+            },
+            public={
+                "compile_span_reader": f"{_SPAN_QA}.span_reader:compile_span_reader",
+                "BidirectionalReader": f"{_SPAN_QA}.bidirectional_reader:BidirectionalReader",
+                "TrilinearSimilarity": f"{_SPAN_QA}.trilinear_similarity:TrilinearSimilarity",
+            },
+        ),
+    )
+}
+
+
+def task_public_names():
+    """{name: "module:attribute"} of what the tasks make public in `keras_skim.models`."""
+    found = {}
+    for task in TASKS.values():
+        found.update({path.rpartition(":")[2]: path for path in task.models.values()})
+        found.update(task.public)
+    return found
+
+
 _SKIM_CODES = (TOKEN_SKIMMED, TOKEN_READ)
 _SKIM_RNN = "keras_skim.models.skim_rnn"
 

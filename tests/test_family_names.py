@@ -19,6 +19,7 @@ FAMILY_NAMES = {
     "structural_jump": re.compile(r"structural[ _-]?jump|sj[-_]lstm|KerasSjLSTM", re.IGNORECASE),
     "skim_rnn": re.compile(r"skim[ _-]?(lstm|gru|rnn)|KerasSkim(LSTM|GRU)|SkimCell|skim_cell", re.IGNORECASE),
     "scornn": re.compile(r"scornn|scaled cayley", re.IGNORECASE),
+    "span_qa": re.compile(r"span[ _-]?qa|LSTMAttentionQA|BiDAF|lstm-attention|span[ _]reader", re.IGNORECASE),
 }
 # The table that maps the families' names, and the package's index of public names.
 INDEX_FILES = {"model_kinds.py", "__init__.py"}

@@ -17,6 +17,7 @@ from keras_skim.cli.model_args import (
     positive_int,
     text_tokenizer,
 )
+from keras_skim.cli.task_args import recorded_task
 from keras_skim.export.errors import ExportError
 
 
@@ -43,6 +44,9 @@ def add_arguments(parser):
 def run(args):
     from keras_skim.cli.export_reading import evaluate_export, export_path
 
+    task = recorded_task(args.model)
+    if task is not None:  # a model folder of `keras-skim train --task` (keras_skim.model_kinds.TASKS)
+        return task.evaluate(args)
     export = export_path(args.model)
     if export is not None:  # an export folder: run through the runtime, without TensorFlow
         return _print_export_result(args, *evaluate_export(args, export))

@@ -55,6 +55,8 @@ def add_arguments(parser):
     source.add_argument("--text", help="the text to read")
     source.add_argument("--file", help="a file holding the text")
     add_data_argument(source)
+    source.add_argument("--context", help="a model of keras-skim train --task: the context to read (with --question)")
+    parser.add_argument("--question", help="with --context: the question")
     add_split_arguments(parser, "seed of the held-out split (default: the one recorded at training)")
     parser.add_argument(
         "--index",
@@ -193,7 +195,15 @@ def run(args):
     if args.html:
         output_folder.check_output_file(args.html, force=args.force, marker=HTML_MARKER)
     from keras_skim.cli.export_reading import export_path
+    from keras_skim.cli.task_args import recorded_task
 
+    task = recorded_task(args.model)
+    if task is not None:  # a model folder of `keras-skim train --task` (keras_skim.model_kinds.TASKS)
+        if args.context is None:
+            raise CliError(f"{args.model}: a model of keras-skim train --task reads --context and --question")
+        return task.show(args)
+    if args.context is not None or args.question is not None:
+        raise CliError("--context and --question apply only to a model of keras-skim train --task")
     export = export_path(args.model)
     if export is not None:  # an export folder: read through the runtime, without TensorFlow
         return _show_export(args, export, *_text_of(args, {}))

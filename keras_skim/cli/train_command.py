@@ -21,6 +21,7 @@ from keras_skim.cli.model_args import (
     vocabulary_tokens,
 )
 from keras_skim.cli.run_args import RESUME_HELP, RUN_NAME_HELP, add_run_arguments, check_run_name
+from keras_skim.cli.task_args import add_task_arguments, task_commands
 from keras_skim.datasets.registry import MAX_LENGTH_HELP
 from keras_skim.model_kinds import CELL_HELP, CLI_KINDS, DEFAULT_CELL, FAMILIES, cli_kind, cli_names, load
 
@@ -106,6 +107,7 @@ def add_arguments(parser):
 
     for commands in _families().values():
         commands.add_arguments(parser)
+    add_task_arguments(parser)
 
 
 def _given(args, defaults):
@@ -134,6 +136,9 @@ def run(args):
     from keras_skim import output_folder
     from keras_skim.training.pipeline import data_input_paths
 
+    task = task_commands(args)
+    if task is not None:  # a task's own data, models and options (keras_skim.model_kinds.TASKS)
+        return task.train(args)
     kind = cli_kind(args.cell)
     families = _families()
     commands = families[kind.family]

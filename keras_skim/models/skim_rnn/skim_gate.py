@@ -7,7 +7,7 @@ finding them, their threshold, the read decision of one step, the skim
 statistics and the per-layer report of a stacked or bidirectional model.
 """
 
-from keras_skim.models.skim_rnn.skim_cell_base import STAT_PENDING, SkimCellBase
+from keras_skim.models.skim_rnn.skim_cell_base import STAT_PENDING, STAT_SKIMS, STAT_TOKENS, SkimCellBase
 from keras_skim.models.skim_rnn.skim_controls import set_threshold, skim_cells, thresholds_set_to  # noqa: F401
 from keras_skim.models.skim_rnn.skim_layers import (  # noqa: F401
     is_stack,
@@ -34,6 +34,14 @@ def is_gated(cell):
 def read_decision(new_states):
     """1.0 if the step that returned `new_states` (a skim cell's, batch 0) read its token, else 0.0."""
     return 1.0 - new_states[-1][0, STAT_PENDING]
+
+
+def token_counts(final_states):
+    """(real tokens, skimmed tokens), each `(batch,)`, of one call of a skim
+    layer built with `return_state=True`, from its final states (the
+    bookkeeping state is the last): masked steps count in neither."""
+    stats = final_states[-1]
+    return stats[:, STAT_TOKENS], stats[:, STAT_SKIMS]
 
 
 def flop_kind(cell):

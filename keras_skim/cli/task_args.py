@@ -1,0 +1,70 @@
+"""`--task` and `--model` of `keras-skim train`, and the dispatch of `train`
+and `evaluate` to a task's own commands (`keras_skim.model_kinds.TASKS`).
+
+Without `--task` the commands do what they did before (text classification
+with `--cell`); a task's rows live in the table, so a new task adds no
+branch here. A folder written by a task's `train` holds `task.json`
+(`TASK_RECORD`), by which `evaluate` finds the task again.
+"""
+
+import json
+import pathlib
+
+from keras_skim.cli.errors import CliError
+from keras_skim.model_kinds import TASKS, load
+
+TASK_RECORD = "task.json"
+
+
+def task_models():
+    """{`--model` value: task name} over every task, in table order."""
+    return {model: name for name, task in TASKS.items() for model in task.models}
+
+
+def add_task_arguments(parser):
+    """`--task` and `--model` (both None when not given)."""
+    parser.add_argument(
+        "--task",
+        choices=list(TASKS),
+        default=None,
+        help="train for a task other than text classification: "
+        + "; ".join(f"{name}: {task.description}" for name, task in TASKS.items()),
+    )
+    parser.add_argument(
+        "--model",
+        dest="task_model",
+        choices=list(task_models()),
+        default=None,
+        help="the --task's model: "
+        + "; ".join(f"{' or '.join(task.models)} for --task {name}" for name, task in TASKS.items())
+        + " (default: the first)",
+    )
+
+
+def task_commands(args):
+    """The commands module of `args.task`, or None without `--task`
+    (`--model` without `--task` is refused in one line)."""
+    task = getattr(args, "task", None)
+    model = getattr(args, "task_model", None)
+    if task is None:
+        if model is not None:
+            raise CliError(f"--model {model} applies only with --task {task_models()[model]}")
+        return None
+    if model is not None and model not in TASKS[task].models:
+        raise CliError(f"--model {model} is not a model of --task {task} (one of {', '.join(TASKS[task].models)})")
+    return load(TASKS[task].commands)
+
+
+def recorded_task(path):
+    """The commands module of the task that wrote the model folder `path`
+    (its `TASK_RECORD`), or None for any other model."""
+    record = pathlib.Path(path) / TASK_RECORD
+    if not record.is_file():
+        return None
+    try:
+        name = json.loads(record.read_text(encoding="utf-8"))["task"]
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        raise CliError(f"{record}: unreadable task record ({err})") from None
+    if name not in TASKS:
+        raise CliError(f"{record}: unknown task {name!r}; expected one of {', '.join(TASKS)}")
+    return load(TASKS[name].commands)
