@@ -25,7 +25,7 @@ a row in each round (the order alternating between rounds), median over
 gain = full-read time / agents time, Flop-r from the counts the export
 returns (`structural_jump_flop_report`), target gain / Flop-r >= 0.85.
 
-    python benchmarks/sj_op_skip_gain.py [--rounds 15] [--texts 40] [--cpu 1] [--out STEM]
+    python benchmarks/sj_op_skip_gain.py [--rounds 15] [--texts 40] [--cpu 1] [--out STEM] [--note TEXT]
 
 Writes benchmarks/results/sj_op_skip_gain.{json,md} (or --out STEM).
 """
@@ -236,6 +236,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=15)
     ap.add_argument("--cpu", type=int, default=None, help="pin the process to this CPU")
     ap.add_argument("--out", default=os.path.join(litert_report.RESULTS, "sj_op_skip_gain"))
+    ap.add_argument("--note", default=None, help="a line for the report, e.g. which op library was measured")
     a = ap.parse_args()
     if a.cpu is not None:
         os.sched_setaffinity(0, {a.cpu})
@@ -253,6 +254,7 @@ def main():
         "machine": litert_report.timed_machine(load_before),
         "versions": {**runtime_versions(), "numpy": np.__version__},
         "seconds": round(time.time() - started, 1),
+        "note": a.note,
         "settings": {"read": a.read, "length": a.length, "texts": a.texts, "rounds": a.rounds, "target": TARGET},
         "rows": rows,
     }
@@ -267,6 +269,7 @@ def markdown(report):
         f"- command: `{report['command']}`",
         f"- machine: {report['machine']}",
         f"- versions: {report['versions']}",
+        *([f"- note: {report['note']}"] if report.get("note") else []),
         f"- {s['texts']} random texts of {s['length']} tokens (1/8 separators, 1/15 sentence ends), random weights, "
         f"the skip bias set for about {s['read']:.0%} read; {s['rounds']} rounds, batch 1, one thread, the runtime's "
         "LiteRT C API signature runner; in each round each export of a row runs all the texts in a row (as an app "
