@@ -18,6 +18,11 @@ public final class TokenPadding {
     public static final int MIN_LENGTH = 16;
     /** How many times its own power of two a text may be padded to ({@code token_padding.SLACK}). */
     public static final int SLACK = 8;
+    /**
+     * The id padding steps carry ({@code keras_skim.contracts.PADDING_ID}, {@link
+     * Tokenizer#PAD_ID}); kept here so that the native API ({@link NativeModel}) needs no tokenizer.
+     */
+    public static final int PADDING_ID = 0;
 
     private int[] buffer = new int[0];
     private int low;  // texts of low < T <= buffer.length keep the length (paddedLength, in one comparison)
@@ -40,7 +45,7 @@ public final class TokenPadding {
 
     /**
      * The ids padded to the input length {@link #paddedLength} picks: a buffer this object keeps
-     * (the next call overwrites it), padded with {@link Tokenizer#PAD_ID}.
+     * (the next call overwrites it), padded with {@link #PADDING_ID}.
      */
     public int[] pad(int[] ids) {
         int count = ids.length;
@@ -49,7 +54,7 @@ public final class TokenPadding {
         }
         System.arraycopy(ids, 0, buffer, 0, count);
         if (filled > count) {
-            Arrays.fill(buffer, count, filled, Tokenizer.PAD_ID);
+            Arrays.fill(buffer, count, filled, PADDING_ID);
         }
         filled = count;
         return buffer;
@@ -63,7 +68,7 @@ public final class TokenPadding {
     private void resize(int length) {
         if (length != buffer.length) {
             buffer = new int[length];
-            Arrays.fill(buffer, Tokenizer.PAD_ID);
+            Arrays.fill(buffer, PADDING_ID);
             filled = 0;
         }
         // `length` is a power of two: it is kept while the text's own power of two is >= length / SLACK.
