@@ -20,7 +20,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 OPS = os.path.join(ROOT, "keras_skim", "litert_ops")
 CPP = os.path.join(ROOT, "android_demo", "app", "src", "main", "cpp")
 CORE = os.path.join(ROOT, "android_demo", "app", "src", "main", "java", "org", "kerasskim", "demo", "core")
-NATIVE_API = ("NativeLibrary.java", "NativeModel.java", "RunResult.java", "ModelException.java")
+NATIVE_API = ("NativeLibrary.java", "NativeModel.java", "RunResult.java", "ModelException.java", "TokenPadding.java")
 CHECK = os.path.join(
     os.path.dirname(os.path.abspath(__file__)), "jni_java", "org", "kerasskim", "demo", "jnitest", "JniCheck.java"
 )

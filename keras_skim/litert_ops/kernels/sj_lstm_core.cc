@@ -7,9 +7,13 @@
 // per position, the next word and the first word after the next separator
 // and after the next sentence end (O(T) integer work, which also writes the
 // mask of the words the loop never visits); the loop then jumps by them.
-// The products use the packed panels of gate_panels.h (the Skim-LSTM core's
-// inner loops): the LSTM's panels fuse the cell update after their last
-// row; the agents' hidden layers are flat panels of a (25) columns.
+// The LSTM's product uses the packed panels of gate_panels.h (the Skim-LSTM
+// core's inner loops), which fuse the cell update after their last row. The
+// agents' hidden layers (a = 25 columns on m rows) are plain row-major
+// [m][a_pad] matrices whose product splits the rows over several sets of
+// accumulators (sj_lstm_kernel.inc): with a few vectors per row, one set
+// would wait on the multiply-add latency at every row, and the skip agent
+// is all a skipped word costs.
 #include "sj_lstm_core.h"
 
 #include <math.h>
@@ -34,9 +38,9 @@ struct SjLstmCore::Impl {
   const float* rows = nullptr;
   const int8_t* rows_int8 = nullptr;  // int8 rows instead of `rows`, with
   const float* rows_scale = nullptr;  // [V, 2] scales (sj_lstm_core.h)
-  PanelShape big, skip, jump;
-  PackedGates big_w;  // the LSTM's [W; U], float or int8
-  Aligned<float> skip_w, jump_w;
+  PanelShape big, skip;  // skip: the agents' padding (a_pad columns)
+  PackedGates big_w;      // the LSTM's [W; U], float or int8
+  Aligned<float> skip_w, jump_w;  // [m][a_pad] row-major, padding 0
   Aligned<float> previous_lstm;  // [5][4][m_pad]
   Aligned<float> previous_skip;  // [5][a_pad]
   Aligned<float> skip_head;      // [a_pad]
@@ -73,6 +77,13 @@ PanelShape Shape(const SimdIsa& isa, int GP, int gates, int units, int rows) {
   return s;
 }
 
+// `src` [rows, cols] row-major into `dst` [rows, cols_pad] (padding 0).
+void PadColumns(const float* src, int rows, int cols, int cols_pad, Aligned<float>* dst) {
+  dst->resize((size_t)rows * cols_pad);
+  memset(dst->data(), 0, sizeof(float) * rows * cols_pad);
+  for (int k = 0; k < rows; ++k) memcpy(dst->data() + (size_t)k * cols_pad, src + (size_t)k * cols, sizeof(float) * cols);
+}
+
 }  // namespace
 
 SjLstmCore::SjLstmCore(const char* simd) : impl_(new Impl(simd)) {}
@@ -96,16 +107,13 @@ void SjLstmCore::Prepare(const SjLstmWeights& w) {
   s.rows_scale = w.rows_scale;
   s.big = Shape(s.isa, s.isa.GP, 4, m, s.K);
   s.skip = Shape(s.isa, s.isa.small_GP, 1, a, m);
-  s.jump = Shape(s.isa, s.isa.small_GP, 1, a, m);
   const int mp = s.m_pad(), ap = s.a_pad();
   if (w.kernel_int8)
     s.big_w.Pack(s.big, w.kernel_int8, true, w.kernel_scale);
   else
     s.big_w.Pack(s.big, w.kernel, false, nullptr);
-  s.skip_w.resize(s.skip.size());
-  pack_rows(s.skip, w.skip_kernel, m, a, 0, 0, s.skip_w.data());
-  s.jump_w.resize(s.jump.size());
-  pack_rows(s.jump, w.jump_kernel, m, a, 0, 0, s.jump_w.data());
+  PadColumns(w.skip_kernel, m, a, ap, &s.skip_w);
+  PadColumns(w.jump_kernel, m, a, ap, &s.jump_w);
 
   const int P = a + 4 * m;  // floats per row of `previous`
   s.previous_lstm.resize(5 * 4 * mp);

@@ -37,6 +37,7 @@ struct Model {
   int signature = 0;
   int ids = -1, threshold = -1;             // inputs
   int logits = -1, mask = -1, count = -1;   // outputs
+  std::vector<int32_t> ids_buffer;          // the ids of a run, kept between runs
 };
 
 void Throw(JNIEnv* env, const std::string& message) {
@@ -134,13 +135,21 @@ JNIEXPORT jlong JNICALL Java_org_kerasskim_demo_core_NativeModel_nativeLoad(
 }
 
 JNIEXPORT jobject JNICALL Java_org_kerasskim_demo_core_NativeModel_nativeRun(
-    JNIEnv* env, jclass, jlong handle, jintArray token_ids, jfloat threshold) {
+    JNIEnv* env, jclass, jlong handle, jintArray token_ids, jint text_length, jfloat threshold) {
   Model* model = reinterpret_cast<Model*>(handle);
   ModelRunner& r = *model->runner;
   const int s = model->signature;
-  const jsize T = env->GetArrayLength(token_ids);
-  std::vector<int32_t> ids(T);
-  env->GetIntArrayRegion(token_ids, 0, T, reinterpret_cast<jint*>(ids.data()));
+  // The input length (padded by NativeModel's TokenPadding, or the text's
+  // own); the text is its first `text_length` ids, and the per-token outputs are
+  // cut back to them.
+  const jsize length = env->GetArrayLength(token_ids);
+  if (text_length < 1 || text_length > length)
+    return Throw(env, "the text has " + std::to_string(text_length) + " of " + std::to_string(length) + " ids"),
+           nullptr;
+  const jsize T = text_length;
+  std::vector<int32_t>& ids = model->ids_buffer;
+  ids.resize(length);
+  env->GetIntArrayRegion(token_ids, 0, length, reinterpret_cast<jint*>(ids.data()));
   if (env->ExceptionCheck()) return nullptr;
 
   std::string error;
@@ -149,7 +158,7 @@ JNIEXPORT jobject JNICALL Java_org_kerasskim_demo_core_NativeModel_nativeRun(
   TensorShape shape;
   shape.rank = 2;
   shape.dims[0] = 1;
-  shape.dims[1] = T;
+  shape.dims[1] = length;
   bool ok = r.SetInput(s, model->ids, DType::kInt32, shape, ids.data(), ids.size() * 4, &error);
   if (ok && model->threshold >= 0) {
     TensorShape scalar;
@@ -169,9 +178,9 @@ JNIEXPORT jobject JNICALL Java_org_kerasskim_demo_core_NativeModel_nativeRun(
   std::vector<jint> mask_values(T, 1);
   jint reads = T;
   if (model->mask >= 0) {
-    if (!Numeric(mask) || mask.shape.NumElements() != T)
+    if (!Numeric(mask) || mask.shape.NumElements() != length)
       return Throw(env, "read_mask has " + std::to_string(mask.shape.NumElements()) +
-                            " values for " + std::to_string(T) + " tokens"), nullptr;
+                            " values for " + std::to_string(length) + " tokens"), nullptr;
     reads = 0;
     for (jsize i = 0; i < T; ++i) {
       mask_values[i] = (jint)lrint(ValueAt(mask, i));

@@ -38,6 +38,7 @@ import org.kerasskim.demo.core.Outcome;
 import org.kerasskim.demo.core.Prediction;
 import org.kerasskim.demo.core.RunResult;
 import org.kerasskim.demo.core.SampleReview;
+import org.kerasskim.demo.core.TokenPadding;
 import org.kerasskim.demo.core.TokenState;
 import org.kerasskim.demo.core.Tokenizer;
 
@@ -90,8 +91,41 @@ public final class CoreProbe {
             case "probabilities": return probabilities(r);
             case "bench": return bench(r);
             case "json": return Json.parse(Json.string(r, "text"));
+            case "token_padding": return tokenPadding(r);
             default: throw new IllegalArgumentException("unknown op " + op);
         }
+    }
+
+    /**
+     * TokenPadding over texts of the given lengths in turn: per text the input length it runs at
+     * and the padded ids; and the metadata's padsTokens when a metadata text is given.
+     */
+    private static Object tokenPadding(Map<String, Object> r) throws JsonException {
+        TokenPadding padding = new TokenPadding();
+        List<Object> runs = new ArrayList<>();
+        int next = 1;
+        for (Object length : Json.array(r.get("lengths"), "lengths")) {
+            int[] ids = new int[((Number) length).intValue()];
+            for (int i = 0; i < ids.length; i++) {
+                ids[i] = next++;
+            }
+            int[] padded = padding.pad(ids);
+            List<Object> values = new ArrayList<>();
+            for (int id : padded) {
+                values.add(id);
+            }
+            Map<String, Object> run = new LinkedHashMap<>();
+            run.put("length", padding.length());
+            run.put("ids", values);
+            runs.add(run);
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("runs", runs);
+        Object metadata = r.get("metadata");
+        if (metadata != null) {
+            out.put("pads_tokens", ModelMetadata.fromJson(Json.write(metadata)).padsTokens());
+        }
+        return out;
     }
 
     private static Map<String, Object> constants() {

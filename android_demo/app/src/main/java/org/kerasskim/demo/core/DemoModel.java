@@ -28,7 +28,8 @@ public final class DemoModel implements BenchSubject, AutoCloseable {
     public static Outcome<DemoModel> open(ModelFiles files, int numThreads) {
         String where = files.entry.modelPath;
         try {
-            return Outcome.ok(new DemoModel(files, NativeModel.load(files.model, numThreads)));
+            return Outcome.ok(new DemoModel(files,
+                    NativeModel.load(files.model, numThreads, files.metadata.padsTokens())));
         } catch (ModelException err) {
             String needs = files.metadata.customOps.isEmpty() ? ""
                     : " (it needs the custom op " + String.join(", ", files.metadata.customOps)

@@ -57,6 +57,11 @@ public final class ModelMetadata {
      * the threshold applies to (a skim model) has one; the JNI shim passes it only then.
      */
     public final boolean takesThreshold;
+    /**
+     * The id the model's embedding masks ({@code padding_id}: 0, as {@code
+     * keras_skim.contracts.PADDING_ID}); null when the model has none or the metadata predates it.
+     */
+    public final Integer paddingId;
     private final Map<Integer, TokenState> maskCodes;
 
     private ModelMetadata(Map<String, Object> m) throws JsonException {
@@ -92,6 +97,7 @@ public final class ModelMetadata {
         readFlopsPerToken = Json.optNumber(flops, "read_flops_per_token");
         skimFlopsPerToken = Json.optNumber(flops, "skim_flops_per_token");
         agentUnits = Json.optInteger(m, "agent_units");
+        paddingId = Json.optInteger(m, "padding_id");
         if (embeddingDim < 1 || (agentUnits != null && agentUnits < 1)) {
             throw new JsonException("\"embedding_dim\" and \"agent_units\" must be positive");
         }
@@ -130,6 +136,15 @@ public final class ModelMetadata {
      */
     public boolean jumps() {
         return JUMP_MODEL_KIND.equals(modelKind);
+    }
+
+    /**
+     * Whether texts run at the padded input lengths of {@link TokenPadding}: the rule of {@code
+     * keras_skim.runtime.token_padding.padding_for}, an export with keras-skim's custom ops (which
+     * skip a padding step in a comparison) whose padding id is {@link Tokenizer#PAD_ID}.
+     */
+    public boolean padsTokens() {
+        return !customOps.isEmpty() && paddingId != null && paddingId == Tokenizer.PAD_ID;
     }
 
     /** The threshold to use when the user has not chosen one. */

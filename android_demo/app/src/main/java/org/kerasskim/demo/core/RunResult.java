@@ -13,7 +13,8 @@ public final class RunResult {
     /** Number of tokens the big cell (a jump model: the LSTM) read. */
     public final int readCount;
     /**
-     * Native time of the run: the ids copied in (the input resized when the length changed),
+     * Native time of the run: the ids copied in (the input resized when its length changed: at
+     * every new text length, or with token padding only when the padded length changes),
      * LiteRT's run, the outputs read; not the JNI array copies. What the benchmark times, like
      * {@code keras-skim bench} times one signature call.
      */
