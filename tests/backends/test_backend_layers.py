@@ -122,63 +122,6 @@ def test_fit_and_evaluate_logs_report_the_skim_statistics(name):
     assert cell.skim_rate.variables == [] and cell.skim_loss.variables == []
 
 
-@pytest.mark.parametrize("layer_class", [SkimLSTM, SkimGRU])
-@pytest.mark.parametrize("small_units", [0, 3])
-def test_the_scan_loop_has_the_per_step_loops_outputs_and_gradients(layer_class, small_units, monkeypatch):
-    """Training on JAX runs skim_scan_loop (the input products before the
-    loop, the bookkeeping after it): the same outputs, skim loss and
-    gradients as the RNN layer's per-step loop of the cell's `call`, given
-    the same Gumbel noise (here the same at every step) and a mask with left
-    padding and a hole."""
-    import jax
-
-    rs = np.random.RandomState(0)
-    x = rs.normal(size=(4, 6, 5)).astype("float32")
-    mask = np.arange(6)[None, :] < np.array([6, 4, 2, 6])[:, None]
-    mask[1, :1] = False
-    mask[3, 3] = False
-    noise = (rs.gumbel(size=(4, 1, 2)) * 2.0).astype("float32")
-    layer = layer_class(7, small_units, gamma=0.5, seed=1)
-    layer(x[:1])
-    for v in layer.trainable_weights:
-        v.assign(rs.normal(0, 0.5, v.shape).astype("float32"))
-    layer.cell.temperature.assign(0.5)
-    probe = rs.normal(size=(7,)).astype("float32")
-    # Both loops call the noise source: once for all steps (batch, steps, 2),
-    # or once per step (batch, 2).
-    monkeypatch.setattr(
-        layer.cell,
-        "_gumbel_noise",
-        lambda shape, seed=None: np.broadcast_to(noise, shape) if len(shape) == 3 else noise[:, 0],
-    )
-
-    def run(fused):
-        layer.cell.fused_loop = fused
-
-        def loss(trainable):
-            h, _, losses = layer.stateless_call(
-                trainable,
-                [v.value for v in layer.non_trainable_variables],
-                x,
-                mask=mask,
-                training=True,
-                return_losses=True,
-            )
-            return keras.ops.sum(h * probe) + sum(losses), (h, sum(losses))
-
-        (_, (h, skim_loss)), grads = jax.value_and_grad(loss, has_aux=True)(
-            [v.value for v in layer.trainable_variables]
-        )
-        return np.asarray(h), float(skim_loss), [np.asarray(g) for g in grads]
-
-    h_scan, loss_scan, grads_scan = run(True)
-    h_step, loss_step, grads_step = run(False)
-    np.testing.assert_allclose(h_scan, h_step, rtol=1e-5, atol=1e-6)
-    assert loss_scan == pytest.approx(loss_step, rel=1e-5) and loss_scan > 0.0
-    for got, want in zip(grads_scan, grads_step):
-        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
-
-
 def test_gumbel_draws_follow_the_seed_and_differ_between_steps():
     """Under JAX each loop step folds its index into a key drawn before the
     loop: the same seed trains the same, the draws differ from step to step."""

@@ -541,10 +541,7 @@ def run_skim_loop(rnn, inner_loop, sequences, initial_state, mask, training=Fals
         flat[index] = ops.cast(flat[index], "float32")
     initial_state = tree.pack_sequence_as(initial_state, flat)
     if _runs_fused(rnn, training):
-        if keras.backend.backend() == "tensorflow":
-            from keras_skim.models.skim_rnn.skim_training_loop import fused_training_loop
-        else:
-            from keras_skim.models.skim_rnn.skim_scan_loop import scan_training_loop as fused_training_loop
+        from keras_skim.models.skim_rnn.skim_training_loop import fused_training_loop
 
         last_output, outputs, states = fused_training_loop(
             rnn.cell, sequences, list(initial_state), mask, rnn.go_backwards, rnn.return_sequences
@@ -562,7 +559,7 @@ def run_skim_loop(rnn, inner_loop, sequences, initial_state, mask, training=Fals
 def _runs_fused(rnn, training):
     return (
         training is True
-        and keras.backend.backend() in ("tensorflow", "jax")
+        and keras.backend.backend() == "tensorflow"
         and isinstance(rnn.cell, SkimCellBase)
         and rnn.cell.fused_loop
         and not rnn.unroll
