@@ -22,6 +22,7 @@ import json
 import os
 import pathlib
 import platform
+import resource
 import statistics
 import subprocess
 import sys
@@ -59,7 +60,7 @@ def one_run(args):
     import keras
     import tensorflow as tf
 
-    from benchmarks.training_speed import make_data, model_builders, time_epochs
+    from benchmarks.training_speed import make_data, model_builders
 
     if args.threads:
         intra, inter = (int(n) for n in args.threads.split(","))
@@ -69,21 +70,58 @@ def one_run(args):
     ids, labels = make_data(args.texts, 100)
     builders = model_builders()
     models = {row: builders[row][1](args.units, 100, False) for row in ROWS}
+    traces = _count_fused_loop_traces()
     load_before = os.getloadavg()[0]
-    wall, cpu = time_epochs(models, ids, labels, 64, args.repeats)
-    traced = {row: _tracing_count(model) for row, model in models.items()}
+    rows = time_epochs(models, ids, labels.reshape(-1, 1), args.repeats)
+    for row, model in models.items():
+        cells = [layer.cell for layer in model.layers if hasattr(layer, "cell")]
+        rows[row]["traced"] = sum(traces.get(id(cell), 0) for cell in cells) if row != "LSTM" else None
     threads = {
         "intra_op": tf.config.threading.get_intra_op_parallelism_threads(),
         "inter_op": tf.config.threading.get_inter_op_parallelism_threads(),
     }
-    rows = {row: {"wall": wall[row], "cpu": cpu[row], "traced": traced[row]} for row in ROWS}
     return {"rows": rows, "load": [load_before, os.getloadavg()[0]], "threads": threads}
 
 
-def _tracing_count(model):
-    function = getattr(model, "train_function", None)
-    count = getattr(function, "experimental_get_tracing_count", None)
-    return count() if count else None
+def time_epochs(models, ids, target, repeats):
+    """{row: {measure: [one value per timed epoch]}}: wall seconds, CPU
+    seconds (user + system), system seconds, minor page faults and
+    voluntary / involuntary context switches of the process (what a thread
+    pool waiting on a loaded machine or memory mapped at every step shows)."""
+    for model in models.values():
+        model.fit(ids, target, batch_size=64, epochs=1, verbose=0)  # the warm-up (tracing)
+    rows = {row: {k: [] for k in ("wall", "cpu", "sys", "faults", "switches", "preempted")} for row in models}
+    for _ in range(repeats):
+        for row, model in models.items():
+            usage, started = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
+            model.fit(ids, target, batch_size=64, epochs=1, verbose=0)
+            wall, after = time.perf_counter() - started, resource.getrusage(resource.RUSAGE_SELF)
+            measures = {
+                "wall": wall,
+                "cpu": after.ru_utime + after.ru_stime - usage.ru_utime - usage.ru_stime,
+                "sys": after.ru_stime - usage.ru_stime,
+                "faults": after.ru_minflt - usage.ru_minflt,
+                "switches": after.ru_nvcsw - usage.ru_nvcsw,
+                "preempted": after.ru_nivcsw - usage.ru_nivcsw,
+            }
+            for key, value in measures.items():
+                rows[row][key].append(value)
+    return rows
+
+
+def _count_fused_loop_traces():
+    """{id(cell): times the fused training loop was traced for it}: TensorFlow
+    traces the loop once per train function; more means a retrace."""
+    from keras_skim.models.skim_rnn import skim_training_loop
+
+    counts, traced = {}, skim_training_loop.fused_training_loop
+
+    def counting(cell, *args):
+        counts[id(cell)] = counts.get(id(cell), 0) + 1
+        return traced(cell, *args)
+
+    skim_training_loop.fused_training_loop = counting
+    return counts
 
 
 def summary(run):
@@ -95,6 +133,10 @@ def summary(run):
         "median_cpu_s": cpu,
         "ratio": {row: median[row] / median["LSTM"] for row in ROWS[1:]},
         "cpu_ratio": {row: cpu[row] / cpu["LSTM"] for row in ROWS[1:]},
+        "per_epoch": {
+            row: {k: statistics.median(r[k]) for k in ("sys", "faults", "switches", "preempted")}
+            for row, r in run["rows"].items()
+        },
     }
 
 
@@ -111,12 +153,26 @@ def markdown(report):
     ]
     for k, run in enumerate(report["runs"], 1):
         s, cell, layer = run["summary"], "RNN(SkimLSTMCell)", "SkimLSTM"
-        traced = "/".join(str(r["traced"]) for r in run["rows"].values())
+        traced = "/".join(str(run["rows"][row]["traced"]) for row in ROWS[1:])
         lines.append(
             f"| {k} | {s['median_s']['LSTM']:.2f} | {s['median_s'][cell]:.2f} | {s['ratio'][cell]:.2f} | "
             f"{s['cpu_ratio'][cell]:.2f} | {s['median_s'][layer]:.2f} | {s['ratio'][layer]:.2f} | "
             f"{s['cpu_ratio'][layer]:.2f} | {run['load'][0]:.1f} / {run['load'][1]:.1f} | {traced} |"
         )
+    lines += [
+        "",
+        "Per epoch (medians; each run's LSTM / RNN(SkimLSTMCell) / SkimLSTM): system CPU seconds, minor page",
+        "faults, voluntary context switches (threads waiting) and involuntary ones (threads preempted).",
+        "",
+        "| run | system s | page faults | voluntary switches | involuntary switches |",
+        "|---|---|---|---|---|",
+    ]
+    for k, run in enumerate(report["runs"], 1):
+        epoch = run["summary"]["per_epoch"]
+        cells = [
+            " / ".join(_number(epoch[row][key]) for row in ROWS) for key in ("sys", "faults", "switches", "preempted")
+        ]
+        lines.append(f"| {k} | " + " | ".join(cells) + " |")
     for row in ROWS[1:]:
         spread = report["spread"][row]
         lines.append("")
@@ -128,11 +184,15 @@ def markdown(report):
         "",
         f"Machine: {report['machine']}. Versions: {report['versions']}.",
         f"Command: `{report['command']}`",
-        "`traced`: times each model's train function was traced (LSTM / cell / layer); 1 = no retrace.",
+        "`traced`: times the fused loop was traced (RNN(SkimLSTMCell) / SkimLSTM), warm-up included; 1 = no retrace.",
     ]
     if report["note"]:
         lines.append(report["note"])
     return "\n".join(lines) + "\n"
+
+
+def _number(value):
+    return f"{value:.2f}" if isinstance(value, float) and value < 100 else f"{value:.0f}"
 
 
 def spread(runs):
