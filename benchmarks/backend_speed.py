@@ -23,6 +23,7 @@ PyPI's only Linux wheel pulls about 2.2 GB of CUDA packages).
 """
 
 import argparse
+import importlib
 import importlib.util
 import json
 import os
@@ -103,28 +104,48 @@ def measure(args):
             if round_index:  # round 0 traces and compiles
                 runs[name]["fit_s"].append(fit)
                 runs[name]["predict_s"].append(predict)
-    return {name: {key: statistics.median(values) for key, values in run.items()} for name, run in runs.items()}
+    medians = {name: {key: statistics.median(values) for key, values in run.items()} for name, run in runs.items()}
+    return medians, runs
 
 
 def record(args, backend):
     """This backend's entry: its rows and ratios, or why it has none."""
-    entry = {"python": platform.python_version(), "load_before": list(os.getloadavg())}
+    entry = {
+        "python": platform.python_version(),
+        "load_before": list(os.getloadavg()),
+        "machine": machine(),
+        "command": f"KERAS_BACKEND={backend} " + " ".join([pathlib.Path(sys.executable).name] + sys.argv),
+    }
     if importlib.util.find_spec(BACKEND_PACKAGES[backend]) is None:
         entry["status"] = f"not installed ({BACKEND_PACKAGES[backend]} is not importable)"
         return entry
     import keras
 
-    rows = measure(args)
+    rows, rounds = measure(args)
+    package = importlib.import_module(BACKEND_PACKAGES[backend])
     entry.update(
         status="measured",
         keras=keras.__version__,
+        backend_version=package.__version__,
         rows=rows,
+        rounds=rounds,
         fit_ratio=rows["SkimLSTM"]["fit_s"] / rows["LSTM"]["fit_s"],
         predict_ratio=rows["SkimLSTM"]["predict_s"] / rows["LSTM"]["predict_s"],
         load_after=list(os.getloadavg()),
         setup={"samples": args.samples, "length": args.length, "repeats": args.repeats, "batch": BATCH},
     )
     return entry
+
+
+def machine():
+    """The CPU model, core count and OS of this machine."""
+    cpu = platform.processor() or platform.machine()
+    cpuinfo = pathlib.Path("/proc/cpuinfo")
+    if cpuinfo.exists():
+        lines = cpuinfo.read_text().splitlines()
+        names = [line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")]
+        cpu = names[0] if names else cpu
+    return {"cpu": cpu, "cores": os.cpu_count(), "platform": platform.platform()}
 
 
 def markdown(results):
@@ -144,13 +165,19 @@ def markdown(results):
             lines.append(f"| {backend} | {entry.get('status')} |  |  |  |  |  |  |  |")
             continue
         lstm, skim = entry["rows"]["LSTM"], entry["rows"]["SkimLSTM"]
+        versions = f"{entry['keras']} ({backend} {entry.get('backend_version', '?')})"
         load = f"{entry['load_before'][0]:.1f} / {entry['load_after'][0]:.1f}"
         lines.append(
-            f"| {backend} | {entry['keras']} | {lstm['fit_s']:.2f} | {skim['fit_s']:.2f} | {entry['fit_ratio']:.2f} | "
+            f"| {backend} | {versions} | {lstm['fit_s']:.2f} | {skim['fit_s']:.2f} | {entry['fit_ratio']:.2f} | "
             f"{lstm['predict_s']:.2f} | {skim['predict_s']:.2f} | {entry['predict_ratio']:.2f} | {load} |"
         )
     setups = {json.dumps(e["setup"], sort_keys=True) for e in results.values() if "setup" in e}
     lines += ["", "Setups: " + "; ".join(sorted(setups)), ""]
+    for backend, entry in sorted(results.items()):
+        if "machine" in entry:
+            where = f"{entry['machine']['cpu']}, {entry['machine']['cores']} cores"
+            lines += [f"- {backend}: `{entry['command']}` on {where}"]
+    lines.append("")
     return "\n".join(lines)
 
 

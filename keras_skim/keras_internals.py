@@ -13,8 +13,10 @@ through these private Keras 3 APIs (checked with Keras 3.15):
   layer, and the Python `training` flag of the call.
 - `Layer._flatten_layers`: the tracked sublayers of that layer.
 - The stateless scope (`stateless_scope.get_stateless_scope`): whether a
-  metric's variables can be updated in this call (JAX runs `call` in a
-  scope that maps only the layer weights, and drops other updates).
+  cell's statistics can be updated or read in this call (JAX runs `call` in a
+  scope that maps only the model's variables, and a batch's metrics in one
+  that maps only the metrics' own), and the JAX trainer's purge of the
+  variables' values during an epoch (`Variable._value` is None then).
 - An instance attribute `inner_loop` on that RNN layer: `RNN.call` looks
   `self.inner_loop` up after the hook, so a bound method set on the instance
   runs the loop and then adds the loss.
@@ -37,6 +39,7 @@ __all__ = [
     "tracked_layers",
     "replace_inner_loop",
     "replaced_inner_loop",
+    "variables_readable",
     "variables_writable",
 ]
 
@@ -86,3 +89,15 @@ def variables_writable(variables):
     if scope is None:
         return True
     return all(scope.get_current_value(v) is not None for v in variables)
+
+
+def variables_readable(variables):
+    """Whether `variables` have a value in the current call: outside a
+    stateless scope, or mapped by it, or not purged. Keras' JAX trainer
+    detaches the model's variables during an epoch (`_purge_model_variables`)
+    and computes a batch's metrics in a scope that maps only the metrics'
+    own variables."""
+    scope = stateless_scope.get_stateless_scope()
+    return all(
+        (scope is not None and scope.get_current_value(v) is not None) or v._value is not None for v in variables
+    )

@@ -97,6 +97,31 @@ def test_layer_fits_predicts_reports_and_round_trips(name, tmp_path):
     _round_trip(model, str(tmp_path / "model.keras"), ids)
 
 
+@pytest.mark.parametrize("name", ["SkimLSTM", "RNN(SkimGRUCell)"])
+def test_fit_and_evaluate_logs_report_the_skim_statistics(name):
+    """skim_rate and skim_loss in `fit`'s epoch logs and `evaluate`'s result
+    (issue 34: they were 0 on JAX): the counts are the cell's state, carried
+    by the trainer as the model's non-trainable variables, not weights."""
+    ids, labels, _ = _data()
+    model = _classifier(RECURRENT[name])
+    weights = len(model.weights)
+    history = model.fit(ids, labels, epochs=2, batch_size=16, verbose=0, validation_data=(ids, labels)).history
+    # In training a token is skimmed when its Gumbel sample favours skimming:
+    # about half of them with the gate's initial weights.
+    assert all(0.05 < rate < 0.95 for rate in history["skim_rate"]), history
+    assert all(loss > 0.0 for loss in history["skim_loss"]) and all(v > 0.0 for v in history["val_skim_loss"]), history
+    # Validation decides with the threshold: the exact rate of the final weights.
+    exact = keras_skim.skim_statistics(model, ids, batch_size=16, progress=False)["skim_rate"]
+    assert exact > 0.0 and history["val_skim_rate"][-1] == pytest.approx(exact, abs=1e-6), (history, exact)
+    result = model.evaluate(ids, labels, batch_size=16, verbose=0, return_dict=True)
+    assert result["skim_rate"] == pytest.approx(exact, abs=1e-6) and result["skim_loss"] > 0.0, result
+    (cell,) = [layer for layer in model._flatten_layers() if hasattr(layer, "skim_rate")]
+    counts = cell.skim_rate.state_variables + cell.skim_loss.state_variables
+    assert len(model.weights) == weights and not any(v is w for v in counts for w in model.weights)
+    assert all(any(v is w for w in model.non_trainable_variables) for v in counts)
+    assert cell.skim_rate.variables == [] and cell.skim_loss.variables == []
+
+
 def test_gumbel_draws_follow_the_seed_and_differ_between_steps():
     """Under JAX each loop step folds its index into a key drawn before the
     loop: the same seed trains the same, the draws differ from step to step."""

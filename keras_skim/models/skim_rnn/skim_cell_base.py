@@ -12,7 +12,7 @@ from keras import ops, tree
 from keras_skim import keras_internals
 from keras_skim.backends import current as backend
 from keras_skim.keras_internals import DropoutRNNCell
-from keras_skim.models.skim_rnn.skim_rate import SkimRate
+from keras_skim.models.skim_rnn.layer_state_metrics import CellSkimLoss, CellSkimRate
 
 # The state's layout; STAT_PENDING stays importable from here for skim_statistics and export.parity.
 from keras_skim.models.skim_rnn.skim_state_layout import (  # noqa: F401
@@ -114,8 +114,9 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
         self.initial_temperature = float(initial_temperature)
         self.seed = seed
         self.seed_generator = keras.random.SeedGenerator(seed=seed)
-        self.skim_rate = SkimRate(name="skim_rate")
-        self.skim_loss = keras.metrics.Mean(name="skim_loss")
+        # Their counts are the cell's state (see `variables`).
+        self.skim_rate = CellSkimRate(name="skim_rate")
+        self.skim_loss = CellSkimLoss(name="skim_loss")
         self.state_size = [units] * self.rnn_state_count + [NUM_STATS]
         self.output_size = units
         # `call` casts its inputs itself: the bookkeeping state stays float32
@@ -134,6 +135,16 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
         self._loop_seed = None
 
     # ------------------------------------------------------------------ weights
+    @property
+    def variables(self) -> list:
+        """The cell's state: its weights, its seed generator's state and the
+        counts of its `skim_rate` and `skim_loss` (not weights: not saved,
+        not in `weights`), which `_account` updates after each RNN loop.
+        Keras' JAX trainer carries the model's non-trainable variables from
+        step to step, so the counts reach the logs there too
+        (`layer_state_metrics`)."""
+        return super().variables + self.skim_rate.state_variables + self.skim_loss.state_variables
+
     def _weight(self, name, shape, kind):
         initializer, regularizer, constraint = {
             "kernel": (self.kernel_initializer, self.kernel_regularizer, self.kernel_constraint),
@@ -424,16 +435,24 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
         total = final_stats[:, STAT_SKIM_LOSS] - initial_stats[:, STAT_SKIM_LOSS]
         loss = self.gamma * ops.mean(ops.divide_no_nan(total, tokens))
         self._loop_seed = None
-        # Under a stateless trainer (JAX) the metrics' state is not part of
-        # this call's state: `skim_statistics` gives the exact counts there.
-        if keras_internals.variables_writable(self.skim_rate.variables + self.skim_loss.variables):
-            self.skim_rate.update_counts(ops.sum(skimmed), ops.sum(tokens))
-            self.skim_loss.update_state(
-                ops.stop_gradient(loss), sample_weight=ops.cast(ops.shape(tokens)[0], "float32")
-            )
+        self._count(ops.sum(skimmed), ops.sum(tokens), ops.stop_gradient(loss), ops.shape(tokens)[0])
         if self.gamma > 0.0:
             self.add_loss(loss)
         return loss
+
+    def _count(self, skimmed, tokens, loss, batch):
+        """Adds this call's counts to the cell's statistics state (read by
+        `skim_rate` and `skim_loss`). Skipped in a stateless scope that does
+        not carry that state (a symbolic call)."""
+        rate, mean = self.skim_rate, self.skim_loss
+        if not keras_internals.variables_writable(rate.state_variables + mean.state_variables):
+            return
+        batch = ops.cast(batch, "float32")
+        rate.skimmed.assign_add(ops.cast(skimmed, rate.dtype))
+        rate.tokens.assign_add(ops.cast(tokens, rate.dtype))
+        # The batch-size-weighted mean of the skim loss, as Mean(sample_weight=batch).
+        mean.total.assign_add(ops.cast(loss * batch, mean.dtype))
+        mean.count.assign_add(ops.cast(batch, mean.dtype))
 
     # ------------------------------------------------------------------- config
     def get_config(self) -> dict[str, Any]:

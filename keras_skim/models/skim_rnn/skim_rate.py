@@ -10,18 +10,17 @@ from keras import ops
 class SkimRate(keras.metrics.Metric):
     """Fraction of real (unmasked) tokens that a skim cell skimmed.
 
-    A skim cell owns one `SkimRate`, so it appears in `model.fit` logs and
-    `model.evaluate` results without being compiled. After each run of its
-    `keras.layers.RNN`, the cell adds the counts of that batch's real tokens
-    and skimmed tokens, read from its bookkeeping state (which Keras' mask
-    keeps exact: padded steps leave it unchanged). In training a token counts
-    as skimmed when its Gumbel-softmax sample favours skimming; at inference
-    when p(read) < threshold.
-
-    Under a stateless trainer (the JAX backend's `fit`, `evaluate` and
-    `predict`) a layer's `call` cannot update a metric (only its weights'
-    state comes back), so the metric stays at 0 there; `skim_statistics`
-    gives the exact counts on every backend.
+    A skim cell owns one (`keras_skim.models.skim_rnn.layer_state_metrics`),
+    so it appears in `model.fit` logs and `model.evaluate` results without
+    being compiled. After each run of its `keras.layers.RNN`, the cell adds
+    the counts of that batch's real tokens and skimmed tokens, read from its
+    bookkeeping state (which Keras' mask keeps exact: padded steps leave it
+    unchanged). In training a token counts as skimmed when its
+    Gumbel-softmax sample favours skimming; at inference when
+    p(read) < threshold. The cell's counts are its own state (the model's
+    non-trainable variables, not weights), so that the JAX backend's
+    stateless trainer carries them: there the epoch's logs and `evaluate`
+    are exact, and a batch's logs inside an epoch read 0.
 
     Args:
         name: metric name, `"skim_rate"` by default.
