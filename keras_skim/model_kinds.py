@@ -179,6 +179,45 @@ FAMILIES = {
     )
 }
 
+
+@dataclasses.dataclass(frozen=True)
+class ModelTask:
+    """A task of `keras-skim train/evaluate --task` beyond text
+    classification (which is the commands' own, without `--task`), and
+    its model family's folder (`keras_skim/models/<family>/`). Its
+    models are not exported yet, so it has no `FAMILIES` row (whose
+    families export and train `--cell` kinds); its reader is any kind
+    with a Keras layer, reached through `KINDS`.
+
+    Attributes:
+        name: The `--task` value.
+        description: One line for `--task`'s help.
+        models: ((`--model` value, its commands module), ...), the first
+            the default: a module with `train(args)` and `evaluate(args)`
+            (the parsed `keras-skim train`/`evaluate` options), each
+            returning the exit status (`keras_skim.cli.task_dispatch`).
+        model_classes: The task's public Keras model classes
+            ("module:Class"), which `keras_skim.models` exports by name.
+    """
+
+    name: str
+    description: str
+    models: tuple = ()
+    model_classes: tuple = ()
+
+
+TASKS = {
+    task.name: task
+    for task in (
+        ModelTask(
+            "cloze",
+            "cloze questions in the Children's Book Test's text format (--data FILE)",
+            models=(("cloze", "keras_skim.models.cloze_qa.cloze_commands"),),
+            model_classes=("keras_skim.models.cloze_qa.cloze_qa:ClozeQA",),
+        ),
+    )
+}
+
 _SKIM_CODES = (TOKEN_SKIMMED, TOKEN_READ)
 _SKIM_RNN = "keras_skim.models.skim_rnn"
 

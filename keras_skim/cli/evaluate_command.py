@@ -17,6 +17,7 @@ from keras_skim.cli.model_args import (
     positive_int,
     text_tokenizer,
 )
+from keras_skim.cli.task_dispatch import add_task_arguments, run_task
 from keras_skim.export.errors import ExportError
 
 
@@ -38,11 +39,15 @@ def add_arguments(parser):
     parser.add_argument("--limit", type=positive_int, default=None)
     parser.add_argument("--tokenizer", default=None, help="tokenizer.json (default: next to MODEL)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_task_arguments(parser)
 
 
 def run(args):
     from keras_skim.cli.export_reading import evaluate_export, export_path
 
+    status = run_task("evaluate", args)
+    if status is not None:
+        return status
     export = export_path(args.model)
     if export is not None:  # an export folder: run through the runtime, without TensorFlow
         return _print_export_result(args, *evaluate_export(args, export))

@@ -20,6 +20,7 @@ from keras_skim.cli.model_args import (
     state_units,
     vocabulary_tokens,
 )
+from keras_skim.cli.task_dispatch import add_task_arguments, run_task
 from keras_skim.datasets.registry import MAX_LENGTH_HELP
 from keras_skim.model_kinds import CELL_HELP, CLI_KINDS, DEFAULT_CELL, FAMILIES, cli_kind, cli_names, load
 
@@ -104,6 +105,7 @@ def add_arguments(parser):
 
     for commands in _families().values():
         commands.add_arguments(parser)
+    add_task_arguments(parser)
 
 
 def _given(args, defaults):
@@ -132,6 +134,9 @@ def run(args):
     from keras_skim import output_folder
     from keras_skim.training.pipeline import data_input_paths
 
+    status = run_task("train", args)
+    if status is not None:
+        return status
     kind = cli_kind(args.cell)
     families = _families()
     commands = families[kind.family]

@@ -75,8 +75,8 @@ class ClozeQA(keras.Model):
     (1, 4)
 
     Reference:
-        - Seo, Min, Farhadi, Hajishirzi, "Neural Speed Reading via
-          Skim-RNN", ICLR 2018 (Section 4.2, Table 5).
+        - Seo, Min, Farhadi, Hajishirzi, "Neural Speed Reading" with a
+          skimming RNN, ICLR 2018, arXiv:1711.02085 (Section 4.2, Table 5).
         - Hill, Bordes, Chopra, Weston, "The Goldilocks Principle: Reading
           Children's Books with Explicit Memory Representations", ICLR 2016
           (the Children's Book Test).
