@@ -72,10 +72,11 @@ __all__ = ["__version__", "export", *_LAZY]
 def _table_layer_modules():
     """The modules of the cells, layers and models the model-kind table names
     (a new family's are registered without a line here)."""
-    from keras_skim.model_kinds import FAMILIES, KINDS
+    from keras_skim.model_kinds import FAMILIES, KINDS, TASKS
 
     paths = [path for kind in KINDS.values() for path in (kind.cell_class, kind.layer) if path]
     paths += [family.model_module for family in FAMILIES.values() if family.model_module]
+    paths += [path for task in TASKS.values() for path in task.model_classes]
     return [path.partition(":")[0] for path in paths]
 
 

@@ -196,9 +196,8 @@ def load_cloze_folder(folder):
     """(model, tokenizer, results) of a folder `train_cloze` wrote."""
     import keras
 
-    from keras_skim.models.cloze_qa.cloze_qa import ClozeQA
-
-    model = keras.saving.load_model(os.path.join(folder, MODEL_FILE), custom_objects={"ClozeQA": ClozeQA})
+    # keras_skim registers ClozeQA (and the cells) before Keras loads a model (`keras_skim.register_layers`).
+    model = keras.saving.load_model(os.path.join(folder, MODEL_FILE))
     tokenizer = Tokenizer.load(os.path.join(folder, TOKENIZER_FILE))
     with open(os.path.join(folder, CONFIG_FILE), encoding="utf-8") as f:
         return model, tokenizer, json.load(f)
