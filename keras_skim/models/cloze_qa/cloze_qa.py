@@ -71,7 +71,7 @@ class ClozeQA(keras.Model):
     >>> model = ClozeQA(vocabulary_size=50, cell="lstm", embedding_dim=8, units=16, num_candidates=4)
     >>> tokens = np.array([[5, 6, 7, 2, 3, 0]], dtype="int32")
     >>> candidates = np.array([[2, 3, 4, 8]], dtype="int32")
-    >>> model({"tokens": tokens, "candidates": candidates}).shape
+    >>> tuple(model({"tokens": tokens, "candidates": candidates}).shape)
     (1, 4)
 
     Reference:
