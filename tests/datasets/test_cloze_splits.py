@@ -1,12 +1,12 @@
-"""The cloze trainer's data side (no TensorFlow): splits of a CBT-format file and the encoded inputs."""
+"""The splits of a CBT-format file and the encoded inputs of a cloze reader (no TensorFlow)."""
 
 import pathlib
 
 import numpy as np
 
 from keras_skim.datasets.cloze_files import read_cloze_file, write_cloze_file
+from keras_skim.datasets.cloze_splits import encode_questions, load_splits, question_text
 from keras_skim.datasets.tokenizer import UNK_ID, Tokenizer
-from keras_skim.models.cloze_qa.cloze_training import encode_questions, load_splits, question_text
 
 STORY = pathlib.Path(__file__).resolve().parent.parent / "fixtures" / "cloze" / "story_CN_train.txt"
 
