@@ -68,3 +68,8 @@ def test_task_errors_are_one_line(tmp_path, capsys):
     args = ["train", "--task", "cloze", "--cell", "sj-lstm", "--data", str(STORY), "-o", str(tmp_path / "x")]
     assert main(args) == 2
     assert "does not apply to --task cloze" in capsys.readouterr().err
+    args = ["train", "--task", "cloze", "--freeze-embedding", "--data", str(STORY), "-o", str(tmp_path / "x")]
+    assert main(args) == 2
+    expected = "keras-skim train: error: --freeze-embedding does not apply to --task cloze"
+    assert capsys.readouterr().err.strip() == expected
+    assert not (tmp_path / "x").exists()

@@ -21,11 +21,23 @@ def _data_file(args):
     return path
 
 
+# Options of `keras-skim train` that a cloze reader has no use for, with the value each has when not given.
+UNUSED = {"patience_steps": None, "freeze_embedding": False, "early_stopping": True, "split_seed": None}
+
+
+def _refuse_unused(args):
+    given = [name for name, default in UNUSED.items() if getattr(args, name, default) != default]
+    if given:
+        flags = ", ".join("--no-early-stopping" if n == "early_stopping" else "--" + n.replace("_", "-") for n in given)
+        raise CliError(f"{flags} {'does' if len(given) == 1 else 'do'} not apply to --task cloze")
+
+
 def training_config(args):
     """The `ClozeTrainingConfig` of `keras-skim train --task cloze`'s options."""
     from keras_skim.models.cloze_qa.cloze_qa import READER_CELLS
     from keras_skim.models.cloze_qa.cloze_training import ClozeTrainingConfig
 
+    _refuse_unused(args)
     if args.cell not in READER_CELLS:
         raise CliError(f"--cell {args.cell} does not apply to --task cloze; expected one of {', '.join(READER_CELLS)}")
     given = {name: getattr(args, name, None) for name in DEFAULTS}
