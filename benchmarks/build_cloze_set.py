@@ -52,7 +52,8 @@ RESULTS = pathlib.Path(__file__).resolve().parent / "results"
 
 def token_kind(token):
     """ "NE", "CN" or None for a spaCy token."""
-    if token.pos_ == "PROPN" and token.ent_type_ in NE_TYPES and token.text.isalpha():
+    # A stop word inside an entity ("The" of "The Rock") is no name to guess.
+    if token.pos_ == "PROPN" and token.ent_type_ in NE_TYPES and token.text.isalpha() and not token.is_stop:
         return "NE"
     if token.pos_ == "NOUN" and token.text.isalpha():
         return "CN"
@@ -126,7 +127,7 @@ def manifest(args, files, spacy_version):
             "spacy": spacy_version,
             "components": "tok2vec, tagger, attribute_ruler, senter (sentences), ner; no parser",
             "CN": "pos_ NOUN, alphabetic",
-            "NE": f"pos_ PROPN with ent_type_ in {sorted(NE_TYPES)}, alphabetic",
+            "NE": f"pos_ PROPN with ent_type_ in {sorted(NE_TYPES)}, alphabetic, not a stop word",
         },
         "seed": args.seed,
         "machine": {"python": platform.python_version(), "platform": platform.platform()},

@@ -108,7 +108,9 @@ def test_the_spacy_tagger_finds_nouns_and_names():
     sys.modules.setdefault("build_cloze_set", builder)
     spec.loader.exec_module(builder)
     nlp = builder.load_tagger(spacy)
-    [sentences] = list(builder.tagged_documents(nlp, ["Mary gave the old dog a bone in London. It was happy."]))
+    text = "Mary gave the old dog a bone in London. It was happy. The Beatles played in The Hague."
+    [sentences] = list(builder.tagged_documents(nlp, [text]))
     kinds = {token.text: token.kind for sentence in sentences for token in sentence}
     assert kinds["dog"] == "CN" and kinds["bone"] == "CN" and kinds["London"] == "NE"
-    assert len(sentences) == 2
+    assert kinds["Hague"] == "NE" and kinds["The"] is None
+    assert len(sentences) == 3
