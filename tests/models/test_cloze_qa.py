@@ -2,6 +2,8 @@
 `keras-skim train/evaluate --task cloze`."""
 
 import pathlib
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -55,8 +57,11 @@ def test_train_and_evaluate_on_a_cbt_file(tmp_path, capsys):
     common = ["--data", str(STORY), "--units", "8", "--small-units", "2", "--epochs", "1", "--quiet"]
     assert main(["train", "--task", "cloze", "--cell", "skim-lstm", *common, "-o", str(out)]) == 0
     assert "test accuracy" in capsys.readouterr().out
-    assert main(["evaluate", str(out), "--task", "cloze", "--split", "all"]) == 0
-    printed = capsys.readouterr().out
+    # A fresh process: loading must not rely on the class having been imported by the training.
+    command = [sys.executable, "-m", "keras_skim", "evaluate", str(out), "--task", "cloze", "--split", "all"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    printed = done.stdout
     assert "10 questions" in printed and "accuracy" in printed and "skim rate" in printed
 
 

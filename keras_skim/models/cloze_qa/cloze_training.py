@@ -140,7 +140,10 @@ def load_cloze_folder(folder):
     """(model, tokenizer, results) of a folder `train_cloze` wrote."""
     import keras
 
-    # keras_skim registers ClozeQA (and the cells) before Keras loads a model (`keras_skim.register_layers`).
+    # Imported for its registration: a fresh process that has not built a ClozeQA must know the class (its
+    # reader's layer is imported by ClozeQA itself, through the kinds table).
+    from keras_skim.models.cloze_qa.cloze_qa import ClozeQA  # noqa: F401
+
     model = keras.saving.load_model(os.path.join(folder, MODEL_FILE))
     tokenizer = Tokenizer.load(os.path.join(folder, TOKENIZER_FILE))
     with open(os.path.join(folder, CONFIG_FILE), encoding="utf-8") as f:
