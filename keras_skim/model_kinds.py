@@ -223,6 +223,12 @@ TASKS = {
                 "TrilinearSimilarity": f"{_SPAN_QA}.trilinear_similarity:TrilinearSimilarity",
             },
         ),
+        ModelTask(
+            "cloze",
+            description="cloze questions in the Children's Book Test's text format (--data FILE)",
+            commands="keras_skim.models.cloze_qa.cloze_commands",
+            models={"cloze": "keras_skim.models.cloze_qa.cloze_qa:ClozeQA"},
+        ),
     )
 }
 

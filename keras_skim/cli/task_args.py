@@ -68,3 +68,10 @@ def recorded_task(path):
     if name not in TASKS:
         raise CliError(f"{record}: unknown task {name!r}; expected one of {', '.join(TASKS)}")
     return load(TASKS[name].commands)
+
+
+def write_task_record(folder, record):
+    """Writes `record` (a dict with at least "task") as the model folder's
+    `TASK_RECORD`, by which `evaluate` and `show` find the task again."""
+    path = pathlib.Path(folder) / TASK_RECORD
+    path.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")

@@ -16,6 +16,7 @@ import pathlib
 import numpy as np
 
 from keras_skim.cli.errors import CliError
+from keras_skim.cli.task_args import TASK_RECORD, write_task_record
 from keras_skim.datasets.errors import DatasetUnavailableError, DataSourceError
 from keras_skim.model_kinds import TASKS, cli_kind, load
 from keras_skim.models.span_qa.bidirectional_reader import READER_CELLS
@@ -120,7 +121,7 @@ def train(args):
     with output_folder.staged_output_dir(args.output, force=args.force) as stage:
         model.save(str(pathlib.Path(stage) / "model.keras"))
         tokenizer.save(pathlib.Path(stage) / "tokenizer.json")
-        (pathlib.Path(stage) / "task.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+        write_task_record(stage, record)
     if results:
         print(report_lines(results, f"held-out questions of {args.data}"))
     print(f"wrote {args.output}")
@@ -204,7 +205,7 @@ def _load_folder(path):
     from keras_skim.datasets.tokenizer import Tokenizer
 
     folder = pathlib.Path(path)
-    record = json.loads((folder / "task.json").read_text(encoding="utf-8"))
+    record = json.loads((folder / TASK_RECORD).read_text(encoding="utf-8"))
     for model_path in TASKS[TASK].models.values():
         load(model_path)  # registers the readers' classes before loading
     model = keras.saving.load_model(str(folder / "model.keras"), compile=False)

@@ -1,0 +1,107 @@
+"""Cloze accuracy and skim rate of `ClozeQA` readers (an LSTM and a skim reader) on a CBT-format set.
+
+    python benchmarks/cloze_readers.py                      # the set benchmarks/build_cloze_set.py wrote
+    python benchmarks/cloze_readers.py --data cbtest_CN_train.txt --tag cbt_cn   # CBT itself (users with it)
+
+Each `--cells` value trains one `ClozeQA` (`keras_skim.models.cloze_qa.cloze_training.train_cloze`, the code
+behind `keras-skim train --task cloze`) and is evaluated on the test file; the rows go to
+``benchmarks/results/cloze_<tag>.{json,md}`` after each reader, with the machine, the versions and the
+command, so a run stopped part way still says where it stands. The Skim-RNN paper's Table 5 reports these
+readers on CBT-CN and CBT-NE (d = 200); this set is built from IMDB reviews, not children's books, so its
+figures are not the paper's.
+"""
+
+import argparse
+import dataclasses
+import json
+import os
+import pathlib
+import platform
+import shlex
+import sys
+import time
+
+from keras_skim.datasets.cache import cache_root
+from keras_skim.models.cloze_qa.cloze_training import ClozeTrainingConfig, train_cloze
+
+RESULTS = pathlib.Path(__file__).resolve().parent / "results"
+DEFAULT_DATA = cache_root() / "data" / "cloze_imdb" / "v1" / "imdb_cloze_CN_train.txt"
+
+
+def versions():
+    import keras
+    import numpy
+
+    found = {"python": platform.python_version(), "keras": keras.__version__, "numpy": numpy.__version__}
+    try:
+        import tensorflow
+
+        found["tensorflow"] = tensorflow.__version__
+    except ImportError:
+        pass
+    return found
+
+
+def write_report(path, record):
+    path.with_suffix(".json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    rows = "\n".join(
+        f"| {row['cell']} | {row['test']['accuracy']:.4f} | {row['test']['skim_rate']:.3f} | "
+        f"{row['epochs_run']} | {row['seconds']:.0f} |"
+        for row in record["rows"]
+    )
+    pending = ", ".join(record["pending"]) or "none"
+    path.with_suffix(".md").write_text(
+        f"# Cloze readers on {record['data']}\n\n"
+        f"Written by `{record['command']}` ({record['machine']}; {record['versions']}).\n"
+        f"Questions: {record['questions']}. Readers still to run: {pending}.\n\n"
+        "| reader | test accuracy | skim rate | epochs | seconds |\n|---|---|---|---|---|\n" + rows + "\n",
+        encoding="utf-8",
+    )
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", type=pathlib.Path, default=DEFAULT_DATA)
+    parser.add_argument("--cells", nargs="+", default=["lstm", "skim-lstm"])
+    parser.add_argument("--units", type=int, default=200)
+    parser.add_argument("--small-units", type=int, default=10)
+    parser.add_argument("--gamma", type=float, default=0.01)
+    parser.add_argument("--epochs", type=int, default=5)
+    parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--max-length", type=int, default=600)
+    parser.add_argument("--tag", default="imdb_cn")
+    parser.add_argument("--models", type=pathlib.Path, default=cache_root() / "runs" / "cloze")
+    args = parser.parse_args(argv)
+    report = RESULTS / f"cloze_{args.tag}"
+    record = {
+        "data": str(args.data),
+        "command": "python benchmarks/cloze_readers.py " + shlex.join(sys.argv[1:] if argv is None else argv),
+        "machine": f"{platform.platform()}, {os.cpu_count()} CPUs shared with other jobs",
+        "versions": versions(),
+        "questions": None,
+        "rows": [],
+        "pending": list(args.cells),
+    }
+    for cell in args.cells:
+        config = ClozeTrainingConfig(
+            cell=cell,
+            units=args.units,
+            small_units=args.small_units,
+            gamma=args.gamma,
+            epochs=args.epochs,
+            limit=args.limit,
+            max_length=args.max_length,
+        )
+        start = time.time()
+        results = train_cloze(args.data, config, args.models / f"{args.tag}_{cell}", verbose=2)
+        record["questions"] = results["questions"]
+        row = {"cell": cell, "config": dataclasses.asdict(config), "seconds": time.time() - start}
+        record["rows"].append({**row, "test": results["test"], "epochs_run": results["epochs_run"]})
+        record["pending"].remove(cell)
+        write_report(report, record)
+        print(f"{cell}: {results['test']}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

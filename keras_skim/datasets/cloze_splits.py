@@ -1,0 +1,67 @@
+"""The splits and the encoded inputs of a cloze set in CBT's text format (`cloze_files`), for any
+model that reads the query then the document and picks a candidate (`keras-skim train --task cloze`).
+
+`load_splits` gives a file's train, validation and test questions (CBT-named siblings, else a seeded
+hold-out); `encode_questions` gives the token ids (the query's, then the context's) and the candidates'
+ids with the project's tokenizer (`keras_skim.datasets.tokenizer`).
+"""
+
+import pathlib
+import random
+
+import numpy as np
+
+from keras_skim.datasets.cloze_files import read_cloze_file
+from keras_skim.datasets.tokenizer import UNK_ID
+
+
+def question_text(example):
+    """All the words of a question, for fitting the tokenizer."""
+    return " ".join([example.query, *example.context, *example.candidates])
+
+
+def encode_questions(examples, tokenizer, max_length):
+    """`({"tokens", "candidates"}, labels)` of a cloze reader for CBT examples: the query's ids then the
+    context's, cut to `max_length` and padded with 0; each candidate's first token id (else unknown)."""
+    tokens = np.zeros((len(examples), max_length), np.int32)
+    candidates = np.zeros((len(examples), len(examples[0].candidates) if examples else 0), np.int32)
+    for row, example in enumerate(examples):
+        ids = [tokenizer.encode_one(text) for text in (example.query, " ".join(example.context))]
+        ids = np.concatenate([i[i != 0] for i in ids])[:max_length]
+        tokens[row, : len(ids)] = ids
+        for column, word in enumerate(example.candidates):
+            encoded = tokenizer.encode_one(word)
+            candidates[row, column] = encoded[0] if len(encoded) and encoded[0] else UNK_ID
+    labels = np.array([example.answer_index for example in examples], np.int32)
+    return {"tokens": tokens, "candidates": candidates}, labels
+
+
+def sibling_splits(path):
+    """{"validation": path, "test": path} of the files named like `path` with `_valid`/`_test` for its
+    `_train` (CBT's and `build_cloze_set.py`'s names), where they exist."""
+    path = pathlib.Path(path)
+    found = {}
+    for split, names in (("validation", ("_valid", "_valid_2000ex")), ("test", ("_test", "_test_2500ex"))):
+        for name in names:
+            other = path.with_name(path.name.replace("_train", name))
+            if "_train" in path.name and other.is_file():
+                found[split] = other
+                break
+    return found
+
+
+def load_splits(path, seed, limit=None):
+    """{"train", "validation", "test": examples} of a CBT-format file: its `_valid`/`_test` siblings where
+    they exist, else a seeded 10% / 10% hold-out of the file."""
+    train = read_cloze_file(path)
+    siblings = sibling_splits(path)
+    splits = {split: read_cloze_file(other) for split, other in siblings.items()}
+    if len(splits) < 2:
+        random.Random(seed).shuffle(train)
+        tenth = max(1, len(train) // 10)
+        splits = {"validation": train[:tenth], "test": train[tenth : 2 * tenth]}
+        train = train[2 * tenth :]
+    if not train:
+        raise ValueError(f"{path}: no training questions")
+    splits["train"] = train[:limit] if limit else train
+    return splits

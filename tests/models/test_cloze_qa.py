@@ -1,0 +1,80 @@
+"""`keras_skim.models.ClozeQA`: trains with fit, reports its skim rate, round-trips through .keras, and
+`keras-skim train/evaluate --task cloze`."""
+
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+keras = pytest.importorskip("keras")
+
+from keras_skim.cli.main import main  # noqa: E402
+from keras_skim.models import ClozeQA  # noqa: E402
+
+STORY = pathlib.Path(__file__).resolve().parent.parent / "fixtures" / "cloze" / "story_CN_train.txt"
+
+
+def _batch():
+    rng = np.random.default_rng(0)
+    tokens = rng.integers(2, 40, size=(8, 12)).astype("int32")
+    tokens[:, 9:] = 0  # padding at the end
+    candidates = rng.integers(2, 40, size=(8, 4)).astype("int32")
+    return {"tokens": tokens, "candidates": candidates}, rng.integers(0, 4, size=8).astype("int32")
+
+
+@pytest.mark.parametrize("cell", ["lstm", "skim-lstm"])
+def test_fit_and_the_keras_file_round_trip(cell, tmp_path):
+    inputs, labels = _batch()
+    model = ClozeQA(40, cell=cell, embedding_dim=8, units=12, small_units=3, num_candidates=4, seed=2)
+    model.compile(optimizer="adam", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    logs = model.fit(inputs, labels, epochs=2, batch_size=4, verbose=0).history
+    assert ("skim_rate" in logs) == (cell != "lstm")
+    model.save(tmp_path / "m.keras")
+    loaded = keras.saving.load_model(tmp_path / "m.keras")
+    assert type(loaded) is ClozeQA and loaded.get_config() == model.get_config()
+    np.testing.assert_array_equal(model.predict(inputs, verbose=0), loaded.predict(inputs, verbose=0))
+
+
+def test_the_score_is_the_candidate_embedding_dot_w_h():
+    inputs, _ = _batch()
+    model = ClozeQA(40, cell="lstm", embedding_dim=8, units=12, num_candidates=4)
+    scores = model.predict(inputs, verbose=0)
+    h = keras.Model(model.inputs, model.get_layer("reader").output).predict(inputs, verbose=0)
+    w = model.get_layer("answer_projection").kernel.numpy()
+    e = model.get_layer("embedding").embeddings.numpy()[inputs["candidates"]]
+    np.testing.assert_allclose(scores, np.einsum("bke,be->bk", e, h @ w), rtol=1e-5, atol=1e-5)
+
+
+def test_an_unknown_cell_is_refused():
+    with pytest.raises(ValueError, match="cell must be one of"):
+        ClozeQA(40, cell="transformer")
+
+
+def test_train_and_evaluate_on_a_cbt_file(tmp_path, capsys):
+    out = tmp_path / "cloze"
+    common = ["--data", str(STORY), "--units", "8", "--small-units", "2", "--epochs", "1", "--quiet"]
+    assert main(["train", "--task", "cloze", "--cell", "skim-lstm", *common, "-o", str(out)]) == 0
+    assert "test accuracy" in capsys.readouterr().out
+    # A fresh process: loading must not rely on the class having been imported by the training.
+    command = [sys.executable, "-m", "keras_skim", "evaluate", str(out), "--split", "all"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    printed = done.stdout
+    assert "10 questions" in printed and "accuracy" in printed and "skim rate" in printed
+
+
+def test_task_errors_are_one_line(tmp_path, capsys):
+    assert main(["train", "--model", "cloze", "-o", str(tmp_path / "x")]) == 2
+    assert capsys.readouterr().err.strip() == "keras-skim train: error: --model cloze applies only with --task cloze"
+    assert main(["train", "--task", "cloze", "--data", "rotten_tomatoes", "-o", str(tmp_path / "x")]) == 2
+    assert "needs --data FILE" in capsys.readouterr().err
+    args = ["train", "--task", "cloze", "--cell", "sj-lstm", "--data", str(STORY), "-o", str(tmp_path / "x")]
+    assert main(args) == 2
+    assert "does not apply to --task cloze" in capsys.readouterr().err
+    args = ["train", "--task", "cloze", "--freeze-embedding", "--data", str(STORY), "-o", str(tmp_path / "x")]
+    assert main(args) == 2
+    expected = "keras-skim train: error: --freeze-embedding does not apply to --task cloze"
+    assert capsys.readouterr().err.strip() == expected
+    assert not (tmp_path / "x").exists()
