@@ -75,6 +75,12 @@ def bench(skim, lstm, args, report_dir):
         return json.load(f), "keras-skim " + " ".join(argv)
 
 
+def train_arguments(folder):
+    """The `keras-skim train` arguments a model folder records (how it was trained)."""
+    with open(os.path.join(folder, "train_config.json")) as f:
+        return json.load(f)["arguments"]
+
+
 def per_text_us(row, who):
     seconds = row["text_median_seconds"][who]
     return sum(seconds) / len(seconds) * 1e6
@@ -87,6 +93,7 @@ def markdown(record):
         "",
         f"- skim model: `{record['skim_folder']}` -> `{record['export_commands'][0]}`",
         f"- LSTM model: `{record['lstm_folder']}` -> `{record['export_commands'][1]}`",
+        f"- trained with: {'; '.join(f'{k}: {json.dumps(v)}' for k, v in record['train_arguments'].items())}",
         f"- bench: `{record['bench_command']}` (clock: {record['clock']})",
         f"- data: {report['data']} ({report['samples']} texts, {report['mean_tokens']:.1f} tokens on average)",
         f"- machine: {json.dumps(record['machine'])}",
@@ -133,8 +140,8 @@ def main():
     )
     parser.add_argument("--out", default="short_text_speed", help="results stem under benchmarks/results/")
     args = parser.parse_args()
-    with open(os.path.join(args.skim_folder, "train_config.json")) as f:
-        args.data = args.data or json.load(f)["arguments"]["dataset"]
+    trained = {"skim": train_arguments(args.skim_folder), "lstm": train_arguments(args.lstm_folder)}
+    args.data = args.data or trained["skim"]["dataset"]
     load_at_start = [round(x, 2) for x in os.getloadavg()]
     with tempfile.TemporaryDirectory(prefix="short_text_speed_") as work:
         skim, lstm = os.path.join(work, "skim_custom"), os.path.join(work, "lstm_builtin")
@@ -143,6 +150,7 @@ def main():
     record = {
         "skim_folder": os.path.abspath(args.skim_folder),
         "lstm_folder": os.path.abspath(args.lstm_folder),
+        "train_arguments": trained,
         "export_commands": commands,
         "bench_command": bench_command,
         "clock": args.clock,
