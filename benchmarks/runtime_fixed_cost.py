@@ -92,8 +92,11 @@ def before_runner_class(rev):
 
     def make_interpreter(model_path=None, model_content=None, num_threads=1):
         data = model_content if model_content is not None else interpreter_loader.read_model_file(model_path)
-        if interpreter_loader.custom_ops(data):
-            return litert.LiteRtModel(data, num_threads=num_threads, checked=True)
+        names = interpreter_loader.custom_ops(data)
+        if names:
+            model = litert.LiteRtModel(data, num_threads=num_threads, checked=True)
+            model.custom_op_names = names  # as interpreter_loader records them, for the metadata check
+            return model
         return interpreter_loader.make_interpreter(model_content=data, num_threads=num_threads)
 
     runner.make_interpreter = make_interpreter

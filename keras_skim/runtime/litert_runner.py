@@ -208,7 +208,8 @@ class SignatureRunner:
     The per-call Python work is kept small, since it is part of the fixed
     cost of every text (benchmarks/runtime_fixed_cost.py): an input that is
     already a C-contiguous array of the input's type only has its address
-    passed (its rank and sizes only when its shape changed), a NumPy scalar
+    passed (its rank and sizes only when its shape changed, its address only
+    when it is another array than the last call's), a NumPy scalar
     of the type is written into a buffer owned by the runner, and an output
     is copied out of a view that is made again only when LiteRT moved or
     resized its buffer. Anything else goes through the checked conversion
@@ -233,7 +234,7 @@ class SignatureRunner:
             scalar = np.zeros((), want) if want is not None and not declared else None
             self._slots.append((name, want, declared, self._in[i], scalar))
         self._shapes = [None] * len(self._inputs)  # the shape each input struct describes now
-        self._bound = [None] * len(self._inputs)  # the scalar buffer an input struct points at, if it does
+        self._bound = [None] * len(self._inputs)  # the array each input struct points at now
         self._views = []  # per output, an array over LiteRT's buffer, valid while the structs read `_described`
         self._described = None
         self._calls = {}  # (inputs, invoke, outputs) -> the arguments of KerasSkim_Run, converted once
@@ -289,22 +290,30 @@ class SignatureRunner:
                 array = value
             else:
                 array = self._array(name, value, want, declared)
-            if array is not self._bound[i]:
+            if array is not self._bound[i] or array.shape != self._shapes[i]:
                 self._point(i, tensor, array)
             kept.append(array)
         return kept
 
     def _point(self, i, tensor, array):
-        """Points input struct `i` at `array` (rank, sizes and bytes only when they changed)."""
+        """Points input struct `i` at `array` (rank, sizes and bytes only when they changed).
+
+        The struct keeps the array's address while the same array object
+        comes again with the same shape (a caller's reused buffer, the
+        runtime's padded ids, the runner's scalar buffer): reading the
+        address (`array.ctypes.data`, about a microsecond) was the dearest
+        step of a call's input. An array's memory cannot move while the
+        struct's reference is held: NumPy refuses to resize a referenced
+        array and its `data` cannot be reassigned."""
         shape = array.shape
         if shape != self._shapes[i]:
             tensor.rank = array.ndim
             tensor.dims[: array.ndim] = shape
             tensor.bytes = array.nbytes
             self._shapes[i] = shape
-        tensor.data = array.ctypes.data
-        # The runner's own scalar buffer stays where it is: the next call need not point at it again.
-        self._bound[i] = array if array is self._slots[i][4] else None
+        if array is not self._bound[i]:
+            tensor.data = array.ctypes.data
+            self._bound[i] = array
 
     def _run(self, inputs, invoke, outputs):
         if not self._model._handle:

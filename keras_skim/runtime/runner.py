@@ -107,6 +107,7 @@ class SkimRunner:
     _signature: Any
     _takes: set[str]
     _padding: Any
+    _mask_names: tuple[str, ...]
 
     def __init__(self, path: str | os.PathLike[str], num_threads: int = 1) -> None:
         if (
@@ -148,6 +149,8 @@ class SkimRunner:
         self._check_metadata_fits()
         # Custom-op exports run at a few padded input lengths (token_padding): no input resize per text.
         self._padding = padding_for(self._signature, self.metadata)
+        # Read once: every run checks its masks (`_check_per_token`), and the metadata builds the layout anew.
+        self._mask_names = tuple(self.read_mask_layout)
         self.default_threshold = self.metadata.default_threshold
         self.max_length = self.metadata.max_length
         size = self.metadata.vocabulary_size
@@ -334,9 +337,10 @@ class SkimRunner:
         """Every read mask of a run is [1, length], one code per token: a
         crafted model whose mask is computed from another tensor (a scalar,
         say) is refused in one line, not cut or reshaped into wrong codes."""
-        for name in self.read_mask_layout:
+        shape = (1, length)
+        for name in self._mask_names:
             value = out.get(name)
-            if value is not None and np.shape(value) != (1, length):
+            if value is not None and (value.shape if type(value) is np.ndarray else np.shape(value)) != shape:
                 raise RuntimeModelError(
                     f"{self.model_path}: the run gave {name} of shape {list(np.shape(value))}, expected [1, {length}] "
                     "(one code per token)"

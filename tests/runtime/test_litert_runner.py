@@ -330,3 +330,30 @@ def test_inputs_of_every_form_and_outputs_that_stay_the_callers(custom_models):
         kept.append((got, {key: value.copy() for key, value in got.items()}))
     for got, copy in kept:
         assert all(np.array_equal(got[key], copy[key]) for key in copy)
+
+
+def test_a_reused_input_buffer_is_read_afresh_at_every_call(custom_models):
+    """An input array object that comes again keeps its address in the
+    input struct (not read again per call): its new contents are what the
+    next call runs, alternating buffers of other lengths and one-off arrays
+    between its calls; and NumPy refuses to move a bound buffer's memory
+    (resize), which is why the kept address stays valid."""
+    from keras_skim.runtime.litert_runner import LiteRtModel
+
+    data = custom_models[4][1]
+    shared = LiteRtModel(data).get_signature_runner()
+    fresh = LiteRtModel(data).get_signature_runner()
+    long_buffer, short_buffer = np.zeros((1, 12), np.int32), np.zeros((1, 5), np.int32)
+    rng = np.random.default_rng(3)
+    for k in range(12):
+        buffer = (long_buffer, short_buffer, None)[k % 3]
+        ids = rng.integers(1, 50, size=(1, 7 if buffer is None else buffer.shape[1])).astype(np.int32)
+        if buffer is not None:
+            buffer[...] = ids
+        got = shared(token_ids=ids if buffer is None else buffer, threshold=np.float32(0.5))
+        want = fresh(token_ids=ids.copy(), threshold=np.float32(0.5))
+        for key in want:
+            np.testing.assert_array_equal(got[key], want[key], err_msg=f"{key}, call {k}")
+    shared(token_ids=long_buffer, threshold=np.float32(0.5))
+    with pytest.raises(ValueError):
+        long_buffer.resize((1, 4096))
