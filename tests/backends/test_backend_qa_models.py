@@ -82,7 +82,8 @@ def test_span_reader_fits_predicts_reports_and_round_trips(model_class, cells, t
     model.build((inputs[0].shape, inputs[1].shape))  # the weights exist before fit, to see them move
     compile_span_reader(model)
     history = _fit_and_check(model, inputs, spans)
-    assert 0.0 <= history["skim_rate"][-1] <= 1.0, history
+    # The skim layer's Gumbel samples skim about half of the tokens in training (issue 34: 0 on JAX once).
+    assert all(0.0 < rate < 1.0 for rate in history["skim_rate"]), history
     start, end = _round_trip(model, str(tmp_path / "reader.keras"), inputs)
     assert np.asarray(start).shape == np.asarray(end).shape == inputs[0].shape
     assert np.all(np.asarray(start)[:, CONTEXT_WORDS:] < -1e8), "padding is never a start"
