@@ -116,16 +116,23 @@ def paper_of(args, listed):
     return paper or None
 
 
-def make_card(args):
-    """The `PresetCard` of the model folder, from its real evaluation."""
+def training_command(args):
+    """The card's exact training command: --command, else train_presets.py's."""
     import shlex
-
-    from keras_skim.presets.preset_card import card_from_record
 
     listed = PRESETS.get(args.name, {})
     command = args.command or (shlex.join(listed["command"]) if listed else None)
     if command is None:
         raise SystemExit(f"make_preset: {args.name} is not in train_presets.py; pass --command")
+    return command
+
+
+def make_card(args):
+    """The `PresetCard` of the model folder, from its real evaluation."""
+    from keras_skim.presets.preset_card import card_from_record
+
+    listed = PRESETS.get(args.name, {})
+    command = training_command(args)
     result = evaluate(args.model, args.data, args.split)
     record = {
         "name": args.name,
@@ -148,8 +155,35 @@ def make_card(args):
     return card_from_record(f"{args.name}/preset.json", kept)
 
 
+def slim_model_folder(model_dir, folder):
+    """Writes into `folder` a copy of the model folder whose model.keras holds what inference and
+    fine-tuning need: no optimizer state (a user compiles their own), and word vectors as weights only.
+    Models trained before stop 29 also kept the GloVe matrix as the Embedding's Constant initializer,
+    in config.json as JSON digits (about 20 MB): the initializer becomes Zeros, the weights stay."""
+    import shutil
+
+    import keras
+
+    from keras_skim import contracts
+    from keras_skim.model_io import load_model
+
+    files = contracts.resolve_model(model_dir)
+    model = load_model(files.model, compile=False)
+    for layer in model.layers:
+        if isinstance(getattr(layer, "embeddings_initializer", None), keras.initializers.Constant):
+            layer.embeddings_initializer = keras.initializers.Zeros()
+    model.save(os.path.join(folder, os.path.basename(files.model)))
+    for path in (files.tokenizer, files.train_config):
+        if path is not None:
+            shutil.copyfile(path, os.path.join(folder, os.path.basename(path)))
+    return folder
+
+
 def main(argv=None):
+    import tempfile
+
     from keras_skim.contracts import ContractError
+    from keras_skim.model_io import ModelLoadError
     from keras_skim.presets import PresetError
     from keras_skim.presets.preset_sources import NAME_PATTERN
     from keras_skim.presets.preset_writer import write_preset
@@ -158,10 +192,14 @@ def main(argv=None):
     if not NAME_PATTERN.fullmatch(args.name):
         raise SystemExit(f"make_preset: --name {args.name!r} must match [a-z][a-z0-9_]* (at most 64 characters)")
     output = args.output or os.path.join(ROOT, "presets", args.name)
+    training_command(args)  # refused before any model is read
     try:
-        card = make_card(args)
-        folder = write_preset(args.model, output, card, force=args.force)
-    except (PresetError, ContractError) as err:
+        with tempfile.TemporaryDirectory() as slim:
+            # The card is the evaluation of the very files the preset ships.
+            args.model = slim_model_folder(args.model, slim)
+            card = make_card(args)
+            folder = write_preset(args.model, output, card, force=args.force)
+    except (PresetError, ContractError, ModelLoadError) as err:
         raise SystemExit(f"make_preset: {err}") from None
     rate = card.skim_rate if card.skim_rate is not None else card.read_fraction_per_document
     print(f"wrote {folder}: {card.split} accuracy {card.test_accuracy:.4f} on {card.test_examples} examples", end="")

@@ -65,15 +65,21 @@ def build_text_classifier(cell, vocabulary_size, max_length, spec=None, **settin
     if cell not in CELL_KINDS:
         raise ValueError(f"cell must be one of {', '.join(CELL_KINDS)}; got {cell!r}")
     inputs = keras.Input((max_length,), dtype="int32", name="token_ids")
-    initializer = keras.initializers.Constant(embedding_matrix) if embedding_matrix is not None else "uniform"
-    x = keras.layers.Embedding(
+    # The word vectors are assigned after the layer is built, not given as a Constant initializer: an
+    # initializer is part of the config, and it wrote the whole GloVe matrix into every model.keras's
+    # config.json (19.6 MB for 18,724 x 50 floats as JSON text). "zeros" draws no random numbers, so the
+    # layers after it get the same initial weights as with the Constant initializer.
+    embedding = keras.layers.Embedding(
         vocabulary_size,
         spec.embedding_dim,
         mask_zero=True,
-        embeddings_initializer=initializer,
+        embeddings_initializer="zeros" if embedding_matrix is not None else "uniform",
         trainable=spec.train_embedding or embedding_matrix is None,
         name="embedding",
-    )(inputs)
+    )
+    x = embedding(inputs)
+    if embedding_matrix is not None:
+        embedding.embeddings.assign(embedding_matrix)
     x = recurrent_layer(cell, spec.units, spec.small_units, spec.gamma, spec.threshold, spec.seed)(x)
     if spec.dropout:
         x = keras.layers.Dropout(spec.dropout, name="dropout")(x)
