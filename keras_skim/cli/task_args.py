@@ -75,3 +75,37 @@ def write_task_record(folder, record):
     `TASK_RECORD`, by which `evaluate` and `show` find the task again."""
     path = pathlib.Path(folder) / TASK_RECORD
     path.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+
+
+# Options whose flag is not their destination's name.
+_FLAGS = {"early_stopping": "--no-early-stopping"}
+
+
+def refuse_unused_options(args, task, used, unused):
+    """Refuses in one line the `keras-skim train` options given that `--task task`
+    would ignore, as the train command refuses another family's options.
+
+    Args:
+        args: the parsed train options.
+        task: the `--task` value, for the message.
+        used: the option names the task reads (its own defaults).
+        unused: {option name: its value when not given} of the shared options
+            the task ignores; every family's own options (`OPTION_GROUPS`)
+            outside `used` are refused too.
+    """
+    from keras_skim.model_kinds import FAMILIES
+
+    unused = dict(unused)
+    for family in FAMILIES.values():
+        for defaults in load(family.commands).OPTION_GROUPS.values():
+            unused.update({name: None for name in defaults if name not in used})
+    given = [name for name, default in unused.items() if getattr(args, name, default) != default]
+    if given:
+        flags = ", ".join(_FLAGS.get(name, "--" + name.replace("_", "-")) for name in given)
+        raise CliError(f"{flags} {'does' if len(given) == 1 else 'do'} not apply to --task {task}")
+
+
+def task_settings(args, defaults):
+    """{name: the option's value, else the task's default} over `defaults`."""
+    given = {name: getattr(args, name, None) for name in defaults}
+    return {name: defaults[name] if value is None else value for name, value in given.items()}

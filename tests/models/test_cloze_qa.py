@@ -77,4 +77,9 @@ def test_task_errors_are_one_line(tmp_path, capsys):
     assert main(args) == 2
     expected = "keras-skim train: error: --freeze-embedding does not apply to --task cloze"
     assert capsys.readouterr().err.strip() == expected
+    # Another family's options are refused as the span task refuses them (cli/task_args.py).
+    args = ["train", "--task", "cloze", "--no-early-stopping", "--agent-units", "5", "--data", str(STORY)]
+    assert main([*args, "-o", str(tmp_path / "x")]) == 2
+    expected = "keras-skim train: error: --no-early-stopping, --agent-units do not apply to --task cloze"
+    assert capsys.readouterr().err.strip() == expected
     assert not (tmp_path / "x").exists()

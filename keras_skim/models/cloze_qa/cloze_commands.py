@@ -8,7 +8,7 @@ Children's Book Test's text format (CBT's own, or one `benchmarks/build_cloze_se
 import json
 
 from keras_skim.cli.errors import CliError
-from keras_skim.cli.task_args import write_task_record
+from keras_skim.cli.task_args import refuse_unused_options, task_settings, write_task_record
 from keras_skim.datasets.cloze_files import cloze_path
 
 # The reader's defaults where the command leaves an option out (Seo et al. 2018, Table 5: d = 200).
@@ -26,23 +26,15 @@ def _data_file(args):
 UNUSED = {"patience_steps": None, "freeze_embedding": False, "early_stopping": True, "split_seed": None}
 
 
-def _refuse_unused(args):
-    given = [name for name, default in UNUSED.items() if getattr(args, name, default) != default]
-    if given:
-        flags = ", ".join("--no-early-stopping" if n == "early_stopping" else "--" + n.replace("_", "-") for n in given)
-        raise CliError(f"{flags} {'does' if len(given) == 1 else 'do'} not apply to --task cloze")
-
-
 def training_config(args):
     """The `ClozeTrainingConfig` of `keras-skim train --task cloze`'s options."""
     from keras_skim.models.cloze_qa.cloze_qa import READER_CELLS
     from keras_skim.models.cloze_qa.cloze_training import ClozeTrainingConfig
 
-    _refuse_unused(args)
+    refuse_unused_options(args, "cloze", DEFAULTS, UNUSED)
     if args.cell not in READER_CELLS:
         raise CliError(f"--cell {args.cell} does not apply to --task cloze; expected one of {', '.join(READER_CELLS)}")
-    given = {name: getattr(args, name, None) for name in DEFAULTS}
-    settings = {name: DEFAULTS[name] if value is None else value for name, value in given.items()}
+    settings = task_settings(args, DEFAULTS)
     if settings["small_units"] >= settings["units"]:
         raise CliError(f"--small-units ({settings['small_units']}) must be smaller than --units ({settings['units']})")
     return ClozeTrainingConfig(

@@ -16,7 +16,7 @@ import pathlib
 import numpy as np
 
 from keras_skim.cli.errors import CliError
-from keras_skim.cli.task_args import TASK_RECORD, write_task_record
+from keras_skim.cli.task_args import TASK_RECORD, refuse_unused_options, task_settings, write_task_record
 from keras_skim.datasets.errors import DatasetUnavailableError, DataSourceError
 from keras_skim.model_kinds import TASKS, cli_kind, load
 from keras_skim.models.span_qa.bidirectional_reader import READER_CELLS
@@ -49,28 +49,12 @@ def load_examples(data, split):
 _UNUSED = {"limit": None, "split_seed": None, "freeze_embedding": False, "early_stopping": True}
 
 
-def _refuse_unused(args):
-    """Options given that the task would ignore are refused (one line), as the
-    train command refuses another family's options."""
-    from keras_skim.model_kinds import FAMILIES
-
-    unused = dict(_UNUSED)
-    for family in FAMILIES.values():
-        for defaults in load(family.commands).OPTION_GROUPS.values():
-            unused.update({name: None for name in defaults if name not in DEFAULTS})
-    given = [name for name, default in unused.items() if getattr(args, name, default) != default]
-    if given:
-        flags = ", ".join("--" + name.replace("_", "-") for name in given)
-        raise CliError(f"{flags} {'does' if len(given) == 1 else 'do'} not apply to --task {TASK}")
-
-
 def _settings(args):
     """The reader's settings from the train options (the task's defaults for those not given)."""
-    _refuse_unused(args)
+    refuse_unused_options(args, TASK, DEFAULTS, _UNUSED)
     if args.cell not in READER_CELLS:
         raise CliError(f"--cell {args.cell} cannot read for --task {TASK} (one of {', '.join(READER_CELLS)})")
-    given = {name: getattr(args, name, None) for name in DEFAULTS}
-    settings = {name: DEFAULTS[name] if value is None else value for name, value in given.items()}
+    settings = task_settings(args, DEFAULTS)
     if cli_kind(args.cell).skims and settings["small_units"] >= settings["units"]:
         raise CliError(f"--small-units ({settings['small_units']}) must be smaller than --units ({settings['units']})")
     return settings
