@@ -189,6 +189,8 @@ def main(argv=None):
     command = PRESETS[args.name]["command"]
     if command[0] == "keras-skim":
         command = [sys.executable, "-m", "keras_skim", *command[1:]]
+    elif command[0] == "python":  # this interpreter, the one with keras-skim's dependencies
+        command = [sys.executable, *command[1:]]
     return subprocess.call(command, cwd=ROOT)
 
 
