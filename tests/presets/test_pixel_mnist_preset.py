@@ -106,6 +106,9 @@ def test_the_folder_makes_a_preset_that_loads_evaluates_and_exports(tiny_mnist, 
     assert card.test_accuracy == pytest.approx(test["accuracy"], abs=1e-6)
     assert "scornn_tasks.py mnist-model" in card.command and card.baseline is None
     assert not (preset / "tokenizer.json").exists()
+    readme = (preset / "README.md").read_text()
+    assert f'model = keras_skim.from_preset("{NAME}")' in readme and "tokenizer=True" not in readme
+    assert "run_sequence" in readme and "word-level vocabulary" not in readme
 
     model = from_preset(str(preset))
     with pytest.raises(PresetError, match="has no tokenizer.json"):
