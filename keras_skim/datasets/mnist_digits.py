@@ -105,11 +105,9 @@ def stratified_split(
     members = [rng.permutation(np.flatnonzero(labels == digit)) for digit in digits]
     cuts = train_counts([len(m) for m in members], fraction)
     parts = ([m[:cut] for m, cut in zip(members, cuts)], [m[cut:] for m, cut in zip(members, cuts)])
-    out = []
-    for part in parts:
-        idx = rng.permutation(np.concatenate(part))
-        out.append((images[idx], labels[idx]))
-    return tuple(out)
+    first = rng.permutation(np.concatenate(parts[0]))
+    rest = rng.permutation(np.concatenate(parts[1]))
+    return (images[first], labels[first]), (images[rest], labels[rest])
 
 
 def make_splits(images, labels):
