@@ -10,6 +10,12 @@ Subcommands (all take scale-down arguments; defaults follow the paper):
   mnist    Pixel-by-pixel MNIST (784 steps, 1 input), `--permuted` applies
            a fixed random pixel permutation. Data from
            `keras_skim.datasets.load_mnist_digits`.
+  mnist-model  The same with the paper's protocol, into a model folder
+           (`-o`) that presets, `keras-skim evaluate` and `keras-skim export`
+           read: the epoch of best validation accuracy kept (a 1/12 hold-out
+           of the train split), the test split evaluated once at the end;
+           checkpointed at each epoch's end, `--resume` continues the run
+           (`keras_skim.models.scornn.pixel_mnist_training`).
   speed    Median training time per batch of ScoRNN vs keras SimpleRNN and
            LSTM with matched recurrent-layer parameter counts (and ScoRNN
            with W re-formed at every step, to show what forming W once per
@@ -26,6 +32,7 @@ Examples:
   python benchmarks/scornn_tasks.py adding --T 200 --steps 300
   python benchmarks/scornn_tasks.py copying --T 1000 --steps 4000
   python benchmarks/scornn_tasks.py mnist --permuted --epochs 70
+  python benchmarks/scornn_tasks.py mnist-model --resume --run-name NAME -o runs/NAME
 """
 
 import argparse
@@ -320,6 +327,61 @@ def run_mnist(args):
     }
 
 
+def run_mnist_model(args):
+    """`mnist-model`: the paper's protocol into a model folder (`train_pixel_mnist`), resumable."""
+    from keras_skim.cli.errors import CliError
+    from keras_skim.cli.run_args import check_run_name, run_options
+    from keras_skim.contracts import ContractError
+    from keras_skim.models.scornn.pixel_mnist_training import PixelMnistConfig, train_pixel_mnist
+    from keras_skim.training.run_checkpoint import CheckpointError, default_run_name, runs_root
+
+    config = PixelMnistConfig(
+        units=args.n,
+        rho=args.rho,
+        epochs=args.epochs,
+        batch_size=args.batch_size,
+        learning_rate=args.lr,
+        skew_learning_rate=args.skew_lr,
+        permutation_seed=args.permutation_seed if args.permuted else None,
+        seed=args.seed,
+        limit=args.limit,
+    )
+    try:
+        check_run_name(args.run_name)
+    except CliError as err:
+        print(f"scornn_tasks.py mnist-model: error: {err}", file=sys.stderr)
+        raise SystemExit(2) from None
+    run = run_options(args, os.path.join(runs_root(), default_run_name(args.output)))
+    try:
+        record = train_pixel_mnist(args.output, config, force=args.force, verbose=0 if args.quiet else 1, **run)
+    except (CheckpointError, ContractError, ValueError) as err:
+        print(f"scornn_tasks.py mnist-model: error: {err}", file=sys.stderr)
+        raise SystemExit(2) from None
+    except KeyboardInterrupt:
+        print(f"scornn_tasks.py mnist-model: interrupted; run the same command to resume ({run['run_dir']})")
+        raise SystemExit(130) from None
+    history = record["history"]
+    return {
+        "task": "permuted_mnist_model" if args.permuted else "mnist_model",
+        "model": "scornn",
+        "output": os.path.abspath(args.output),
+        "run_dir": run["run_dir"],
+        "n": config.units,
+        "rho": config.resolved_rho,
+        "epochs": record["epochs_run"],
+        "batch_size": config.batch_size,
+        "best_epoch": record["best_epoch"],
+        "train_examples": record["train_examples"],
+        "validation_examples": record["validation"]["examples"],
+        "test_examples": record["test"]["examples"],
+        "validation_accuracy": record["validation"]["accuracy"],
+        "test_accuracy": record["test"]["accuracy"],
+        "test_loss": record["test"]["loss"],
+        "seconds_per_epoch": record["seconds_per_epoch"],
+        "log": [{"epoch": i + 1, **{k: float(v[i]) for k, v in history.items()}} for i in range(record["epochs_run"])],
+    }
+
+
 class _PerStepScoRNNCell(ScoRNNCell):
     """ScoRNNCell that re-forms W at every step (speed comparison only)."""
 
@@ -574,6 +636,29 @@ def parser():
     sp.add_argument("--limit", type=int, default=None, help="class-balanced subset of the training set")
     sp.add_argument("--test-limit", type=int, default=None)
 
+    sp = sub.add_parser(
+        "mnist-model",
+        help="pixel-by-pixel (permuted) MNIST with the paper's protocol (validation-selected epoch, test once) "
+        "into a model folder; resumable",
+    )
+    for flag, kind, default in (("--n", int, 170), ("--rho", int, None), ("--epochs", int, 70)):
+        sp.add_argument(flag, type=kind, default=default)
+    sp.add_argument("--batch-size", type=int, default=50)
+    sp.add_argument("--lr", type=float, default=1e-3, help="RMSprop's rate for every weight but A")
+    sp.add_argument("--skew-lr", type=float, default=1e-4, help="RMSprop's rate for the skew-symmetric A")
+    sp.add_argument("--permuted", action="store_true")
+    sp.add_argument("--permutation-seed", type=int, default=1234)
+    sp.add_argument("--seed", type=int, default=0)
+    sp.add_argument("--limit", type=int, default=None, help="class-balanced subset of the training set")
+    sp.add_argument("--threads", type=int, default=0, help="TensorFlow intra/inter-op threads (0: default)")
+    sp.add_argument("-o", "--output", required=True, help="the model folder to write")
+    sp.add_argument("--force", action="store_true", help="replace the model folder (without --resume: start over)")
+    sp.add_argument("--resume", action="store_true", help="continue the run from its checkpoint, or start it")
+    sp.add_argument("--run-name", default=None, help="checkpoint folder under ~/.cache/keras_skim/runs")
+    sp.add_argument("--quiet", action="store_true", help="no line per epoch")
+    sp.add_argument("--out-dir", default=str(ROOT / "benchmarks" / "results"))
+    sp.add_argument("--tag", default="", help="suffix of the result files")
+
     sp = sub.add_parser("speed", help="time per batch vs SimpleRNN / LSTM")
     common(sp, 170, 50, T=200)
     sp.add_argument("--repeats", type=int, default=10)
@@ -589,7 +674,13 @@ def main(argv=None):
 
         tf.config.threading.set_intra_op_parallelism_threads(args.threads)
         tf.config.threading.set_inter_op_parallelism_threads(args.threads)
-    run = {"copying": run_copying, "adding": run_adding, "mnist": run_mnist, "speed": run_speed}[args.command]
+    run = {
+        "copying": run_copying,
+        "adding": run_adding,
+        "mnist": run_mnist,
+        "mnist-model": run_mnist_model,
+        "speed": run_speed,
+    }[args.command]
     result = run(args)
     paths = save(result, args)
     summary = {k: v for k, v in result.items() if k not in ("log", "times")}

@@ -12,9 +12,10 @@ from keras_skim.cli.errors import CliError
 from keras_skim.cli.model_args import (
     add_threshold_argument,
     family_command,
-    load_text_model,
+    load_model_or_fail,
     model_record,
     positive_int,
+    sequence_input_shape,
     text_tokenizer,
 )
 from keras_skim.cli.task_args import recorded_task
@@ -56,7 +57,9 @@ def run(args):
     from keras_skim.datasets.registry import resolve_data
 
     model_file = folder.model
-    model = load_text_model(folder, "evaluate")
+    model = load_model_or_fail(model_file)
+    if sequence_input_shape(model) is not None:  # a model on float sequences reads a sequence data set
+        return _evaluate_sequence_model(args, model, model_file, recorded)
     if args.data is None and not recorded:
         raise CliError(f"{args.model}: no train_config.json to tell the dataset (pass --data)")
     try:
@@ -100,6 +103,52 @@ def run(args):
             print(f"    layer {row['layer']} {row['direction']:<8} {row['skim_rate']:.4f}  ({row['name']})")
         print(f"  Flop-R    {result['flop_r']:.2f}x")
     return 0
+
+
+def _evaluate_sequence_model(args, model, model_file, recorded):
+    """`keras-skim evaluate` of a model on float sequences, on a sequence data set
+    (`keras_skim.datasets.sequence_data`: `--data`, else the one its train_config.json records)."""
+    from keras_skim.datasets import DatasetUnavailableError, DataSourceError
+    from keras_skim.datasets.sequence_data import load_sequences, sequence_dataset
+
+    name = args.data or recorded.get("source")
+    if name is None:
+        raise CliError(f"{model_file}: no train_config.json to tell the dataset (pass --data)")
+    # The pixel order the model was trained with comes with its own data only.
+    permutation_seed = recorded.get("permutation_seed") if name == recorded.get("source") else None
+    try:
+        entry = sequence_dataset(name)
+        if args.split not in entry.splits:
+            raise DataSourceError(f"{name} has the splits {', '.join(entry.splits)}; got --split {args.split}")
+        sequences, labels = load_sequences(name, args.split, args.limit, permutation_seed=permutation_seed)
+    except (DatasetUnavailableError, DataSourceError) as err:
+        raise data_error(err) from None
+    _check_sequence_fit(model, model_file, sequences, entry)
+    try:  # Flop-R over the model's export plan, as for a text model
+        result = family_command(model, "evaluation")(model, sequences, labels, args.threshold)
+    except ExportError as err:
+        raise CliError(f"{model_file}: no Flop-R for a model the exporter cannot read ({err})") from None
+    result.update({"dataset": name, "split": args.split, "examples": int(len(labels)), "classes": list(entry.classes)})
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    print(f"{model_file} on {entry.description}, {args.split} split ({len(labels)} sequences, {_classes(entry)})")
+    print(f"  accuracy  {result['accuracy']:.4f}")
+    print(f"  Flop-R    {result['flop_r']:.2f}x")
+    return 0
+
+
+def _check_sequence_fit(model, model_file, sequences, entry):
+    """Refuses (one line) data whose steps, features or classes the model does not take."""
+    steps, features = sequence_input_shape(model)
+    if features != sequences.shape[2] or steps not in (None, sequences.shape[1]):
+        raise CliError(
+            f"{model_file}: the model takes sequences [{steps}, {features}], {entry.name} has "
+            f"[{sequences.shape[1]}, {sequences.shape[2]}]"
+        )
+    outputs = model.outputs[0].shape[-1]
+    if max(outputs, 2) != len(entry.classes):
+        raise CliError(f"{model_file}: {max(outputs, 2)} classes, but {entry.name} has {len(entry.classes)}")
 
 
 def _print_export_result(args, result, source, runner):

@@ -143,12 +143,21 @@ def load_model_or_fail(model_file):
         raise CliError(str(err)) from None
 
 
-def refuse_sequence_model(model, model_file, command):
-    """A model on float sequences (`Input((T, F))` into its recurrent layer)
-    has no text to read: `command` refuses it in one line."""
+def sequence_input_shape(model):
+    """`(T, F)` of a model on float sequences (`Input((T, F))` into its
+    recurrent layer; T None for any length), else None (a model of texts)."""
     inputs = getattr(model, "inputs", None) or []
     if len(inputs) == 1 and len(inputs[0].shape) == 3 and "float" in str(inputs[0].dtype):
-        features = inputs[0].shape[-1]
+        return tuple(inputs[0].shape[1:])
+    return None
+
+
+def refuse_sequence_model(model, model_file, command):
+    """A model on float sequences has no text to read: `command` refuses it
+    in one line."""
+    shape = sequence_input_shape(model)
+    if shape is not None:
+        features = shape[-1]
         raise CliError(
             f"{model_file}: the model takes float sequences [T, {features}], not text, and keras-skim {command} "
             "reads texts; export it (keras-skim export) and run it with "

@@ -13,6 +13,24 @@ GENERAL_LIMITS = (
     "decision-making tool."
 )
 
+# A preset of a sequence data set (`keras_skim.datasets.sequence_data`) reads float sequences: no tokenizer,
+# no `keras-skim show`; its export runs with `SkimRunner(folder).run_sequence`.
+SEQUENCE_INTENDED_USE = (
+    "A starting point: classify sequences like those of its data with `keras_skim.from_preset` or the exported "
+    "LiteRT model (`keras-skim export NAME`, run with `keras_skim.runtime.SkimRunner(folder).run_sequence`), "
+    "fine-tune it on your own data, or re-check the numbers below with `keras-skim evaluate NAME --data DATA`."
+)
+SEQUENCE_GENERAL_LIMITS = (
+    "Trained on one data set: sequences from elsewhere (other sources, lengths or scales) may be classified worse "
+    "than the test accuracy says. It is a research model, not a decision-making tool."
+)
+
+
+def _reads_sequences(card):
+    from keras_skim.datasets.sequence_data import SEQUENCE_DATASETS
+
+    return card.data in SEQUENCE_DATASETS
+
 
 def _percent(value):
     return "—" if value is None else f"{100.0 * value:.2f}%"
@@ -47,6 +65,10 @@ def _metric_rows(card):
 def model_card_markdown(card):
     """The README.md text of a preset from its `PresetCard`."""
     paper_source = (card.paper or {}).get("source", "no paper figure for this setting")
+    sequences = _reads_sequences(card)
+    load = f'model, tokenizer = keras_skim.from_preset("{card.name}", tokenizer=True)'
+    if sequences:
+        load = f'model = keras_skim.from_preset("{card.name}")  # no tokenizer: it reads float sequences'
     lines = [
         f"# {card.name}",
         "",
@@ -59,7 +81,7 @@ def model_card_markdown(card):
         "```python",
         "import keras_skim",
         "",
-        f'model, tokenizer = keras_skim.from_preset("{card.name}", tokenizer=True)',
+        load,
         "```",
         "",
         "## Data and split",
@@ -85,12 +107,12 @@ def model_card_markdown(card):
         "",
         "## Intended use",
         "",
-        INTENDED_USE,
+        SEQUENCE_INTENDED_USE if sequences else INTENDED_USE,
         "",
         "## Limits",
         "",
         *([card.limits, ""] if card.limits else []),
-        GENERAL_LIMITS,
+        SEQUENCE_GENERAL_LIMITS if sequences else GENERAL_LIMITS,
         "",
         "## License",
         "",

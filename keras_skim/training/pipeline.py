@@ -138,10 +138,12 @@ def _fit(trainer, prepare, verbose, fit_options):
 
 def write_model_folder(folder, model, tokenizer, record):
     """`model.keras`, `tokenizer.json` and `train_config.json` into `folder`
-    (the one writer of a model folder)."""
+    (the one writer of a model folder); no `tokenizer.json` for a model that
+    reads no text (`tokenizer` None: a model on float sequences)."""
     with output_folder.deferred_signals():  # Keras' save swallows a Ctrl-C in a bare `except:`
         model.save(os.path.join(folder, contracts.MODEL_FILE))
-        tokenizer.save(os.path.join(folder, contracts.TOKENIZER_FILE))
+        if tokenizer is not None:
+            tokenizer.save(os.path.join(folder, contracts.TOKENIZER_FILE))
         contracts.write_json(os.path.join(folder, contracts.TRAIN_CONFIG_FILE), record)
 
 

@@ -34,7 +34,7 @@ def test_each_keras_skim_command_parses_with_the_papers_protocol(benchmarks):
         command = entry["command"]
         assert shlex.split(command_line(name)) == command
         if command[0] != "keras-skim":
-            assert command[:3] == ["python", "benchmarks/scornn_tasks.py", "mnist"]
+            _check_the_scornn_protocol(name, command)
             continue
         args = build_parser().parse_args(command[1:])
         assert (args.data, args.output) == (entry["data"], f"runs/{name}")
@@ -46,6 +46,16 @@ def test_each_keras_skim_command_parses_with_the_papers_protocol(benchmarks):
             assert (args.learning_rate, args.batch_size, args.units, args.patience_steps) == (1e-4, 128, 100, 3000)
         if args.cell == "skim-lstm":
             assert (args.small_units, args.gamma) == (10, 0.01)
+
+
+def _check_the_scornn_protocol(name, command):
+    """Helfrich et al.: n=170, RMSprop 1e-3 (1e-4 for A), batch 50, 70 epochs; resumable, into runs/NAME."""
+    import scornn_tasks
+
+    assert command[:3] == ["python", "benchmarks/scornn_tasks.py", "mnist-model"]
+    args = scornn_tasks.parser().parse_args(command[2:])
+    assert (args.n, args.lr, args.skew_lr, args.batch_size, args.epochs) == (170, 1e-3, 1e-4, 50, 70)
+    assert (args.output, args.resume, args.run_name, args.permuted) == (f"runs/{name}", True, f"preset_{name}", False)
 
 
 def test_the_list_and_command_options_print_the_commands(benchmarks, capsys):
