@@ -114,12 +114,12 @@ def evaluate(args):
         print(json.dumps(result, indent=2))
         return 0
     per_doc = result["per_document"]
-    print(f"{args.model} (Structural-Jump-LSTM reader) on {path} ({args.split}, {result['examples']} questions)")
+    print(
+        f"{args.model} (Structural-Jump-LSTM reader) on {path} ({args.split}, {result['examples']} questions, "
+        f"{result['words']} document words; the query is always read)"
+    )
     print(f"  accuracy  {result['accuracy']:.4f}")
     for name in ("read", "skip", "jump"):
         fraction = f"{name}_fraction"
-        print(
-            f"  {name:<8}  {result[fraction]:.1%} of the document words "
-            f"(per-question mean {per_doc[fraction]:.1%}; the query is always read)"
-        )
+        print(f"  {name:<8}  {result[fraction]:.1%} of the document words (per-question mean {per_doc[fraction]:.1%})")
     return 0

@@ -176,7 +176,8 @@ def load_folder(folder):
     """(model, tokenizer, results) of a folder `train_structural_jump_cloze` wrote."""
     import keras
 
-    # Imported for its registration: a fresh process must know the class before loading.
+    # Imported for their registration: a fresh process must know the model's and its optimizer's classes.
+    from keras_skim.models.structural_jump.per_tensor_clip_rmsprop import PerTensorClipRMSprop  # noqa: F401
     from keras_skim.models.structural_jump.structural_jump_cloze_qa import StructuralJumpClozeQA  # noqa: F401
 
     model = keras.saving.load_model(os.path.join(folder, MODEL_FILE))
