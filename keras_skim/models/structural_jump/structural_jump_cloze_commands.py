@@ -38,7 +38,9 @@ def training_config(args):
 
     refuse_unused_options(args, "cloze", {**DEFAULTS, **dict.fromkeys(JUMP_OPTIONS)}, UNUSED)
     if args.cell not in (DEFAULT_CELL, MODEL):
-        raise CliError(f"--cell {args.cell} does not apply to --task cloze --model {MODEL} (it is the {MODEL})")
+        raise CliError(
+            f"--cell {args.cell} does not apply to --task cloze --model {MODEL} (a Structural-Jump-LSTM reader)"
+        )
     settings = task_settings(args, DEFAULTS)
     args.full_read_epochs = args.speed_read_epochs = None  # a schedule in steps, always
     check(args, None, settings["units"])
