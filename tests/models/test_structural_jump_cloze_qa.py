@@ -126,13 +126,15 @@ def test_bad_arguments_are_refused():
         StructuralJumpClozeQA(40, [2], [3], num_classes=3)
 
 
-def test_train_and_evaluate_on_a_cbt_file(tmp_path, capsys):
+def test_train_and_evaluate_on_a_cbt_file(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("KERAS_SKIM_CACHE", str(tmp_path / "cache"))  # the run's checkpoint stays in tmp_path
     out = tmp_path / "sj"
     steps = ["--full-read-steps", "1", "--speed-read-steps", "1", "--validate-every", "1"]
     common = ["--data", str(STORY), "--units", "6", "--agent-units", "3", "--batch-size", "4", "--no-glove"]
     args = ["train", "--task", "cloze", "--model", "sj-lstm", *common, *steps, "--quiet", "-o", str(out)]
-    assert main([*args, "--run-name", f"h2-sj-cloze-test-{tmp_path.name}"]) == 0
+    assert main(args) == 0
     assert "test accuracy" in capsys.readouterr().out
+    assert len(list((tmp_path / "cache" / "runs").iterdir())) == 1  # resumable: its checkpoint
     assert '"model": "sj-lstm"' in (out / "task.json").read_text()
     assert main(["evaluate", str(out), "--split", "all"]) == 0
     printed = capsys.readouterr().out
