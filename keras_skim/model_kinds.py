@@ -196,6 +196,9 @@ class ModelTask:
             (`keras_skim.models.<Class>`) and registered for loading.
         public: {public name in `keras_skim.models`: "module:attribute"} of
             its other public pieces.
+        model_commands: {`--model` value: its own commands module} of the
+            models that another family trains (its trainer and reports),
+            instead of `commands`.
     """
 
     name: str
@@ -203,9 +206,15 @@ class ModelTask:
     commands: str
     models: dict
     public: dict = dataclasses.field(default_factory=dict)
+    model_commands: dict = dataclasses.field(default_factory=dict)
+
+    def commands_of(self, model):
+        """The commands module path of `--model model` (None: the default model's)."""
+        return self.model_commands.get(model, self.commands)
 
 
 _SPAN_QA = "keras_skim.models.span_qa"
+_STRUCTURAL_JUMP = "keras_skim.models.structural_jump"
 TASKS = {
     task.name: task
     for task in (
@@ -227,7 +236,11 @@ TASKS = {
             "cloze",
             description="cloze questions in the Children's Book Test's text format (--data FILE)",
             commands="keras_skim.models.cloze_qa.cloze_commands",
-            models={"cloze": "keras_skim.models.cloze_qa.cloze_qa:ClozeQA"},
+            models={
+                "cloze": "keras_skim.models.cloze_qa.cloze_qa:ClozeQA",
+                "sj-lstm": f"{_STRUCTURAL_JUMP}.structural_jump_cloze_qa:StructuralJumpClozeQA",
+            },
+            model_commands={"sj-lstm": f"{_STRUCTURAL_JUMP}.structural_jump_cloze_commands"},
         ),
     )
 }

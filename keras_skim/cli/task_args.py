@@ -52,7 +52,7 @@ def task_commands(args):
         return None
     if model is not None and model not in TASKS[task].models:
         raise CliError(f"--model {model} is not a model of --task {task} (one of {', '.join(TASKS[task].models)})")
-    return load(TASKS[task].commands)
+    return load(TASKS[task].commands_of(model))
 
 
 def recorded_task(path):
@@ -62,12 +62,13 @@ def recorded_task(path):
     if not record.is_file():
         return None
     try:
-        name = json.loads(record.read_text(encoding="utf-8"))["task"]
-    except (OSError, ValueError, KeyError, TypeError) as err:
+        written = json.loads(record.read_text(encoding="utf-8"))
+        name, model = written["task"], written.get("model")
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as err:
         raise CliError(f"{record}: unreadable task record ({err})") from None
     if name not in TASKS:
         raise CliError(f"{record}: unknown task {name!r}; expected one of {', '.join(TASKS)}")
-    return load(TASKS[name].commands)
+    return load(TASKS[name].commands_of(model))
 
 
 def write_task_record(folder, record):

@@ -24,16 +24,43 @@ def encode_questions(examples, tokenizer, max_length):
     """`({"tokens", "candidates"}, labels)` of a cloze reader for CBT examples: the query's ids then the
     context's, cut to `max_length` and padded with 0; each candidate's first token id (else unknown)."""
     tokens = np.zeros((len(examples), max_length), np.int32)
-    candidates = np.zeros((len(examples), len(examples[0].candidates) if examples else 0), np.int32)
     for row, example in enumerate(examples):
         ids = [tokenizer.encode_one(text) for text in (example.query, " ".join(example.context))]
         ids = np.concatenate([i[i != 0] for i in ids])[:max_length]
         tokens[row, : len(ids)] = ids
+    return {"tokens": tokens, "candidates": encode_candidates(examples, tokenizer)}, answer_labels(examples)
+
+
+def encode_query_and_context(examples, tokenizer, query_length, context_length):
+    """`(query ids (N, query_length), context ids (N, context_length), candidate ids (N, K), labels)` of
+    CBT examples, each text cut to its length and padded with 0 at the end (for a reader that must tell
+    the query from the context)."""
+    query = _padded([tokenizer.encode_one(example.query) for example in examples], query_length)
+    context = _padded([tokenizer.encode_one(" ".join(example.context)) for example in examples], context_length)
+    return query, context, encode_candidates(examples, tokenizer), answer_labels(examples)
+
+
+def _padded(encoded, length):
+    out = np.zeros((len(encoded), length), np.int32)
+    for row, ids in enumerate(encoded):
+        ids = ids[ids != 0][:length]
+        out[row, : len(ids)] = ids
+    return out
+
+
+def encode_candidates(examples, tokenizer):
+    """Each candidate's first token id (else the unknown word's), int32 `(N, K)`."""
+    candidates = np.zeros((len(examples), len(examples[0].candidates) if examples else 0), np.int32)
+    for row, example in enumerate(examples):
         for column, word in enumerate(example.candidates):
             encoded = tokenizer.encode_one(word)
             candidates[row, column] = encoded[0] if len(encoded) and encoded[0] else UNK_ID
-    labels = np.array([example.answer_index for example in examples], np.int32)
-    return {"tokens": tokens, "candidates": candidates}, labels
+    return candidates
+
+
+def answer_labels(examples):
+    """The answer's index among the candidates, int32 `(N,)`."""
+    return np.array([example.answer_index for example in examples], np.int32)
 
 
 def sibling_splits(path):

@@ -186,15 +186,20 @@ def train(args, kind, units, learning_rate, batch_size):
     except CheckpointError as err:
         raise CliError(str(err)) from None
     except TrainingInterrupted as err:
-        if err.run_dir is None:  # a schedule in epochs writes no checkpoint
-            print(f"stopped in {err.phase} at step {err.step}; a run in epochs cannot be resumed", file=sys.stderr)
-        else:
-            print(
-                f"stopped in {err.phase} at step {err.step}; checkpoint in {err.run_dir}: run the same command "
-                "with --resume to continue",
-                file=sys.stderr,
-            )
-        return 130
+        return interrupted(err)
+
+
+def interrupted(err):
+    """Says where a `TrainingInterrupted` run stopped and how to resume it; the exit code, 130."""
+    if err.run_dir is None:  # a schedule in epochs writes no checkpoint
+        print(f"stopped in {err.phase} at step {err.step}; a run in epochs cannot be resumed", file=sys.stderr)
+    else:
+        print(
+            f"stopped in {err.phase} at step {err.step}; checkpoint in {err.run_dir}: run the same command "
+            "with --resume to continue",
+            file=sys.stderr,
+        )
+    return 130
 
 
 def training_config(args, units, learning_rate, batch_size):

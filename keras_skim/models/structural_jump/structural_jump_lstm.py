@@ -14,12 +14,21 @@ from keras_skim.models.structural_jump.actor_critic_loss import (
     structural_jump_losses,
 )
 from keras_skim.models.structural_jump.structural_jump_lstm_cell import (
+    NEXT_WORD,
     NUM_NOISE,
+    NUM_SKIP_ACTIONS,
+    READ,
     STEP_EXTRA,
     StructuralJumpLSTMCell,
     pack_step_inputs,
 )
 from keras_skim.models.structural_jump.text_structure import TextStructure
+
+# Noise that makes the agents' READ and NEXT_WORD certain (`read_words(read_all=True)`): argmax(logits +
+# noise) with logits far below it; inf in float16, which still compares as certain.
+_CERTAIN = 1e9
+_READ_NEXT_NOISE = [0.0] * NUM_NOISE
+_READ_NEXT_NOISE[READ] = _READ_NEXT_NOISE[NUM_SKIP_ACTIONS + NEXT_WORD] = _CERTAIN
 
 _METRICS = (
     "accuracy",
@@ -208,8 +217,7 @@ class StructuralJumpLSTM(keras.Model):
         )
         self.rnn = keras.layers.RNN(self.cell, return_sequences=True, return_state=True, name="structural_jump_rnn")
         self.output_dropout_layer = keras.layers.Dropout(self.output_dropout, seed=seed, name="output_dropout")
-        self.hidden = keras.layers.Dense(units, activation="relu", name="hidden")
-        self.classifier = keras.layers.Dense(num_classes, name="logits")
+        self._make_head()
         self.trackers = {name: keras.metrics.Mean(name=name) for name in _METRICS}
         # No weight depends on the input length: built at once, so that
         # every loader (the legacy .h5 one included) finds the weights.
@@ -221,8 +229,7 @@ class StructuralJumpLSTM(keras.Model):
             return
         self.embedding.build((None, None))
         self.rnn.build((None, None, self.embedding_dim + STEP_EXTRA))
-        self.hidden.build((None, self.units))
-        self.classifier.build((None, self.units))
+        self._build_head()
         # Non-trainable variables, so that callbacks can schedule them
         # without retracing (EntropyWeightDecay, CriticWarmup).
         self._entropy_weight = self.add_weight(
@@ -299,7 +306,40 @@ class StructuralJumpLSTM(keras.Model):
         self.embedding.embeddings.assign(ops.cast(matrix, self.embedding.embeddings.dtype))
 
     # ------------------------------------------------------------------ call
+    def _make_head(self) -> None:
+        """Creates the layers after the reader (the paper's classifier head); a subclass with another
+        head overrides this, `_build_head` and `call`."""
+        self.hidden = keras.layers.Dense(self.units, activation="relu", name="hidden")
+        self.classifier = keras.layers.Dense(self.num_classes, name="logits")
+
+    def _build_head(self) -> None:
+        self.hidden.build((None, self.units))
+        self.classifier.build((None, self.units))
+
     def call(self, token_ids: Any, training: bool | None = False) -> Any:
+        trace, (h, _, _), word_count = self.read_words(token_ids, training=training)
+        z = self.output_dropout_layer(h, training=training)
+        logits = self.classifier(self.hidden(z))
+        return {"logits": logits, "trace": trace, "word_count": word_count}
+
+    def read_words(
+        self, token_ids: Any, training: bool | None = False, initial_state: Any = None, read_all: bool = False
+    ) -> Any:
+        """Runs the reader over the word stream of `token_ids`.
+
+        Args:
+            token_ids: int tensor `(batch, T)` of raw ids.
+            training: sample the actions (Gumbel-max) and apply dropout.
+            initial_state: `[h, c, aux]` to start from (another text read
+                before this one), or None: the cell's initial state.
+            read_all: read every word whatever the agents' logits (and
+                `speed_reading`) say: the noise makes READ and NEXT_WORD
+                certain.
+
+        Returns:
+            `(trace (batch, T, 14), [h, c, aux] after the last word,
+            word_count (batch,))`.
+        """
         words, offsets, _ = self.text_structure(token_ids)
         word_count = offsets[:, 0, 2]
         length = ops.shape(words)[1]
@@ -312,7 +352,9 @@ class StructuralJumpLSTM(keras.Model):
         x = self.embedding(words)
         x = self.embedding_dropout_layer(x, training=training)
         noise = None
-        if training:
+        if read_all:
+            noise = ops.broadcast_to(ops.convert_to_tensor(_READ_NEXT_NOISE, x.dtype), ops.shape(words) + (NUM_NOISE,))
+        elif training:
             uniform = keras.random.uniform(
                 ops.shape(words) + (NUM_NOISE,),
                 minval=1e-7,
@@ -321,11 +363,8 @@ class StructuralJumpLSTM(keras.Model):
                 dtype=x.dtype,
             )
             noise = -ops.log(-ops.log(uniform))
-        trace, h, _, _ = self.rnn(pack_step_inputs(x, offsets, noise), training=training)
-        trace = backend.pad_time(trace, length, steps)
-        z = self.output_dropout_layer(h, training=training)
-        logits = self.classifier(self.hidden(z))
-        return {"logits": logits, "trace": trace, "word_count": word_count}
+        trace, h, c, aux = self.rnn(pack_step_inputs(x, offsets, noise), initial_state=initial_state, training=training)
+        return backend.pad_time(trace, length, steps), [h, c, aux], word_count
 
     def compute_output_spec(self, token_ids: Any, training: bool | None = False) -> Any:
         batch, length = token_ids.shape[0], token_ids.shape[1]
