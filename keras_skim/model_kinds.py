@@ -196,6 +196,12 @@ class ModelTask:
             (`keras_skim.models.<Class>`) and registered for loading.
         public: {public name in `keras_skim.models`: "module:attribute"} of
             its other public pieces.
+        exporter: The module whose `EXPORTER` (a
+            `keras_skim.export.task_export.TaskExporter`) exports the task's
+            models (`keras-skim export`), or None (they do not export).
+        answer: "module:function" that answers a question with an export of
+            the task, without TensorFlow (`SkimRunner.answer` calls it with
+            the runner and the caller's arguments), or None.
     """
 
     name: str
@@ -203,6 +209,8 @@ class ModelTask:
     commands: str
     models: dict
     public: dict = dataclasses.field(default_factory=dict)
+    exporter: str = None
+    answer: str = None
 
 
 _SPAN_QA = "keras_skim.models.span_qa"
@@ -222,15 +230,26 @@ TASKS = {
                 "BidirectionalReader": f"{_SPAN_QA}.bidirectional_reader:BidirectionalReader",
                 "TrilinearSimilarity": f"{_SPAN_QA}.trilinear_similarity:TrilinearSimilarity",
             },
+            exporter=f"{_SPAN_QA}.span_qa_export",
+            answer=f"{_SPAN_QA}.span_qa_answer:answer_span",
         ),
         ModelTask(
             "cloze",
             description="cloze questions in the Children's Book Test's text format (--data FILE)",
             commands="keras_skim.models.cloze_qa.cloze_commands",
             models={"cloze": "keras_skim.models.cloze_qa.cloze_qa:ClozeQA"},
+            exporter="keras_skim.models.cloze_qa.cloze_export",
+            answer="keras_skim.models.cloze_qa.cloze_answer:answer_cloze",
         ),
     )
 }
+
+
+def task_of_model(model):
+    """The `ModelTask` one of whose `models` classes `model` is an instance of, or None."""
+    cls = type(model)
+    name = f"{cls.__module__}:{cls.__name__}"
+    return next((task for task in TASKS.values() if name in task.models.values()), None)
 
 
 def task_public_names():

@@ -390,6 +390,7 @@ def export_model(model_path, output_dir=None, options=None, *, log=None, **setti
     from keras_skim.export.family_exporter import exporter_of
     from keras_skim.export.metadata import ExportFacts, weights_bytes
     from keras_skim.export.plan import plan_model
+    from keras_skim.model_kinds import task_of_model
     from keras_skim.runtime.tflite_check import op_inventory
 
     options = _options(options, settings)
@@ -398,6 +399,11 @@ def export_model(model_path, output_dir=None, options=None, *, log=None, **setti
     read_inputs = _memory_inputs if is_model_object(model_path) else _export_inputs
     given = options.tokenizer if options.tokenizer is not None else options.tokenizer_path
     inputs = read_inputs(model_path, output_dir, given, options.force)
+    task = task_of_model(inputs.model)
+    if task is not None:  # a question-answering model: its own inputs, graph and metadata
+        from keras_skim.export.task_export import export_task_model
+
+        return export_task_model(task, inputs, options, log)
     model, output_dir, train_config = inputs.model, inputs.output_dir, inputs.train_config
     plan = plan_model(model)
     family = exporter_of(plan.model_kind)
