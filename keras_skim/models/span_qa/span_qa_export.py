@@ -18,8 +18,8 @@ from keras_skim.export.plan import ModelPlan, RecurrentLayerPlan
 from keras_skim.export.task_export import TaskExporter
 from keras_skim.export.weights import to_numpy
 from keras_skim.model_kinds import TASKS, skim_gate
+from keras_skim.models.span_qa.span_qa_answer import CONTEXT_IDS, END_LOGITS, QUESTION_IDS, START_LOGITS
 from keras_skim.models.span_qa.span_qa_data import QUESTION_LENGTH
-from keras_skim.models.span_qa.span_qa_graph import CONTEXT_IDS, END_LOGITS, QUESTION_IDS, START_LOGITS
 
 TASK = "squad"
 EXPORTED_MODEL = "lstm-attention"

@@ -15,12 +15,8 @@ from keras_skim import contracts
 from keras_skim.export.graph_builder import threshold_cut
 from keras_skim.export.stack_graph import run_layer
 from keras_skim.export.weights import f32
+from keras_skim.models.span_qa.span_qa_answer import CONTEXT_IDS, END_LOGITS, QUESTION_IDS, START_LOGITS
 from keras_skim.models.span_qa.span_qa_ops import PADDING_LOGIT
-
-CONTEXT_IDS = "context_ids"
-QUESTION_IDS = "question_ids"
-START_LOGITS = "start_logits"
-END_LOGITS = "end_logits"
 
 
 def _attended(tf, plan, x, q, question_ids):

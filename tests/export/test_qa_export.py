@@ -1,0 +1,148 @@
+"""Export and runtime of the question-answering models (issue 33, item 5): an `LSTMAttentionQA` and a `ClozeQA`
+(random weights, tiny sizes) exported from their model folders with the real converter and parity check, then
+answered through the LiteRT runtime and held to the Keras model's own prediction, decoded the same way."""
+
+import json
+
+import numpy as np
+import pytest
+
+from keras_skim.cli.main import main
+from keras_skim.cli.task_args import write_task_record
+
+CONTEXT = (
+    "The Thames is a river that flows through southern England, including London. It rises at Thames Head "
+    "and flows into the North Sea."
+)
+QUESTION = "Through which city does the Thames flow?"
+DOCUMENT = ["The little rabbit lived in a hole under the old oak tree .", "The fox found a garden full of carrots ."]
+QUERY = "The rabbit loved XXXXX more than anything ."
+CANDIDATES = ["carrots", "fox", "tree", "garden"]
+
+
+def _tokenizer(*texts):
+    from keras_skim.datasets.tokenizer import Tokenizer
+
+    return Tokenizer().fit(list(texts))
+
+
+@pytest.fixture(scope="module")
+def span_folder(tmp_path_factory):
+    """A saved `LSTMAttentionQA` folder (a skim layer, then an LSTM layer), as `train --task squad` writes it."""
+    from keras_skim.models import LSTMAttentionQA
+
+    folder = tmp_path_factory.mktemp("span") / "run"
+    folder.mkdir()
+    tokenizer = _tokenizer(CONTEXT, QUESTION)
+    model = LSTMAttentionQA(
+        tokenizer.vocabulary_size, embedding_dim=6, units=5, small_units=2, cells=("skim-lstm", "lstm"), seed=3
+    )
+    model((np.ones((1, 4), "int32"), np.ones((1, 2), "int32")))
+    model.save(str(folder / "model.keras"))
+    tokenizer.save(folder / "tokenizer.json")
+    write_task_record(folder, {"task": "squad", "model": "lstm-attention", "context_length": 40})
+    return folder, model, tokenizer
+
+
+@pytest.fixture(scope="module")
+def span_export(span_folder):
+    from keras_skim.export.exporter import export_model
+
+    folder = span_folder[0]
+    return export_model(str(folder), str(folder.parent / "export"), parity_samples=2)
+
+
+@pytest.fixture(scope="module")
+def cloze_export(tmp_path_factory):
+    """A `ClozeQA` (skim reader) folder and its export."""
+    from keras_skim.export.exporter import export_model
+    from keras_skim.models import ClozeQA
+
+    folder = tmp_path_factory.mktemp("cloze") / "run"
+    folder.mkdir()
+    tokenizer = _tokenizer(QUERY, *DOCUMENT)
+    model = ClozeQA(
+        tokenizer.vocabulary_size, cell="skim-lstm", embedding_dim=6, units=5, small_units=2, num_candidates=4, seed=1
+    )
+    model.save(str(folder / "model.keras"))
+    tokenizer.save(folder / "tokenizer.json")
+    (folder / "cloze_config.json").write_text(json.dumps({"config": {"max_length": 50}}), encoding="utf-8")
+    write_task_record(folder, {"task": "cloze"})
+    result = export_model(str(folder), str(folder.parent / "export"), parity_samples=2)
+    return result, model, tokenizer
+
+
+def test_span_export_is_parity_checked_and_says_its_task(span_export):
+    meta = span_export.metadata
+    assert span_export.parity.ok and span_export.parity.mismatched_decisions == 0
+    assert meta.task["name"] == "squad" and meta.task["context_length"] == 40
+    assert set(meta.inputs) == {"context_ids", "question_ids", "threshold"}
+    assert {"start_logits", "end_logits", "read_mask", "read_mask_layer1_backward"} <= set(meta.outputs)
+    assert len(meta.layers) == 2 and meta.backend == "builtin" and meta.custom_ops == []
+
+
+def test_span_answer_is_the_keras_models_answer(span_folder, span_export):
+    from keras_skim.datasets.squad import span_text, tokens_with_offsets
+    from keras_skim.models.span_qa.span_qa_data import QUESTION_LENGTH, best_spans
+    from keras_skim.models.span_qa.span_qa_show import reading_masks
+    from keras_skim.runtime.runner import SkimRunner
+
+    _, model, tokenizer = span_folder
+    found = SkimRunner(span_export.output_dir).answer(CONTEXT, QUESTION)
+    context_ids, question_ids = tokenizer.encode_one(CONTEXT, 40), tokenizer.encode_one(QUESTION, QUESTION_LENGTH)
+    start, end, masks = reading_masks(model, context_ids, question_ids)
+    first, last = best_spans(start[None], end[None])[0]
+    offsets = tokens_with_offsets(CONTEXT)
+    assert found.text == span_text(CONTEXT, offsets, first, last) == CONTEXT[found.start : found.end]
+    assert (found.first_token, found.last_token) == (first, last)
+    np.testing.assert_allclose(found.start_logits, start, atol=1e-4)
+    for (index, direction), mask in found.read_masks.items():
+        np.testing.assert_array_equal(mask, masks[(model.READERS[index], direction)])
+
+
+def test_cloze_answer_is_the_keras_models_answer(cloze_export):
+    from keras_skim.datasets.cloze_splits import encode_question
+    from keras_skim.runtime.runner import SkimRunner
+
+    result, model, tokenizer = cloze_export
+    assert result.parity.ok and result.metadata.task == {"name": "cloze", "max_length": 50, "num_candidates": 4}
+    found = SkimRunner(result.output_dir).answer(DOCUMENT, QUERY, CANDIDATES)
+    ids, candidates = encode_question(tokenizer, QUERY, " ".join(DOCUMENT), CANDIDATES)
+    scores = np.asarray(model({"tokens": ids[None], "candidates": candidates[None]}))[0]
+    expected = np.exp(scores - scores.max()) / np.exp(scores - scores.max()).sum()
+    np.testing.assert_allclose(found.probabilities, expected, atol=1e-4)
+    assert found.answer == CANDIDATES[int(np.argmax(scores))] and found.read_mask.shape == (len(ids),)
+
+
+def test_answer_refuses_the_wrong_number_of_candidates(cloze_export):
+    from keras_skim.runtime.runner import SkimRunner
+
+    with pytest.raises(ValueError, match="takes 4 candidates; got 2"):
+        SkimRunner(cloze_export[0].output_dir).answer(DOCUMENT, QUERY, CANDIDATES[:2])
+
+
+def test_a_bidaf_folder_is_refused_in_one_line(tmp_path, capsys):
+    from keras_skim.models import BiDAF
+
+    folder = tmp_path / "run"
+    folder.mkdir()
+    model = BiDAF(20, embedding_dim=4, units=3, small_units=1)
+    model((np.ones((1, 4), "int32"), np.ones((1, 2), "int32")))
+    model.save(str(folder / "model.keras"))
+    write_task_record(folder, {"task": "squad", "model": "bidaf"})
+    assert main(["export", str(folder), "-o", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "BiDAF models do not export yet" in err and "LSTMAttentionQA" in err and err.count("\n") == 1
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_span_export_refuses_the_custom_backend(span_folder, tmp_path, capsys):
+    assert main(["export", str(span_folder[0]), "--backend", "custom", "-o", str(tmp_path / "out")]) == 2
+    assert "--backend builtin only" in capsys.readouterr().err
+
+
+def test_answer_on_a_classifier_export_is_a_clear_error(exported):
+    from keras_skim.runtime.runner import RuntimeModelError, SkimRunner
+
+    with pytest.raises(RuntimeModelError, match="a text classifier export answers no question"):
+        SkimRunner(exported("lstm")[1]).answer(CONTEXT, QUESTION)
