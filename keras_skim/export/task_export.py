@@ -105,7 +105,7 @@ def _threshold(plan, options, notes):
 
 def export_task_model(task, inputs, options, log):
     """`export_model` of a task's model (`inputs`: the exporter's `_ExportInputs`) -> `ExportResult`."""
-    from keras_skim.export.exporter import ExportResult, _parity_record, _tokenizer, _write_export
+    from keras_skim.export.export_files import ExportResult, checked_tokenizer, parity_record, write_export
     from keras_skim.export.metadata import ExportFacts, weights_bytes
     from keras_skim.export.parity import EXACT, parity_thresholds
     from keras_skim.export.task_parity import check_task_parity
@@ -116,7 +116,7 @@ def export_task_model(task, inputs, options, log):
     folder = os.path.dirname(inputs.model_file) if inputs.model_file else None
     plan = exporter.plan(inputs.model, folder)
     threshold = _threshold(plan, options, notes)
-    tokenizer = _tokenizer(inputs.tokenizer_file, plan, inputs.tokenizer)
+    tokenizer = checked_tokenizer(inputs.tokenizer_file, plan, inputs.tokenizer)
     if tokenizer is None:
         notes.append("no tokenizer.json next to the model: the export takes token ids only (no answer())")
     flatbuffer = _flatbuffer(exporter, plan)
@@ -138,13 +138,13 @@ def export_task_model(task, inputs, options, log):
         tflite_bytes=len(flatbuffer),
         source_model=os.path.abspath(inputs.model_file) if inputs.model_file else None,
         tokenizer_file=contracts.TOKENIZER_FILE if tokenizer else None,
-        parity=_parity_record(parity, 0, "Keras", EXACT),
+        parity=parity_record(parity, 0, "Keras", EXACT),
         ops=sorted({op for ops in op_inventory(flatbuffer).values() for op in ops}),
         backend="builtin",
         custom_ops=[],
     )
     metadata = exporter.metadata(plan, facts)
-    _write_export(
+    write_export(
         inputs.output_dir,
         options.force,
         inputs.model_file,

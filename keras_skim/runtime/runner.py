@@ -309,9 +309,11 @@ class SkimRunner:
             raise RuntimeModelError(f"{self.model_path}: the model failed to run ({_first_line(err)})") from None
         return out
 
-    def invoke(self, ids: np.ndarray, threshold: np.float32) -> dict[str, np.ndarray]:
+    def invoke(self, ids: np.ndarray | dict[str, np.ndarray], threshold: np.float32) -> dict[str, np.ndarray]:
         """Runs inputs that `prepare` checked (the timed call of the bench);
         an export that fails to run raises RuntimeModelError (one line)."""
+        if isinstance(ids, dict):  # a task export's several inputs
+            return self._invoke_inputs(ids, threshold)
         try:
             with self._lock:
                 count = ids.shape[-1]
@@ -349,10 +351,16 @@ class SkimRunner:
                     "(one code per token)"
                 )
 
-    def prepare(self, token_ids: ArrayLike, threshold: float | None = None) -> tuple[np.ndarray, np.float32]:
+    def prepare(
+        self, token_ids: ArrayLike | Mapping[str, ArrayLike], threshold: float | None = None
+    ) -> tuple[np.ndarray | dict[str, np.ndarray], np.float32]:
         """(ids int32 [1, T], threshold float32) checked for `invoke`; raises
-        RuntimeModelError (one line) for inputs the model cannot take."""
+        RuntimeModelError (one line) for inputs the model cannot take. A
+        task export's inputs are a mapping {input name: ids}, checked into
+        one (`run_inputs`)."""
         self._refuse_sequence_export()
+        if isinstance(token_ids, Mapping):
+            return self._checked_inputs(token_ids), self._threshold(threshold)
         ids = np.asarray(token_ids)
         if ids.ndim > 2 or (ids.ndim == 2 and ids.shape[0] != 1):
             raise RuntimeModelError(
@@ -383,16 +391,20 @@ class SkimRunner:
         question-answering export: `metadata.inputs` names them), each one
         non-empty sequence of ids [T] or [1, T]; the threshold where the
         signature takes one."""
-        names = set(self.metadata.inputs) - {contracts.INPUT_THRESHOLD}
-        if set(inputs) != names:
-            raise RuntimeModelError(f"the export takes {', '.join(sorted(names))}; got {', '.join(sorted(inputs))}")
+        return self.invoke(*self.prepare(inputs, threshold))
+
+    def _checked_inputs(self, inputs):
+        """{name: int32 [1, T]} of a task export's token inputs, checked (RuntimeModelError, one line)."""
+        names = [name for name in self.metadata.inputs if name != contracts.INPUT_THRESHOLD]
+        if not self.metadata.task or set(inputs) != set(names):
+            raise RuntimeModelError(f"the export takes {', '.join(names)}; got {', '.join(sorted(inputs))}")
         checked = {}
-        for name, ids in inputs.items():
-            ids = np.asarray(ids)
+        for name in names:  # in the signature's order: the first is the one the read masks cover
+            ids = np.asarray(inputs[name])
             if not ids.size or ids.ndim > 2 or (ids.ndim == 2 and ids.shape[0] != 1):
                 raise RuntimeModelError(f"{name} must be one non-empty sequence, shape [T] or [1, T]")
             checked[name] = self._checked_ids(name, ids)
-        return self._invoke_inputs(checked, self._threshold(threshold))
+        return checked
 
     def answer(self, *args: Any, threshold: float | None = None, **kwargs: Any) -> Any:
         """The answer of a question-answering export (`metadata.task`), by its

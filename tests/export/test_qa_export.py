@@ -26,22 +26,25 @@ def _tokenizer(*texts):
     return Tokenizer().fit(list(texts))
 
 
-@pytest.fixture(scope="module")
-def span_folder(tmp_path_factory):
-    """A saved `LSTMAttentionQA` folder (a skim layer, then an LSTM layer), as `train --task squad` writes it."""
+def _span_folder(root, cells):
+    """A saved `LSTMAttentionQA` folder of reading layers `cells`, as `train --task squad` writes it."""
     from keras_skim.models import LSTMAttentionQA
 
-    folder = tmp_path_factory.mktemp("span") / "run"
+    folder = root / "run"
     folder.mkdir()
     tokenizer = _tokenizer(CONTEXT, QUESTION)
-    model = LSTMAttentionQA(
-        tokenizer.vocabulary_size, embedding_dim=6, units=5, small_units=2, cells=("skim-lstm", "lstm"), seed=3
-    )
+    model = LSTMAttentionQA(tokenizer.vocabulary_size, embedding_dim=6, units=5, small_units=2, cells=cells, seed=3)
     model((np.ones((1, 4), "int32"), np.ones((1, 2), "int32")))
     model.save(str(folder / "model.keras"))
     tokenizer.save(folder / "tokenizer.json")
     write_task_record(folder, {"task": "squad", "model": "lstm-attention", "context_length": 40})
     return folder, model, tokenizer
+
+
+@pytest.fixture(scope="module")
+def span_folder(tmp_path_factory):
+    """A skim layer, then an LSTM layer."""
+    return _span_folder(tmp_path_factory.mktemp("span"), ("skim-lstm", "lstm"))
 
 
 @pytest.fixture(scope="module")
@@ -105,7 +108,7 @@ def test_cloze_answer_is_the_keras_models_answer(cloze_export):
     from keras_skim.runtime.runner import SkimRunner
 
     result, model, tokenizer = cloze_export
-    assert result.parity.ok and result.metadata.task == {"name": "cloze", "max_length": 50, "num_candidates": 4}
+    assert result.parity.ok and result.metadata.task["num_candidates"] == 4
     found = SkimRunner(result.output_dir).answer(DOCUMENT, QUERY, CANDIDATES)
     ids, candidates = encode_question(tokenizer, QUERY, " ".join(DOCUMENT), CANDIDATES)
     scores = np.asarray(model({"tokens": ids[None], "candidates": candidates[None]}))[0]
@@ -146,3 +149,27 @@ def test_answer_on_a_classifier_export_is_a_clear_error(exported):
 
     with pytest.raises(RuntimeModelError, match="a text classifier export answers no question"):
         SkimRunner(exported("lstm")[1]).answer(CONTEXT, QUESTION)
+
+
+def test_bench_times_a_span_export_against_the_lstm_one(span_export, tmp_path, capsys):
+    from keras_skim.export.exporter import export_model
+
+    folder, _, _ = _span_folder(tmp_path, ("lstm", "lstm"))
+    baseline = export_model(str(folder), str(tmp_path / "lstm_export"), parity_samples=1)
+    argv = ["bench", span_export.output_dir, "--baseline", baseline.output_dir, "--samples", "2", "--repeats", "1"]
+    assert main([*argv, "-o", str(tmp_path / "report")]) == 0
+    report = json.loads((tmp_path / "report" / "report.json").read_text(encoding="utf-8"))
+    row = report["results"][0]
+    assert report["data"] == "random token ids (context_ids 40, question_ids 30 tokens)"
+    assert (
+        row["speedup"] > 0
+        and row["flop_r"] >= 1.0
+        and set(row["layer_skim_rates"]) == set(span_export.metadata.read_masks)
+    )
+
+
+def test_bench_refuses_a_baseline_of_other_inputs(span_export, cloze_export, capsys):
+    argv = ["bench", span_export.output_dir, "--baseline", cloze_export[0].output_dir, "--samples", "1"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "the baseline takes token_ids, candidate_ids, " in err and err.count("\n") == 1

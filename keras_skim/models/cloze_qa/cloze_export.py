@@ -134,7 +134,12 @@ def cloze_metadata(plan, facts):
     )
     logits = metadata.outputs[contracts.OUTPUT_LOGITS]
     logits.shape, logits.note = [1, plan.num_candidates], "each candidate's score e(c_k) . W h: softmax for P(c_k)"
-    metadata.task = {"name": TASK, "max_length": plan.max_length, "num_candidates": plan.num_candidates}
+    metadata.task = {
+        "name": TASK,
+        "max_length": plan.max_length,
+        "num_candidates": plan.num_candidates,
+        "input_lengths": {contracts.INPUT_TOKEN_IDS: plan.max_length, CANDIDATE_IDS: plan.num_candidates},
+    }
     return metadata
 
 

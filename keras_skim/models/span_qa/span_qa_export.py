@@ -184,6 +184,7 @@ def span_metadata(plan, facts):
         "context_length": plan.max_length,
         "question_length": QUESTION_LENGTH,
         "max_answer_tokens": MAX_ANSWER_TOKENS,
+        "input_lengths": {CONTEXT_IDS: plan.max_length, QUESTION_IDS: QUESTION_LENGTH},
     }
     return metadata
 
