@@ -361,6 +361,10 @@ class SkimRunner:
         self._refuse_sequence_export()
         if isinstance(token_ids, Mapping):
             return self._checked_inputs(token_ids), self._threshold(threshold)
+        if self.metadata.task:
+            names = ", ".join(name for name in self.metadata.inputs if name != contracts.INPUT_THRESHOLD)
+            task = self.metadata.task.get("name")
+            raise RuntimeModelError(f"{self.model_path}: a {task} export takes {names}, not one text: use answer()")
         ids = np.asarray(token_ids)
         if ids.ndim > 2 or (ids.ndim == 2 and ids.shape[0] != 1):
             raise RuntimeModelError(

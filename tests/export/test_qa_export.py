@@ -117,11 +117,14 @@ def test_cloze_answer_is_the_keras_models_answer(cloze_export):
     assert found.answer == CANDIDATES[int(np.argmax(scores))] and found.read_mask.shape == (len(ids),)
 
 
-def test_answer_refuses_the_wrong_number_of_candidates(cloze_export):
-    from keras_skim.runtime.runner import SkimRunner
+def test_answer_refuses_the_wrong_number_of_candidates_and_classify_a_question_export(cloze_export):
+    from keras_skim.runtime.runner import RuntimeModelError, SkimRunner
 
+    runner = SkimRunner(cloze_export[0].output_dir)
     with pytest.raises(ValueError, match="takes 4 candidates; got 2"):
-        SkimRunner(cloze_export[0].output_dir).answer(DOCUMENT, QUERY, CANDIDATES[:2])
+        runner.answer(DOCUMENT, QUERY, CANDIDATES[:2])
+    with pytest.raises(RuntimeModelError, match="a cloze export takes token_ids, candidate_ids, not one text"):
+        runner.classify(QUERY)
 
 
 def test_a_bidaf_folder_is_refused_in_one_line(tmp_path, capsys):
