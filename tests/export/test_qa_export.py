@@ -1,4 +1,4 @@
-"""Export and runtime of the question-answering models (issue 33, item 5): an `LSTMAttentionQA` and a `ClozeQA`
+"""Export and runtime of the question-answering models (issue 33, item 5): `LSTMAttentionQA`, `BiDAF` and `ClozeQA`
 (random weights, tiny sizes) exported from their model folders with the real converter and parity check, then
 answered through the LiteRT runtime and held to the Keras model's own prediction, decoded the same way."""
 
@@ -127,24 +127,31 @@ def test_answer_refuses_the_wrong_number_of_candidates_and_classify_a_question_e
         runner.classify(QUERY)
 
 
-def test_a_bidaf_folder_is_refused_in_one_line(tmp_path, capsys):
+def test_a_bidaf_folder_exports_and_answers(tmp_path, capsys):
     from keras_skim.models import BiDAF
+    from keras_skim.runtime.runner import SkimRunner
 
     folder = tmp_path / "run"
     folder.mkdir()
-    model = BiDAF(20, embedding_dim=4, units=3, small_units=1)
+    tokenizer = _tokenizer(CONTEXT, QUESTION)
+    model = BiDAF(tokenizer.vocabulary_size, embedding_dim=4, units=3, small_units=1, cells="skim-lstm", seed=2)
     model((np.ones((1, 4), "int32"), np.ones((1, 2), "int32")))
     model.save(str(folder / "model.keras"))
-    write_task_record(folder, {"task": "squad", "model": "bidaf"})
-    assert main(["export", str(folder), "-o", str(tmp_path / "out")]) == 2
-    err = capsys.readouterr().err
-    assert "BiDAF models do not export yet" in err and "LSTMAttentionQA" in err and err.count("\n") == 1
-    assert not (tmp_path / "out").exists()
+    tokenizer.save(folder / "tokenizer.json")
+    write_task_record(folder, {"task": "squad", "model": "bidaf", "context_length": 40})
+    assert main(["export", str(folder), "-o", str(tmp_path / "out"), "--parity-samples", "1"]) == 0
+    assert "parity OK (against Keras)" in capsys.readouterr().out
+    found = SkimRunner(tmp_path / "out").answer(CONTEXT, QUESTION)
+    assert found.text == CONTEXT[found.start : found.end] and found.text
+    assert set(found.read_masks) == {(layer, way) for layer in range(4) for way in ("forward", "backward")}
 
 
 def test_a_span_export_refuses_the_custom_backend(span_folder, tmp_path, capsys):
-    assert main(["export", str(span_folder[0]), "--backend", "custom", "-o", str(tmp_path / "out")]) == 2
-    assert "--backend builtin only" in capsys.readouterr().err
+    for option in (["--backend", "custom"], ["--quantize", "int8"]):
+        assert main(["export", str(span_folder[0]), *option, "-o", str(tmp_path / "out")]) == 2
+        err = capsys.readouterr().err
+        assert "--backend builtin only" in err and err.count("\n") == 1
+    assert not (tmp_path / "out").exists()
 
 
 def test_answer_on_a_classifier_export_is_a_clear_error(exported):

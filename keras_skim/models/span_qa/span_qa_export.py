@@ -1,8 +1,9 @@
 """The span readers' exporter (`model_kinds.TASKS["squad"].exporter`): an
-`LSTMAttentionQA` as one builtin LiteRT graph (`span_qa_graph`) with two
-token inputs (context and question ids), the start and end logits and a
-read mask per reading layer and direction, parity-checked against the Keras
-model (`keras_skim.export.task_export`). A `BiDAF` is refused in one line."""
+`LSTMAttentionQA` (`span_qa_graph`) or a `BiDAF` (`bidaf_graph`) as one
+builtin LiteRT graph with two token inputs (context and question ids), the
+start and end logits and a read mask per reading layer and direction over
+the context, parity-checked against the Keras model
+(`keras_skim.export.task_export`)."""
 
 import dataclasses
 import json
@@ -17,12 +18,16 @@ from keras_skim.export.errors import ExportError
 from keras_skim.export.plan import ModelPlan, RecurrentLayerPlan
 from keras_skim.export.task_export import TaskExporter
 from keras_skim.export.weights import to_numpy
-from keras_skim.model_kinds import TASKS, skim_gate
+from keras_skim.model_kinds import TASKS, load, skim_gate
 from keras_skim.models.span_qa.span_qa_answer import CONTEXT_IDS, END_LOGITS, QUESTION_IDS, START_LOGITS
 from keras_skim.models.span_qa.span_qa_data import QUESTION_LENGTH
 
 TASK = "squad"
-EXPORTED_MODEL = "lstm-attention"
+# {class name: its graph's module}: the span readers that export (every `--model` of the task).
+GRAPHS = {
+    "LSTMAttentionQA": "keras_skim.models.span_qa.span_qa_graph",
+    "BiDAF": "keras_skim.models.span_qa.bidaf_graph",
+}
 MAX_ANSWER_TOKENS = 15  # `span_qa_data.best_spans`' default: the span the runtime decodes
 PARITY_CONTEXT_TOKENS = 48  # the Keras reference steps each skim cell token by token
 PARITY_QUESTION_TOKENS = 12
@@ -32,7 +37,10 @@ PARITY_QUESTION_TOKENS = 12
 class SpanPlan(ModelPlan):
     """A `ModelPlan` of a span reader: its attention's kernel and its two answer heads besides the layers."""
 
-    similarity: np.ndarray = None  # [3e]: w_x, w_q, w_xq
+    similarity: np.ndarray = None  # [3k]: w_x, w_q, w_xq
+    model_name: str = None  # its `--model` value
+    model_class: str = None  # its class name (`GRAPHS`)
+    highway: list = None  # a BiDAF's highway layers: [(transform kernel, bias, gate kernel, bias)]
     start: tuple = None  # (kernel [2d, 1], bias [1])
     end: tuple = None
     max_length: int = None  # the context length the reader was trained on
@@ -43,9 +51,8 @@ class SpanPlan(ModelPlan):
         return any(emitter.skims for layer in self.layers for emitter in layer.emitters)
 
     def flop_directions(self):
-        """[(emitter, input size)]: the first layer reads g = [x; u; x * u] (3e), the next 2d."""
-        dims = [3 * self.embedding_dim] + [layer.output_dim for layer in self.layers[:-1]]
-        return [(emitter, dim) for layer, dim in zip(self.layers, dims) for emitter in layer.emitters]
+        """[(emitter, input size)] of every direction of every reading layer (over the context)."""
+        return [(emitter, emitter.input_dim) for layer in self.layers for emitter in layer.emitters]
 
 
 def _layer_plan(reader):
@@ -72,17 +79,21 @@ def _context_length(folder):
 
 
 def _checked_class(model):
-    exported = TASKS[TASK].models[EXPORTED_MODEL].rpartition(":")[2]
-    if type(model).__name__ != exported:
-        raise ExportError(
-            f"{type(model).__name__} models do not export yet: the question-answering models that export are "
-            f"{exported} (--task {TASK} --model {EXPORTED_MODEL}) and ClozeQA (--task cloze)"
-        )
+    """The `--model` value of an exportable span reader; ExportError (one line) for another."""
+    name = type(model).__name__
+    if name not in GRAPHS:
+        raise ExportError(f"{name} models do not export: the span readers that export are {', '.join(GRAPHS)}")
+    return next(key for key, path in TASKS[TASK].models.items() if path.endswith(f":{name}"))
+
+
+def _highway(model):
+    pairs = zip(getattr(model, "highway_transforms", ()), getattr(model, "highway_gates", ()))
+    return [(*_head(transform), *_head(gate)) for transform, gate in pairs]
 
 
 def plan_span_reader(model, folder=None):
-    """The `SpanPlan` of an `LSTMAttentionQA`; ExportError (one line) for another span reader."""
-    _checked_class(model)
+    """The `SpanPlan` of an `LSTMAttentionQA` or a `BiDAF`; ExportError (one line) for another model."""
+    model_name = _checked_class(model)
     layers = [_layer_plan(reader) for reader in model.readers]
     thresholds = {e.default_threshold for layer in layers for e in layer.emitters if e.skims}
     if len(thresholds) > 1:
@@ -103,6 +114,9 @@ def plan_span_reader(model, folder=None):
         end=_head(model.end_dense),
         max_length=_context_length(folder),
         default_threshold=thresholds.pop() if thresholds else None,
+        model_name=model_name,
+        model_class=type(model).__name__,
+        highway=_highway(model),
     )
 
 
@@ -180,7 +194,7 @@ def span_metadata(plan, facts):
     metadata.inputs, metadata.outputs = inputs, outputs
     metadata.task = {
         "name": TASK,
-        "model": EXPORTED_MODEL,
+        "model": plan.model_name,
         "context_length": plan.max_length,
         "question_length": QUESTION_LENGTH,
         "max_answer_tokens": MAX_ANSWER_TOKENS,
@@ -194,9 +208,7 @@ class SpanReaderExporter(TaskExporter):
         return plan_span_reader(model, folder)
 
     def build_module(self, plan):
-        from keras_skim.models.span_qa.span_qa_graph import build_module
-
-        return build_module(plan)
+        return load(GRAPHS[plan.model_class]).build_module(plan)
 
     def parity_inputs(self, plan, count):
         return span_parity_inputs(plan, count)

@@ -19,23 +19,44 @@ from keras_skim.models.span_qa.span_qa_answer import CONTEXT_IDS, END_LOGITS, QU
 from keras_skim.models.span_qa.span_qa_ops import PADDING_LOGIT
 
 
-def _attended(tf, plan, x, q, question_ids):
-    """g [T, 3e] of the context's vectors `x` [T, e] and the question's `q` [J, e]."""
-    dim = plan.embedding_dim
-    w = plan.similarity
+def similarity_scores(tf, w, x, q, question_ids):
+    """S [T, J] = w_x x_t + w_q q_j + w_xq (x_t * q_j) (`TrilinearSimilarity`'s kernel `w` [3k]) of
+    `x` [T, k] and `q` [J, k], the question's padding at PADDING_LOGIT."""
+    dim = w.shape[0] // 3
     context_term = tf.matmul(x, tf.constant(f32(w[:dim, None])))
     question_term = tf.transpose(tf.matmul(q, tf.constant(f32(w[dim : 2 * dim, None]))))
     product_term = tf.matmul(x * tf.constant(f32(w[2 * dim :])), q, transpose_b=True)
-    real = tf.cast(tf.not_equal(question_ids, 0), tf.float32)[None, :]
-    scores = (context_term + question_term + product_term) * real + (1.0 - real) * PADDING_LOGIT
-    u = tf.matmul(tf.nn.softmax(scores, axis=-1), q)
+    return masked(tf, context_term + question_term + product_term, tf.not_equal(question_ids, 0)[None, :])
+
+
+def masked(tf, values, real):
+    """`values` where `real`, PADDING_LOGIT elsewhere (`span_qa_ops.masked_logits`)."""
+    real = tf.cast(real, tf.float32)
+    return values * real + (1.0 - real) * PADDING_LOGIT
+
+
+def _attended(tf, plan, x, q, question_ids):
+    """g [T, 3e] of the context's vectors `x` [T, e] and the question's `q` [J, e]."""
+    u = tf.matmul(tf.nn.softmax(similarity_scores(tf, plan.similarity, x, q, question_ids), axis=-1), q)
     return tf.concat([x, u, x * u], axis=-1)
 
 
-def _logits(tf, head, h, real):
+def span_logits(tf, head, h, real):
+    """[1, T] logits of the answer head (kernel, bias) on `h` [T, k], padding (`real` 0) at PADDING_LOGIT."""
     kernel, bias = head
     logits = tf.matmul(h, tf.constant(f32(kernel)))[:, 0] + tf.constant(f32(bias))
-    return tf.reshape(logits * real + (1.0 - real) * PADDING_LOGIT, [1, -1])
+    return tf.reshape(masked(tf, logits, real), [1, -1])
+
+
+def signature(tf, plan):
+    """The inputs of a span export: context and question ids, and the threshold where a layer skims."""
+    inputs = [
+        tf.TensorSpec([1, None], tf.int32, name=CONTEXT_IDS),
+        tf.TensorSpec([1, None], tf.int32, name=QUESTION_IDS),
+    ]
+    if plan.skims:
+        inputs.append(tf.TensorSpec([], tf.float32, name=contracts.INPUT_THRESHOLD))
+    return inputs
 
 
 def build_module(plan):
@@ -43,16 +64,10 @@ def build_module(plan):
     import tensorflow as tf
     from keras import ops
 
-    inputs = [
-        tf.TensorSpec([1, None], tf.int32, name=CONTEXT_IDS),
-        tf.TensorSpec([1, None], tf.int32, name=QUESTION_IDS),
-    ]
-    if plan.skims:
-        inputs.append(tf.TensorSpec([], tf.float32, name=contracts.INPUT_THRESHOLD))
     names = {(index, direction): name for index, direction, name in plan.read_mask_outputs()}
     embedding = tf.constant(f32(plan.embedding))
 
-    @tf.function(input_signature=inputs)
+    @tf.function(input_signature=signature(tf, plan))
     def serve(context_ids, question_ids, threshold=None):
         ids, question = tf.reshape(context_ids, [-1]), tf.reshape(question_ids, [-1])
         length = tf.shape(ids)[0]
@@ -62,9 +77,9 @@ def build_module(plan):
         for index, layer in enumerate(plan.layers):
             h, masks = run_layer(tf, ops, layer, (ids, length, True), h, plan.embedding, False, cut)
             result.update({names[(index, direction)]: mask for direction, mask in masks.items()})
-        real = tf.cast(tf.not_equal(ids, 0), tf.float32)
-        result[START_LOGITS] = _logits(tf, plan.start, h, real)
-        result[END_LOGITS] = _logits(tf, plan.end, h, real)
+        real = tf.not_equal(ids, 0)
+        result[START_LOGITS] = span_logits(tf, plan.start, h, real)
+        result[END_LOGITS] = span_logits(tf, plan.end, h, real)
         result[contracts.OUTPUT_READ_COUNT] = tf.reduce_sum(result[contracts.OUTPUT_READ_MASK], axis=1)
         return result
 
