@@ -312,8 +312,10 @@ class SkimRunner:
     def invoke(self, ids: np.ndarray | dict[str, np.ndarray], threshold: np.float32) -> dict[str, np.ndarray]:
         """Runs inputs that `prepare` checked (the timed call of the bench);
         an export that fails to run raises RuntimeModelError (one line)."""
-        if isinstance(ids, dict):  # a task export's several inputs
-            return self._invoke_inputs(ids, threshold)
+        if isinstance(ids, dict):  # a task export's several inputs; its read masks cover the first
+            out = self._invoke_inputs(ids, threshold)
+            self._check_per_token(out, next(iter(ids.values())).shape[1])
+            return out
         try:
             with self._lock:
                 count = ids.shape[-1]
