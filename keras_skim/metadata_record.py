@@ -196,6 +196,9 @@ class ExportMetadata:
     # Absent from a single-layer export (its one mask is `read_mask`); readers
     # of older versions keep it in `extra`.
     layers: list = _field(cf.list_of(cf.mapping(), max_items=64), omit_none=True)
+    # Question-answering exports only (`model_kinds.TASKS`): {"name": the task, ...its own settings}, by
+    # which the runtime answers (`SkimRunner.answer`); absent from a text classifier's export.
+    task: dict = _field(cf.mapping(nullable=True), omit_none=True)
     extra: dict = dataclasses.field(default_factory=dict)
 
     def __post_init__(self):

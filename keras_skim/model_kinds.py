@@ -199,6 +199,12 @@ class ModelTask:
         model_commands: {`--model` value: its own commands module} of the
             models that another family trains (its trainer and reports),
             instead of `commands`.
+        exporter: The module whose `EXPORTER` (a
+            `keras_skim.export.task_export.TaskExporter`) exports the task's
+            models (`keras-skim export`), or None (they do not export).
+        answer: "module:function" that answers a question with an export of
+            the task, without TensorFlow (`SkimRunner.answer` calls it with
+            the runner and the caller's arguments), or None.
     """
 
     name: str
@@ -207,6 +213,8 @@ class ModelTask:
     models: dict
     public: dict = dataclasses.field(default_factory=dict)
     model_commands: dict = dataclasses.field(default_factory=dict)
+    exporter: str = None
+    answer: str = None
 
     def commands_of(self, model):
         """The commands module path of `--model model` (None: the default model's)."""
@@ -231,6 +239,8 @@ TASKS = {
                 "BidirectionalReader": f"{_SPAN_QA}.bidirectional_reader:BidirectionalReader",
                 "TrilinearSimilarity": f"{_SPAN_QA}.trilinear_similarity:TrilinearSimilarity",
             },
+            exporter=f"{_SPAN_QA}.span_qa_export",
+            answer=f"{_SPAN_QA}.span_qa_answer:answer_span",
         ),
         ModelTask(
             "cloze",
@@ -241,9 +251,18 @@ TASKS = {
                 "sj-lstm": f"{_STRUCTURAL_JUMP}.structural_jump_cloze_qa:StructuralJumpClozeQA",
             },
             model_commands={"sj-lstm": f"{_STRUCTURAL_JUMP}.structural_jump_cloze_commands"},
+            exporter="keras_skim.models.cloze_qa.cloze_export",
+            answer="keras_skim.models.cloze_qa.cloze_answer:answer_cloze",
         ),
     )
 }
+
+
+def task_of_model(model):
+    """The `ModelTask` one of whose `models` classes `model` is an instance of, or None."""
+    cls = type(model)
+    name = f"{cls.__module__}:{cls.__name__}"
+    return next((task for task in TASKS.values() if name in task.models.values()), None)
 
 
 def task_public_names():

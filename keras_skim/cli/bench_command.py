@@ -51,13 +51,31 @@ def add_arguments(parser):
     )
 
 
+def _check_same_inputs(args, probe):
+    """A task export (several token inputs) is timed against a baseline that takes the same inputs."""
+    from keras_skim.cli.errors import CliError
+    from keras_skim.contracts import INPUT_THRESHOLD
+    from keras_skim.runtime.runner import SkimRunner
+
+    if not args.baseline:
+        return
+    baseline = SkimRunner(args.baseline, num_threads=args.threads)
+    if bool(probe.metadata.task) or bool(baseline.metadata.task):
+        ours, theirs = ([n for n in r.metadata.inputs if n != INPUT_THRESHOLD] for r in (probe, baseline))
+        if ours != theirs:
+            raise CliError(
+                f"{args.baseline}: the baseline takes {', '.join(theirs)}, {args.model} takes {', '.join(ours)}: "
+                "time an export against one of the same task"
+            )
+
+
 def run(args):
     import numpy as np
 
     from keras_skim import output_folder
     from keras_skim.cli.errors import CliError
     from keras_skim.runtime.bench import markdown_report, run_bench, shown
-    from keras_skim.runtime.bench_data import BenchDataError, load_bench_texts
+    from keras_skim.runtime.bench_data import BenchDataError, load_bench_texts, random_task_inputs
     from keras_skim.runtime.runner import RuntimeModelError, SkimRunner
 
     thresholds = args.thresholds
@@ -85,7 +103,14 @@ def run(args):
         if args.baseline:
             vocab = min(vocab, SkimRunner(args.baseline, num_threads=args.threads).vocabulary_size)
         texts = labels = token_ids = None
-        if args.data:
+        _check_same_inputs(args, probe)
+        if probe.metadata.task:
+            if args.data:
+                raise CliError(
+                    f"--data does not apply to {args.model}: a question-answering export is timed on random token ids"
+                )
+            token_ids, description = random_task_inputs(probe.metadata, vocab, args.samples)
+        elif args.data:
             texts, labels, description = load_bench_texts(
                 args.data,
                 args.samples,

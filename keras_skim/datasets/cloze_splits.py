@@ -20,13 +20,30 @@ def question_text(example):
     return " ".join([example.query, *example.context, *example.candidates])
 
 
+def encode_question(tokenizer, query, context, candidates):
+    """(token ids int32 [T]: the query's then the context's, candidate ids int32 [K]) of one question. The one
+    encoding of a cloze reader's inputs, in training and in the runtime (`SkimRunner.answer` of a cloze
+    export)."""
+    ids = [tokenizer.encode_one(text) for text in (query, context)]
+    return np.concatenate([i[i != 0] for i in ids]).astype(np.int32), candidate_ids(tokenizer, candidates)
+
+
+def candidate_ids(tokenizer, candidates):
+    """Each candidate's first token id (else the unknown word's), int32 [K]."""
+    found = []
+    for word in candidates:
+        encoded = tokenizer.encode_one(word)
+        found.append(encoded[0] if len(encoded) and encoded[0] else UNK_ID)
+    return np.asarray(found, np.int32)
+
+
 def encode_questions(examples, tokenizer, max_length):
     """`({"tokens", "candidates"}, labels)` of a cloze reader for CBT examples: the query's ids then the
     context's, cut to `max_length` and padded with 0; each candidate's first token id (else unknown)."""
     tokens = np.zeros((len(examples), max_length), np.int32)
     for row, example in enumerate(examples):
-        ids = [tokenizer.encode_one(text) for text in (example.query, " ".join(example.context))]
-        ids = np.concatenate([i[i != 0] for i in ids])[:max_length]
+        ids, _ = encode_question(tokenizer, example.query, " ".join(example.context), example.candidates)
+        ids = ids[:max_length]
         tokens[row, : len(ids)] = ids
     return {"tokens": tokens, "candidates": encode_candidates(examples, tokenizer)}, answer_labels(examples)
 
@@ -49,12 +66,10 @@ def _padded(encoded, length):
 
 
 def encode_candidates(examples, tokenizer):
-    """Each candidate's first token id (else the unknown word's), int32 `(N, K)`."""
+    """Each example's candidate ids (`candidate_ids`), int32 `(N, K)`."""
     candidates = np.zeros((len(examples), len(examples[0].candidates) if examples else 0), np.int32)
     for row, example in enumerate(examples):
-        for column, word in enumerate(example.candidates):
-            encoded = tokenizer.encode_one(word)
-            candidates[row, column] = encoded[0] if len(encoded) and encoded[0] else UNK_ID
+        candidates[row] = candidate_ids(tokenizer, example.candidates)
     return candidates
 
 

@@ -13,12 +13,15 @@ runtime's interpreter, the metadata (`metadata`, its FLOP counts from
 
 import dataclasses
 import os
-import shutil
 
 import numpy as np
 
 from keras_skim import contracts, output_folder
 from keras_skim.export.errors import ExportError
+from keras_skim.export.export_files import ExportResult
+from keras_skim.export.export_files import checked_tokenizer as _tokenizer
+from keras_skim.export.export_files import parity_record as _parity_record
+from keras_skim.export.export_files import write_export as _write_export
 from keras_skim.export.export_options import ExportOptions
 from keras_skim.export.sequence_input import takes_sequence
 
@@ -34,15 +37,6 @@ def backends():
     from keras_skim.export.custom_op_backend import CustomOpBackend
 
     return {backend.name: backend for backend in (BuiltinBackend(), CustomOpBackend())}
-
-
-@dataclasses.dataclass
-class ExportResult:
-    output_dir: str
-    files: list
-    metadata: contracts.ExportMetadata
-    parity: object
-    notes: list
 
 
 def default_output_dir(model_path):
@@ -236,26 +230,6 @@ def _default_threshold(plan, family, threshold, notes):
     return emitter.default_threshold
 
 
-def _tokenizer(tokenizer_file, plan, tokenizer=None):
-    """The export's tokenizer (the caller's `tokenizer`, else the file's; None
-    without either), checked against the embedding."""
-    if tokenizer is None and tokenizer_file is None:
-        return None
-    if tokenizer is None:
-        from keras_skim.datasets.tokenizer import Tokenizer
-
-        try:
-            tokenizer = Tokenizer.load(tokenizer_file)
-        except ValueError as err:
-            raise ExportError(str(err).splitlines()[0]) from None
-    if tokenizer.vocabulary_size > plan.vocabulary_size:
-        raise ExportError(
-            f"{tokenizer_file or 'the tokenizer'}: {tokenizer.vocabulary_size} tokens but the model's embedding "
-            f"has {plan.vocabulary_size} rows"
-        )
-    return tokenizer
-
-
 def _parity_sequences(plan, token_lists, count):
     """The parity check's inputs: the texts' token ids first, then random ones."""
     from keras_skim.export.parity import sample_sequences
@@ -294,24 +268,6 @@ def _checked_parity(model, plan, chosen, flatbuffer, sequences, default_threshol
     return parity, against, tolerance
 
 
-def _write_export(output_dir, force, model_file, tokenizer_file, flatbuffer, metadata, tokenizer=None):
-    """Writes the export folder (staged: all of it or nothing); the caller's
-    in-memory `tokenizer` is saved there when there is no `tokenizer_file`."""
-    try:
-        with output_folder.staged_output_dir(output_dir, force=force, inputs=[model_file, tokenizer_file]) as stage:
-            with open(os.path.join(stage, contracts.TFLITE_FILE), "wb") as f:
-                f.write(flatbuffer)
-            if tokenizer_file:
-                shutil.copyfile(tokenizer_file, os.path.join(stage, contracts.TOKENIZER_FILE))
-            elif tokenizer is not None:
-                tokenizer.save(os.path.join(stage, contracts.TOKENIZER_FILE))
-            contracts.write_json(os.path.join(stage, contracts.METADATA_FILE), metadata.to_json())
-    except contracts.ContractError as err:
-        raise ExportError(str(err)) from None
-    except OSError as err:
-        raise ExportError(f"{output_dir}: cannot write the export ({err.strerror})") from None
-
-
 def _input_notes(plan, inputs, notes):
     """The notes on what the model takes; (tokenizer file, the caller's
     in-memory Tokenizer) to export, both None for a model of float
@@ -335,17 +291,6 @@ def _export_tokenizer(tokenizer_file, given, plan, in_memory, notes):
         where = "given (tokenizer=...)" if in_memory else "next to the model (use --tokenizer)"
         notes.append(f"no tokenizer.json {where}: the export takes token ids only")
     return tokenizer
-
-
-def _parity_record(parity, real_texts, against, tolerance):
-    """The metadata's `parity`: the check's result, how many real texts it
-    ran, what it compared against and with which tolerance."""
-    return dict(
-        parity.as_dict(),
-        real_texts=real_texts,
-        against=against,
-        tolerance={"decisions": tolerance.decisions, "atol": tolerance.atol},
-    )
 
 
 def _metadata(plan, chosen, facts, notes):
@@ -390,6 +335,7 @@ def export_model(model_path, output_dir=None, options=None, *, log=None, **setti
     from keras_skim.export.family_exporter import exporter_of
     from keras_skim.export.metadata import ExportFacts, weights_bytes
     from keras_skim.export.plan import plan_model
+    from keras_skim.model_kinds import task_of_model
     from keras_skim.runtime.tflite_check import op_inventory
 
     options = _options(options, settings)
@@ -398,6 +344,11 @@ def export_model(model_path, output_dir=None, options=None, *, log=None, **setti
     read_inputs = _memory_inputs if is_model_object(model_path) else _export_inputs
     given = options.tokenizer if options.tokenizer is not None else options.tokenizer_path
     inputs = read_inputs(model_path, output_dir, given, options.force)
+    task = task_of_model(inputs.model)
+    if task is not None:  # a question-answering model: its own inputs, graph and metadata
+        from keras_skim.export.task_export import export_task_model
+
+        return export_task_model(task, inputs, options, log)
     model, output_dir, train_config = inputs.model, inputs.output_dir, inputs.train_config
     plan = plan_model(model)
     family = exporter_of(plan.model_kind)

@@ -38,7 +38,7 @@ def _fold(emitter, embedding_dim):
     return read[0].shape[1] + (pre[0].shape[1] if pre else 0) <= embedding_dim
 
 
-class _Direction:
+class Direction:
     """One direction of one layer: its emitter and the rows its loop gathers."""
 
     def __init__(self, tf, emitter, ids, x, embedding, fold):
@@ -58,7 +58,7 @@ class _Direction:
         return tf.expand_dims(tf.matmul(x, tf.constant(f32(kernel))) + tf.constant(f32(bias)), 1)
 
 
-def _run(tf, ops, direction, ids, length, padding, cut, sequences):
+def run_direction(tf, ops, direction, ids, length, padding, cut, sequences):
     """(final state, decisions int32 [T], outputs [T, d] or None) of one
     direction over `ids` in its own order."""
     emitter = direction.emitter
@@ -135,7 +135,7 @@ def _all_read(tf, ids, positions, padding, stop):
     return mask + tf.minimum(stop, 0)
 
 
-def _merge(tf, outputs, mode):
+def merge_directions(tf, outputs, mode):
     if len(outputs) == 1:
         return outputs[0]
     forward, backward = outputs
@@ -146,6 +146,30 @@ def _merge(tf, outputs, mode):
     if mode == "ave":
         return (forward + backward) / 2.0
     return forward * backward  # "mul": `plan` admits no other mode
+
+
+def run_layer(tf, ops, layer, tokens, x, embedding, fold, cut):
+    """(the layer's merged output, {direction: read mask int32 [1, T]}) of
+    one planned recurrent layer. `tokens`: (ids [T], T, whether id 0 is
+    padding); `x`: the layer's input [T, k], or None for a layer on the
+    `embedding` (its tables folded as `fold` says, None: where that does not
+    grow them); `cut`: the threshold's cut (None without a skim cell)."""
+    ids, length, padding = tokens
+    sequences = layer.return_sequences
+    outputs, masks = [], {}
+    for direction, emitter in zip(layer.directions, layer.emitters):
+        backward = direction == "backward"
+        own_ids = tf.reverse(ids, [0]) if backward else ids
+        own_x = None if x is None else (tf.reverse(x, [0]) if backward else x)
+        folded = _fold(emitter, embedding.shape[1]) if fold is None else bool(fold)
+        rows = Direction(tf, emitter, own_ids, own_x, embedding, folded)
+        state, mask, seq = run_direction(tf, ops, rows, own_ids, length, padding, cut, sequences)
+        if backward:  # back into token order
+            mask = tf.reverse(mask, [0])
+            seq = None if seq is None else tf.reverse(seq, [0])
+        masks[direction] = tf.reshape(mask, [1, -1])
+        outputs.append(seq if sequences else emitter.output(state))
+    return merge_directions(tf, outputs, layer.merge_mode), masks
 
 
 def build_module(plan, fold=None):
@@ -168,21 +192,8 @@ def build_module(plan, fold=None):
         x = None  # the layer's input sequence [T, k]; None: layer 0 reads the embedding
         masks = {}
         for index, layer in enumerate(plan.layers):
-            sequences = layer.return_sequences
-            outputs = []
-            for direction, emitter in zip(layer.directions, layer.emitters):
-                backward = direction == "backward"
-                own_ids = tf.reverse(ids, [0]) if backward else ids
-                own_x = None if x is None else (tf.reverse(x, [0]) if backward else x)
-                folded = _fold(emitter, plan.embedding_dim) if fold is None else bool(fold)
-                rows = _Direction(tf, emitter, own_ids, own_x, plan.embedding, folded)
-                state, mask, seq = _run(tf, ops, rows, own_ids, length, padding, cut, sequences)
-                if backward:  # back into token order
-                    mask = tf.reverse(mask, [0])
-                    seq = None if seq is None else tf.reverse(seq, [0])
-                masks[names[(index, direction)]] = tf.reshape(mask, [1, -1])
-                outputs.append(seq if sequences else emitter.output(state))
-            x = _merge(tf, outputs, layer.merge_mode)
+            x, found = run_layer(tf, ops, layer, (ids, length, padding), x, plan.embedding, fold, cut)
+            masks.update({names[(index, direction)]: mask for direction, mask in found.items()})
         result = {contracts.OUTPUT_LOGITS: dense_head(tf, plan, x)}
         result.update(masks)
         result[contracts.OUTPUT_READ_COUNT] = tf.reduce_sum(masks[contracts.OUTPUT_READ_MASK], axis=1)

@@ -123,6 +123,15 @@ def _time(runner, prepared):
     return clock() - start, out
 
 
+def input_length(ids):
+    """Tokens of one bench input: its ids, or a task export's first input (the one its read masks cover)."""
+    return np.shape(next(iter(ids.values())))[-1] if isinstance(ids, dict) else len(ids)
+
+
+def _real_tokens(ids):
+    return int(np.count_nonzero(next(iter(ids.values())) if isinstance(ids, dict) else ids))
+
+
 def _encode_all(runner, texts):
     return [runner.encode(t)[0] for t in texts]
 
@@ -157,12 +166,12 @@ def bench_threshold(model, baseline, model_ids, base_ids, labels, threshold, rep
             for which in order:
                 if which == 0:
                     seconds, _ = _time(model, model_inputs[k])
-                    model_runs.append(seconds / max(len(ids), 1) * 1e6)
+                    model_runs.append(seconds / max(input_length(ids), 1) * 1e6)
                     model_text_times[k].append(seconds)
                     total_model += seconds
                 elif baseline is not None:
                     seconds, _ = _time(baseline, base_inputs[k])
-                    base_runs.append(seconds / max(len(bids), 1) * 1e6)
+                    base_runs.append(seconds / max(input_length(bids), 1) * 1e6)
                     base_text_times[k].append(seconds)
                     total_base += seconds
         if baseline is not None and total_model > 0:
@@ -222,7 +231,7 @@ def score_runs(model, model_inputs, labels=None):
         out = model.invoke(*prepared)
         read = int(np.asarray(out["read_count"]).reshape(-1)[0])
         reads += read
-        tokens += int(np.count_nonzero(prepared[0]))
+        tokens += _real_tokens(prepared[0])
         for name in layer_masks:
             layer_reads[name] += int(np.sum(np.asarray(out[name]) == contracts.TOKEN_READ))
         if jump_model:
@@ -264,7 +273,7 @@ def run_bench(
     model = SkimRunner(model_path, num_threads=threads)
     baseline = SkimRunner(baseline_path, num_threads=threads) if baseline_path else None
     if token_ids is not None:
-        model_ids = [np.asarray(t, np.int32) for t in token_ids]
+        model_ids = [t if isinstance(t, dict) else np.asarray(t, np.int32) for t in token_ids]
         base_ids = model_ids
     else:
         model_ids = _encode_all(model, texts)
@@ -284,7 +293,7 @@ def run_bench(
         "baseline_backend": baseline.backend if baseline else None,
         "data": shown(data_description),
         "samples": len(model_ids),
-        "mean_tokens": float(np.mean([len(i) for i in model_ids])) if model_ids else 0.0,
+        "mean_tokens": float(np.mean([input_length(i) for i in model_ids])) if model_ids else 0.0,
         "threads": threads,
         "repeats": repeats,
         "results": results,

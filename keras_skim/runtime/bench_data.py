@@ -1,5 +1,7 @@
 """Texts (and labels when known) for `keras-skim bench`; no TensorFlow."""
 
+import numpy as np
+
 from keras_skim.datasets.errors import DatasetUnavailableError, DataSourceError
 from keras_skim.datasets.registry import DEFAULT_SPLIT_SEED, resolve_data
 
@@ -47,3 +49,25 @@ def load_bench_texts(spec, samples, split="test", split_seed=DEFAULT_SPLIT_SEED,
         )
     description = f"{source.describe(split)}, seeded class-balanced sample of {len(texts)}"
     return list(texts), [int(v) for v in labels], description
+
+
+# Tokens of a random input whose export records no length (a model exported from memory).
+DEFAULT_RANDOM_LENGTH = 200
+
+
+def random_task_inputs(metadata, vocabulary_size, count, seed=0):
+    """([{input name: int32 ids [T]}], description) of `count` random inputs
+    of a task export (`metadata.task`): each token input as long as the
+    task's `input_lengths` says, ids in [1, `vocabulary_size`)."""
+    rng = np.random.default_rng(seed)
+    lengths = {
+        name: int((metadata.task.get("input_lengths") or {}).get(name) or DEFAULT_RANDOM_LENGTH)
+        for name in metadata.inputs
+        if name != "threshold"
+    }
+    inputs = [
+        {name: rng.integers(1, vocabulary_size, size=length).astype(np.int32) for name, length in lengths.items()}
+        for _ in range(count)
+    ]
+    described = ", ".join(f"{name} {length}" for name, length in lengths.items())
+    return inputs, f"random token ids ({described} tokens)"

@@ -179,6 +179,9 @@ class SkimRunner:
         wanted_in = {data, contracts.INPUT_THRESHOLD}
         # A stacked or bidirectional export also gives a read mask per layer and direction.
         wanted_out = {contracts.OUTPUT_LOGITS, contracts.OUTPUT_READ_COUNT, *self.metadata.read_masks}
+        if self.metadata.task:  # a question-answering export: its own inputs and outputs, as its metadata names them
+            wanted_in, data = set(self.metadata.inputs), None
+            wanted_out = {*self.metadata.outputs, contracts.OUTPUT_READ_COUNT, *self.metadata.read_masks}
         if inputs not in (wanted_in, {data}) or not wanted_out <= outputs:
             raise RuntimeModelError(
                 f"{self.model_path}: not a keras-skim export (signature inputs {sorted(inputs)}, outputs "
@@ -289,14 +292,14 @@ class SkimRunner:
         """
         return self.invoke(*self.prepare(token_ids, threshold))
 
-    def _invoke_inputs(self, name, data, threshold):
-        """Runs one checked input `name` (and the threshold where the signature takes one)."""
-        inputs = {name: data}
+    def _invoke_inputs(self, inputs, threshold):
+        """Runs checked `inputs` {name: array [1, T, ...]} (and the threshold where the signature takes one)."""
+        inputs = dict(inputs)
         if contracts.INPUT_THRESHOLD in self._takes:
             inputs[contracts.INPUT_THRESHOLD] = threshold
         try:
             with self._lock:
-                self.run_tokens = data.shape[1]
+                self.run_tokens = max(np.shape(data)[1] for data in inputs.values() if np.ndim(data) > 1)
                 self.run_started = time.monotonic()
                 try:
                     out = self._signature(**inputs)
@@ -306,9 +309,13 @@ class SkimRunner:
             raise RuntimeModelError(f"{self.model_path}: the model failed to run ({_first_line(err)})") from None
         return out
 
-    def invoke(self, ids: np.ndarray, threshold: np.float32) -> dict[str, np.ndarray]:
+    def invoke(self, ids: np.ndarray | dict[str, np.ndarray], threshold: np.float32) -> dict[str, np.ndarray]:
         """Runs inputs that `prepare` checked (the timed call of the bench);
         an export that fails to run raises RuntimeModelError (one line)."""
+        if isinstance(ids, dict):  # a task export's several inputs; its read masks cover the first
+            out = self._invoke_inputs(ids, threshold)
+            self._check_per_token(out, next(iter(ids.values())).shape[1])
+            return out
         try:
             with self._lock:
                 count = ids.shape[-1]
@@ -346,30 +353,85 @@ class SkimRunner:
                     "(one code per token)"
                 )
 
-    def prepare(self, token_ids: ArrayLike, threshold: float | None = None) -> tuple[np.ndarray, np.float32]:
+    def prepare(
+        self, token_ids: ArrayLike | Mapping[str, ArrayLike], threshold: float | None = None
+    ) -> tuple[np.ndarray | dict[str, np.ndarray], np.float32]:
         """(ids int32 [1, T], threshold float32) checked for `invoke`; raises
-        RuntimeModelError (one line) for inputs the model cannot take."""
+        RuntimeModelError (one line) for inputs the model cannot take. A
+        task export's inputs are a mapping {input name: ids}, checked into
+        one (`run_inputs`)."""
         self._refuse_sequence_export()
+        if isinstance(token_ids, Mapping):
+            return self._checked_inputs(token_ids), self._threshold(threshold)
+        if self.metadata.task:
+            names = ", ".join(name for name in self.metadata.inputs if name != contracts.INPUT_THRESHOLD)
+            task = self.metadata.task.get("name")
+            raise RuntimeModelError(f"{self.model_path}: a {task} export takes {names}, not one text: use answer()")
         ids = np.asarray(token_ids)
         if ids.ndim > 2 or (ids.ndim == 2 and ids.shape[0] != 1):
             raise RuntimeModelError(
                 f"token_ids must be one text, shape [T] or [1, T]; got shape {list(ids.shape)} "
                 "(run texts one at a time)"
             )
-        if ids.size and ids.dtype.kind not in "iu":
-            raise RuntimeModelError(f"token_ids must be integers; got {ids.dtype}")
         if ids.size:
-            # Checked in the caller's own type, before the cast to int32 could wrap a large id.
-            low, high = int(ids.min()), int(ids.max())
-            size = int(self.vocabulary_size or 0)  # a token-id export records it (sequence ones are refused above)
-            if low < 0 or high >= size:
-                bad = high if high >= size else low
-                raise RuntimeModelError(f"token id {bad} is outside the model's vocabulary [0, {size})")
-            ids = ids.astype(np.int32).reshape(1, -1)  # a copy: the caller's array may change later
+            ids = self._checked_ids(contracts.INPUT_TOKEN_IDS, ids)
         else:
             # No zero-length input: a custom op cannot receive one.
             ids = np.full((1, 1), contracts.PADDING_ID if self.jumps else contracts.UNKNOWN_ID, np.int32)
         return ids, self._threshold(threshold)
+
+    def _checked_ids(self, name, ids):
+        """int32 [1, T] of a non-empty integer array of ids within the vocabulary (RuntimeModelError otherwise)."""
+        if ids.dtype.kind not in "iu":
+            raise RuntimeModelError(f"{name} must be integers; got {ids.dtype}")
+        # Checked in the caller's own type, before the cast to int32 could wrap a large id.
+        low, high = int(ids.min()), int(ids.max())
+        size = int(self.vocabulary_size or 0)  # a token-id export records it (sequence ones are refused above)
+        if low < 0 or high >= size:
+            bad = high if high >= size else low
+            raise RuntimeModelError(f"token id {bad} is outside the model's vocabulary [0, {size})")
+        return ids.astype(np.int32).reshape(1, -1)  # a copy: the caller's array may change later
+
+    def run_inputs(self, inputs: Mapping[str, ArrayLike], threshold: float | None = None) -> dict[str, np.ndarray]:
+        """Raw outputs of an export with several token inputs (a
+        question-answering export: `metadata.inputs` names them), each one
+        non-empty sequence of ids [T] or [1, T]; the threshold where the
+        signature takes one."""
+        return self.invoke(*self.prepare(inputs, threshold))
+
+    def _checked_inputs(self, inputs):
+        """{name: int32 [1, T]} of a task export's token inputs, checked (RuntimeModelError, one line)."""
+        names = [name for name in self.metadata.inputs if name != contracts.INPUT_THRESHOLD]
+        if not self.metadata.task or set(inputs) != set(names):
+            raise RuntimeModelError(f"the export takes {', '.join(names)}; got {', '.join(sorted(inputs))}")
+        checked = {}
+        for name in names:  # in the signature's order: the first is the one the read masks cover
+            ids = np.asarray(inputs[name])
+            if not ids.size or ids.ndim > 2 or (ids.ndim == 2 and ids.shape[0] != 1):
+                raise RuntimeModelError(f"{name} must be one non-empty sequence, shape [T] or [1, T]")
+            checked[name] = self._checked_ids(name, ids)
+        return checked
+
+    def answer(self, *args: Any, threshold: float | None = None, **kwargs: Any) -> Any:
+        """The answer of a question-answering export (`metadata.task`), by its
+        task's own answer function (`model_kinds.TASKS[...].answer`): for a
+        span export `answer(context, question)` (the answer's text, its
+        character offsets in the context and each layer's read masks), for a
+        cloze export `answer(document, query, candidates)` (the chosen
+        candidate and every candidate's probability)."""
+        from keras_skim.model_kinds import TASKS, load
+
+        task = self.metadata.task
+        if not task:
+            raise RuntimeModelError(
+                f"{self.model_path}: a text classifier export answers no question (answer() takes an export of a "
+                f"--task {' or --task '.join(TASKS)} model); use classify"
+            )
+        if task.get("name") not in TASKS or TASKS[task["name"]].answer is None:
+            raise RuntimeModelError(f"{self.model_path}: this runtime cannot answer with a {task.get('name')!r} export")
+        if self.tokenizer is None:
+            raise RuntimeModelError(f"{self.model_path}: the export has no tokenizer.json; answer() needs one")
+        return load(TASKS[task["name"]].answer)(self, *args, threshold=threshold, **kwargs)
 
     def _threshold(self, threshold):
         if threshold is None:
@@ -389,7 +451,7 @@ class SkimRunner:
         sequence length when the model fixed one; values must be finite."""
         batch = sequence_batch(self, sequence)
         threshold = self._threshold(threshold)
-        outs = [self._invoke_inputs(contracts.INPUT_SEQUENCE, x[None], threshold) for x in batch]
+        outs = [self._invoke_inputs({contracts.INPUT_SEQUENCE: x[None]}, threshold) for x in batch]
         if len(outs) == 1:
             return outs[0]
         return {name: np.concatenate([out[name] for out in outs], axis=0) for name in outs[0]}

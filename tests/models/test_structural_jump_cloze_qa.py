@@ -140,6 +140,9 @@ def test_train_and_evaluate_on_a_cbt_file(tmp_path, capsys, monkeypatch):
     printed = capsys.readouterr().out
     assert "10 questions" in printed and "accuracy" in printed
     assert all(f"{name} " in printed for name in ("read", "skip", "jump"))
+    assert main(["export", str(out), "-o", str(tmp_path / "sj_tflite")]) == 2  # no graph for this reader yet
+    assert "StructuralJumpClozeQA does not export yet" in capsys.readouterr().err
+    assert not (tmp_path / "sj_tflite").exists()
 
 
 @pytest.mark.parametrize(
