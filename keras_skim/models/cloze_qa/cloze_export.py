@@ -51,7 +51,7 @@ def plan_cloze_reader(model, folder=None):
     """The `ClozePlan` of a `ClozeQA`."""
     from keras_skim.models.cloze_qa.cloze_qa import ClozeQA
 
-    if not isinstance(model, ClozeQA):  # the task's other readers (--model sj-lstm) have no graph yet
+    if not isinstance(model, ClozeQA):  # the task's other readers have no graph yet
         raise ExportError(f"a {type(model).__name__} does not export yet; --task cloze exports --model cloze")
     reader, embedding = model.get_layer("reader"), model.get_layer("embedding")
     emitter = checked_emitter(reader.cell, reader.name)
