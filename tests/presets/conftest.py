@@ -16,7 +16,7 @@ def benchmarks(monkeypatch):
     """benchmarks/ on sys.path, as its scripts put it, for make_preset and train_presets."""
     monkeypatch.syspath_prepend(str(BENCHMARKS))
     yield
-    for module in ("make_preset", "train_presets"):
+    for module in ("make_preset", "train_presets", "presets_table", "preset_check"):
         sys.modules.pop(module, None)
 
 
