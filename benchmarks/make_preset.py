@@ -53,13 +53,14 @@ def parse_args(argv):
     return parser.parse_args(argv)
 
 
-def evaluate(model, data, split):
-    """`keras-skim evaluate MODEL --data DATA --split SPLIT --json` -> its result dict."""
+def evaluate(model, data, split, limit=None):
+    """`keras-skim evaluate MODEL --data DATA --split SPLIT [--limit N] --json` -> its result dict."""
     from keras_skim.cli.main import main
 
     printed = io.StringIO()
+    sliced = [] if limit is None else ["--limit", str(limit)]
     with contextlib.redirect_stdout(printed):
-        status = main(["evaluate", model, "--data", data, "--split", split, "--json"])
+        status = main(["evaluate", model, "--data", data, "--split", split, *sliced, "--json"])
     if status != 0:
         raise SystemExit(f"make_preset: keras-skim evaluate {model} failed (exit {status}; its error is above)")
     text = printed.getvalue()

@@ -13,10 +13,10 @@ NAME = "tiny_skim_rotten_tomatoes"
 
 @pytest.fixture
 def benchmarks(monkeypatch):
-    """benchmarks/ on sys.path, as its scripts put it, for make_preset and train_presets."""
+    """benchmarks/ on sys.path, as its scripts put it, for the preset scripts the tests import."""
     monkeypatch.syspath_prepend(str(BENCHMARKS))
     yield
-    for module in ("make_preset", "train_presets", "scornn_tasks"):
+    for module in ("make_preset", "train_presets", "scornn_tasks", "presets_table", "preset_check", "rt_skim_attempts"):
         sys.modules.pop(module, None)
 
 
