@@ -58,9 +58,26 @@ def reader_rows(paths, folder):
             continue
         kind = data.name.split("_")[-2]
         for row in record["rows"]:
-            label = f"{row['cell']} reader ({pathlib.Path(path).stem}, {row['epochs_run']} epochs)"
-            found.append((label, kind, row["test"]["accuracy"], row["test"]["skim_rate"]))
+            # Jump readers' rows (and older files) may lack a skim rate or an epoch count.
+            epochs = f", {row['epochs_run']} epochs" if "epochs_run" in row else ""
+            label = f"{row['cell']} reader ({pathlib.Path(path).stem}{epochs})"
+            found.append((label, kind, row["test"]["accuracy"], row["test"].get("skim_rate")))
     return found
+
+
+def comparison(record):
+    """One line per kind with readers: the best baseline's test accuracy against the best reader's."""
+    lines = []
+    for kind, entry in record["kinds"].items():
+        readers = [(test, label) for label, reader_kind, test, _ in record["readers"] if reader_kind == kind]
+        best_name, splits = max(entry["baselines"].items(), key=lambda item: item[1]["test"])
+        line = f"{kind}: the best baseline that does not read is '{best_name}' ({splits['test']:.4f} on test)"
+        if readers:
+            test, label = max(readers)
+            side = "above" if test > splits["test"] else "not above"
+            line += f"; the best reader, {label}, is {side} it ({test:.4f})"
+        lines.append(line + ".")
+    return "\n".join(f"- {line}" for line in lines)
 
 
 def versions():
@@ -74,7 +91,8 @@ def markdown(record):
             lines.append(f"| {kind} | {name} | {splits['valid']:.4f} | {splits['test']:.4f} | - |")
         for label, reader_kind, test, skim in record["readers"]:
             if reader_kind == kind:
-                lines.append(f"| {kind} | {label} | - | {test:.4f} | {100 * skim:.1f}% |")
+                shown = "-" if skim is None else f"{100 * skim:.1f}%"
+                lines.append(f"| {kind} | {label} | - | {test:.4f} | {shown} |")
     counts = "; ".join(f"{kind}: {entry['questions']}" for kind, entry in record["kinds"].items())
     return (
         f"# Cloze baselines that do not read, on {record['folder']} ({record['prefix']}_*)\n\n"
@@ -83,6 +101,8 @@ def markdown(record):
         "answer among them. The candidate prior is fitted on the train file.\n\n"
         "| kind | reader | valid accuracy | test accuracy | skim rate |\n|---|---|---|---|---|\n"
         + "\n".join(lines)
+        + "\n\n"
+        + comparison(record)
         + "\n"
     )
 
