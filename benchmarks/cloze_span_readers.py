@@ -91,6 +91,7 @@ def train_and_evaluate(args, cell, train_file, test_file):
     """The `keras-skim evaluate --json` result of the `cell` reader, trained unless its folder is complete."""
     folder = args.runs / f"{args.tag}_{cell}"
     if not (folder / "model.keras").exists():
+        start = time.time()
         keras_skim(
             "train", "--task", "squad", "--model", "lstm-attention", "--data", str(train_file), "--cell", cell,
             "--units", str(args.units), "--small-units", str(args.small_units), "--gamma", str(args.gamma),
@@ -98,8 +99,12 @@ def train_and_evaluate(args, cell, train_file, test_file):
             "--max-length", str(args.max_length), "--seed", str(args.seed), "-o", str(folder), "--force",
             capture=False,
         )  # fmt: skip
+        # Kept beside the model, so that a resumed benchmark still reports how long the training took.
+        (folder / "cloze_span_train.json").write_text(json.dumps({"seconds": time.time() - start}) + "\n")
     held_out = json.loads((folder / "task.json").read_text(encoding="utf-8"))["held_out"]
-    return evaluation(folder, test_file), held_out
+    timing = folder / "cloze_span_train.json"
+    seconds = json.loads(timing.read_text(encoding="utf-8"))["seconds"] if timing.exists() else None
+    return evaluation(folder, test_file), held_out, seconds
 
 
 def evaluation(folder, test_file):
@@ -138,7 +143,7 @@ def verdict(rows):
     top = max(row["skim_rate"] for row in skim["test"]["layers"].values())
     met = gap <= F1_MARGIN and top >= MIN_LAYER_SKIM
     return (
-        f"Skim-LSTM F1 is {gap:+.2f} below the LSTM's (a negative gap: above it), with {100 * top:.1f}% skim in "
+        f"Skim-LSTM F1 is {abs(gap):.2f} {'below' if gap >= 0 else 'above'} the LSTM's, with {100 * top:.1f}% skim in "
         f"its most-skimming layer: the issue's bar (within {F1_MARGIN:g} F1 at >= {100 * MIN_LAYER_SKIM:.0f}% "
         f"skim in some layer) is {'met' if met else 'not met'} on this slice."
     )
@@ -171,7 +176,7 @@ def write_report(path, record):
         lines.append(
             f"| {row['cell']} | {row['test']['f1']:.2f} | {row['test']['exact_match']:.2f} | "
             f"{100 * row['test']['skim_rate']:.1f}% | {layers} | {row['held_out']['f1']:.2f} | "
-            f"{row['seconds']:.0f} | {PAPER[row['cell']]} |"
+            f"{'-' if row['seconds'] is None else format(row['seconds'], '.0f')} | {PAPER[row['cell']]} |"
         )
     pending = ", ".join(record["pending"]) or "none (of this command)"
     path.with_suffix(".md").write_text(
@@ -180,7 +185,7 @@ def write_report(path, record):
         f"{record['load_average']} at the start).\n\n"
         f"Data: {record['data']}. Reader settings: {record['settings']}. Readers still to run: {pending}.\n\n"
         "| reader | test F1 | test EM | skim rate | skim rate per layer (forward, backward) | held-out F1 "
-        "| seconds (wall) | paper (SQuAD, context only) |\n|---|---|---|---|---|---|---|---|\n"
+        "| training seconds (wall) | paper (SQuAD, context only) |\n|---|---|---|---|---|---|---|---|\n"
         + "\n".join(lines)
         + f"\n\nNo reading, for scale: the candidate most frequent in the context (the span readers see no "
         f"candidates) has EM {record['frequency_baseline_em']:.2f} on the same test questions.\n\n"
@@ -244,9 +249,8 @@ def main(argv=None):
     }
     report = RESULTS / f"cloze_span_{args.tag}"
     for cell in args.cells:
-        start = time.time()
-        test, held_out = train_and_evaluate(args, cell, train_file, test_file)
-        record["rows"].append({"cell": cell, "test": test, "held_out": held_out, "seconds": time.time() - start})
+        test, held_out, seconds = train_and_evaluate(args, cell, train_file, test_file)
+        record["rows"].append({"cell": cell, "test": test, "held_out": held_out, "seconds": seconds})
         record["pending"].remove(cell)
         write_report(report, record)
         print(f"{cell}: F1 {test['f1']:.2f} EM {test['exact_match']:.2f} skim {test['skim_rate']:.3f}", flush=True)
