@@ -144,7 +144,8 @@ def markdown(report):
     lines = [
         "# Training time from run to run (benchmarks/training_time_spread.py, issue 36 item 5)",
         "",
-        f"{report['setup']}. Each run is a fresh process; ratio = the skim layer's median epoch over the",
+        f"{report['setup']}. Each run is a fresh process ({report.get('runs_done', 'all')} runs done); ratio = "
+        "the skim layer's median epoch over the",
         "LSTM's in the same run (the models take turns). Issue 36 asks for every run within 1.3x.",
         "",
         "| run | LSTM s | RNN(SkimLSTMCell) s | ratio | CPU ratio | SkimLSTM s | ratio | CPU ratio | load "
@@ -228,9 +229,18 @@ def main(argv=None):
         run["seconds"] = time.perf_counter() - started
         runs.append(run)
         print(f"run {k + 1}: {json.dumps(run['summary']['ratio'])} load {run['load']}", flush=True)
+        # Written after every run: on a loaded machine a run takes minutes,
+        # and the runs done so far are kept if the rest is stopped.
+        report = write_report(args, argv, runs)
+    print(markdown(report))
+
+
+def write_report(args, argv, runs):
+    """Writes the results files of the runs done so far; returns the report."""
     report = {
         "setup": f"{args.texts} texts x 100 tokens, batch 64, d={args.units}, d'=10, median of {args.repeats} "
         "epochs after a warm-up, no jit_compile",
+        "runs_done": f"{len(runs)} of {args.runs}",
         "runs": runs,
         "spread": spread(runs),
         "machine": f"{platform.platform()}, {os.cpu_count()} CPUs",
@@ -241,7 +251,7 @@ def main(argv=None):
     stem = "training_time_spread" + (f"_{args.label}" if args.label else "")
     (RESULTS / f"{stem}.json").write_text(json.dumps(report, indent=2) + "\n")
     (RESULTS / f"{stem}.md").write_text(markdown(report))
-    print(markdown(report))
+    return report
 
 
 VERSIONS = "import tensorflow as t, keras as k, numpy as n; print(t.__version__, k.__version__, n.__version__)"

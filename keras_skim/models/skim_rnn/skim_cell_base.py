@@ -532,8 +532,8 @@ def run_skim_loop(rnn, inner_loop, sequences, initial_state, mask, training=Fals
     In training with the TensorFlow backend, when `rnn`'s cell is one skim
     cell (not stacked) and `rnn` neither unrolls nor zeroes masked outputs,
     the fused loop of `skim_training_loop` replaces `inner_loop`: the same
-    arithmetic with the input products of all steps computed before the
-    loop and the bookkeeping after it.
+    arithmetic with both cells and the gate in one input and one recurrent
+    matmul per step, and the bookkeeping after the loop.
     """
     positions = _skim_cells_in(rnn.cell)
     flat = list(tree.flatten(initial_state))

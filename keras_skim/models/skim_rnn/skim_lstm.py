@@ -17,8 +17,8 @@ class SkimLSTM(SkimRNNLayer):
     owns its loop, as `keras.layers.LSTM` does: it adds the skim loss after
     its loop itself, without the Keras internals that a plain
     `keras.layers.RNN` of a skim cell needs. With the TensorFlow backend,
-    training runs the cell's fused loop (input products of all steps in one
-    matmul before the loop, one recurrent matmul per step; see
+    training runs the cell's fused loop (one input and one recurrent matmul
+    per step for both cells and the gate, the bookkeeping after the loop; see
     `SkimLSTMCell`). Its `cell` is a `SkimLSTMCell`, so the exporter,
     `keras_skim.skim_cells`, `set_threshold` and `skim_statistics` treat it
     as the `RNN` of that cell.

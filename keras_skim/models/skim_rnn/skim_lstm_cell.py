@@ -64,9 +64,9 @@ class SkimLSTMCell(SkimCellBase):
     Training loop: with the TensorFlow backend, when the cell is the RNN
     layer's only cell, training runs a fused loop instead of `call` at every
     step (`keras_skim/models/skim_rnn/skim_training_loop.py`): the input products of
-    the big LSTM, the small LSTM and the gate, and the Gumbel noise, for all
-    steps in one matmul before the loop, one recurrent matmul per step, and
-    the skim bookkeeping after the loop. Same gradients (tested);
+    the big LSTM, the small LSTM and the gate, with the Gumbel noise as one
+    more input feature, in one matmul per step, one recurrent matmul per
+    step, and the skim bookkeeping after the loop. Same gradients (tested);
     `cell.fused_loop = False` runs `call` at every step instead.
 
     Args:

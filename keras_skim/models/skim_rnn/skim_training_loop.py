@@ -5,9 +5,14 @@ for every op that a `tf.while_loop` body runs, forward and backward (a
 Skim-LSTM step was 114 ops to the LSTM's 36, its gradient 203 to 73). This
 loop keeps only what depends on the state inside:
 
-- the input products of the big cell, the small cell and the gate, with the
-  Gumbel noise (one more input feature, whose kernel row is one-hot), for
-  all steps in one 2D matmul before the loop, time-major;
+- the inputs of all steps, time-major, with the Gumbel noise over the
+  temperature as one more input feature (whose kernel row is one-hot),
+  prepared before the loop; per step one input matmul,
+  `x_t @ [K_big | K_small | k_gate]`. Not one matmul of all steps before the
+  loop (issue 36): its (steps, batch, width) rows, several times wider than
+  the inputs, read through a TensorList, cost in the gradient a zero-filled
+  list of that size, its stack and fresh memory at every batch (page faults
+  and CPU time: benchmarks/results/training_time_spread.md);
 - one recurrent matmul per step, `h @ [R_big | R_small | r_gate]`, the
   columns laid out by the cell (`fused_weights`) so that one activation
   serves both cells and the Gumbel-softmax weight;
@@ -45,8 +50,8 @@ def fused_training_loop(cell, sequences, initial_state, mask, go_backwards, retu
     if go_backwards:
         x = tf.reverse(x, [0])
         mask = None if mask is None else tf.reverse(mask, [0])
-    rows, recurrent, recurrent_bias, noise = _project(cell, x)
-    steps = tf.shape(rows)[0]
+    inputs, kernel, bias, recurrent, recurrent_bias, noise = _project(cell, x)
+    steps = tf.shape(inputs)[0]
     recurrent_mask = None
     if cell.recurrent_dropout > 0.0:
         recurrent_mask = cell.get_recurrent_dropout_mask(initial_state[0])
@@ -59,17 +64,21 @@ def fused_training_loop(cell, sequences, initial_state, mask, go_backwards, retu
         # bias_add: its gradient needs no shape ops (the batch size is unknown)
         return product if recurrent_bias is None else tf.nn.bias_add(product, recurrent_bias)
 
-    row_array = tf.TensorArray(rows.dtype, size=steps).unstack(rows)
+    def input_row(x_t):
+        row = tf.matmul(x_t, kernel)
+        return row if bias is None else tf.nn.bias_add(row, bias)
+
+    input_array = tf.TensorArray(inputs.dtype, size=steps).unstack(inputs)
     # (steps, batch): one select per row of the state (see `_mix`).
     mask_array = None if mask is None else tf.TensorArray(tf.bool, size=steps).unstack(mask[..., 0])
-    logit_array = tf.TensorArray(rows.dtype, size=steps)
+    logit_array = tf.TensorArray(inputs.dtype, size=steps)
     # Only with return_sequences: an unwritten TensorArray in the loop
     # breaks its XLA gradient ("uninitialized list").
-    arrays = [logit_array] + ([tf.TensorArray(rows.dtype, size=steps)] if return_sequences else [])
+    arrays = [logit_array] + ([tf.TensorArray(inputs.dtype, size=steps)] if return_sequences else [])
 
     def body(t, *arrays_and_states):
         written, states = arrays_and_states[: len(arrays)], arrays_and_states[len(arrays) :]
-        read, skim, read_weight, logit = cell.fused_step(row_array.read(t), list(states), recurrent_part)
+        read, skim, read_weight, logit = cell.fused_step(input_row(input_array.read(t)), list(states), recurrent_part)
         real = None if mask_array is None else mask_array.read(t)
         new_states = [_mix(r, s, read_weight, previous, real) for r, s, previous in zip(read, skim, states)]
         written = [written[0].write(t, logit)] + [a.write(t, new_states[0]) for a in written[1:]]
@@ -130,32 +139,31 @@ def _mix(read, skim, read_weight, previous, real):
 
 
 def _project(cell, x):
-    """(rows, recurrent kernel, recurrent bias, Gumbel noise): the rows are
-    x @ kernel + bias for all steps, (steps, batch, width), with the noise
-    over the temperature added to the cell's scaled gate column; the noise
-    is g_read - g_skim, (steps, batch, 1), float32."""
+    """(inputs, kernel, bias, recurrent kernel, recurrent bias, Gumbel
+    noise) of the loop: x_t @ kernel + bias + h @ recurrent + recurrent bias
+    are the pre-activations of step t, with the noise over the temperature
+    added to the cell's scaled gate column through the inputs' last feature.
+    The inputs are (steps, batch, features + 1); a bias may be None (the
+    input bias moves to the recurrent product's when that has none: one
+    bias_add per step); the noise is g_read - g_skim, (steps, batch, 1),
+    float32."""
     kernel, recurrent, bias, recurrent_bias, scaled_column = cell.fused_weights()
     if cell.dropout > 0.0:
         # Keras' cells drop the same input units at every step.
         x = x * DropoutRNNCell.get_dropout_mask(cell, x[0])
-    steps, batch, features = tf.shape(x)[0], tf.shape(x)[1], x.shape[-1]
+    steps, batch = tf.shape(x)[0], tf.shape(x)[1]
     gumbel = tf.convert_to_tensor(cell._gumbel_noise((batch, steps, 2)), tf.float32)
     noise = tf.transpose(gumbel[..., :1] - gumbel[..., 1:], [1, 0, 2])
     inverse_temperature = 1.0 / tf.stop_gradient(tf.cast(cell.temperature, tf.float32))
     # The noise over the temperature enters the scaled column through the
     # matmul, as one more input feature whose kernel row is one-hot: cheaper
-    # than adding a (steps, batch, width) one-hot product afterwards.
+    # than adding a one-hot product at every step.
     width = kernel.shape[-1]
     noise_row = tf.one_hot([scaled_column], width, dtype=kernel.dtype)
     x = tf.concat([x, tf.cast(noise * inverse_temperature, x.dtype)], axis=-1)
-    # A 2D matmul: a 3D one is a broadcast batch matmul, and its kernel
-    # gradient a batch of products summed afterwards (both several times
-    # slower on CPU).
-    rows = tf.matmul(tf.reshape(x, [-1, features + 1]), tf.concat([kernel, noise_row], axis=0))
-    if bias is not None:
-        rows = tf.nn.bias_add(rows, bias)
-    rows = tf.reshape(rows, [steps, batch, width])
-    return rows, recurrent, recurrent_bias, noise
+    if recurrent_bias is None:
+        bias, recurrent_bias = None, bias
+    return x, tf.concat([kernel, noise_row], axis=0), bias, recurrent, recurrent_bias, noise
 
 
 def _final_stats(cell, initial_stats, logits, noise, real):

@@ -95,8 +95,8 @@ def recurrent_layer(cell, units, small_units, gamma, threshold, seed):
     model-kind table, named by its `layer_name` (else the kind's name).
 
     A kind with a skim gate takes d', gamma, the threshold and the seed of
-    its Gumbel noise. Its layer owns its training loop (the input products
-    of all steps in one matmul before it); the layer's `cell` is the skim
+    its Gumbel noise. Its layer owns its training loop (both cells and the
+    gate in one input and one recurrent matmul per step); the layer's `cell` is the skim
     cell that the exporter and the other tools read, as in the models saved
     as `keras.layers.RNN(cell)` before, which still load.
     """
