@@ -19,7 +19,7 @@ the packed weights; they are timed as a pair in rounds of their own, each
 timed call after an untimed call of the same threshold (the steady state of
 an app calling its model), not right after a model that emptied the cache.
 
-Timed models of a row (float32, e=50 rows also time the last three):
+Timed models of a row (float32, e=50 rows also time the last two):
   * LSTM export (the first baseline);
   * custom op reading every token (the second baseline, threshold 0);
   * custom op at the row's threshold (`write_custom_op_model`: the op
@@ -27,7 +27,9 @@ Timed models of a row (float32, e=50 rows also time the last three):
     on it);
   * custom op, folded rows: `fold=True` (per-word input terms; a read step
     streams only the recurrent weights; the file is (4d+4d'+1)/e times the
-    embedding);
+    embedding), float32 or int8 as the row; its own strict pair (the folded
+    op reading every token, then at the row's threshold) gives the folded
+    strict gain, over the Flop-R of its own skim rate;
   * builtin skim graph: `keras-skim export` of the Skim-LSTM (builtin ops);
   * stock LSTM: `TFLiteConverter.from_keras_model` of the Keras LSTM.
 
@@ -477,7 +479,7 @@ def _markdown(report):
         "The FLOP floor at 100% skim is the skim step's FLOPs (gate, "
         "small cell) at the FLOP rate of the op's own all-read row. `stock LSTM`: `TFLiteConverter."
         "from_keras_model` (a WHILE loop of unfused ops). Every row's read decisions (op, and for float32 e=50 "
-        "the folded op and the builtin skim graph) match a NumPy reference: mismatches in the JSON.",
+        "the builtin skim graph; the folded op against its own) match a NumPy reference: mismatches in the JSON.",
         "",
         file_sizes(report),
         "",
