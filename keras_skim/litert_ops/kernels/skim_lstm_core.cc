@@ -29,13 +29,12 @@ struct SkimLstmCore::Impl : SkimRnnPacked {
   using SkimRnnPacked::SkimRnnPacked;
   void Prepare(const SkimLstmWeights& w);
   int Run(const int32_t* tokens, int T, float threshold, bool mask_zero, float* h, float* mask);
-  Aligned<float> c, c_tmp;  // cell state; the small cell's new c
+  Aligned<float> c;  // cell state
 };
 
 void SkimLstmCore::Impl::Prepare(const SkimLstmWeights& w) {
   PrepareShared(w, 4);
   c.resize(d_pad());
-  c_tmp.resize(ds_pad() + 1);
 }
 
 #define KS_KERNEL_INC "skim_lstm_kernel.inc"

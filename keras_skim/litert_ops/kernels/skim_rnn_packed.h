@@ -38,6 +38,7 @@ struct SkimRnnPacked {
   // small product; z_gates: it by block; xs, hoisted: a chunk's embeddings
   // and their big-cell input terms.
   static constexpr int kChunk = 32;  // tokens whose input terms are hoisted together
+  static constexpr int kMaxW = 16;   // the widest vector of any instruction set, in floats
   Aligned<float> u0, u1, init, z_s, z_gates, h_tmp, xs, hoisted;
 
   int d_pad() const { return (d + isa.W - 1) / isa.W * isa.W; }
@@ -73,13 +74,17 @@ struct SkimRnnPacked {
     small_bias.resize(small.units_pad() + 1);
     if (ds) pack_rows(small, w.skim_kernel, K, S, 0, 0, small_w.data());
     if (ds && e) memcpy(small_bias.data(), w.bias + blocks * d, sizeof(float) * blocks * ds);
-    gate_w.resize(K);
+    // Zeros after K: the gate's dot product runs over whole vectors (u's
+    // entries there are h's padding, or the zeros after it).
+    gate_w.resize(K + kMaxW);
     for (int k = 0; k < K; ++k) gate_w.data()[k] = w.skim_kernel[(size_t)k * S + S - 1];
     gate_bias = e ? w.bias[N - 1] : 0.0f;
-    u0.resize(e + d_pad());
-    u1.resize(e + d_pad());
+    u0.resize(e + d_pad() + kMaxW);
+    u1.resize(e + d_pad() + kMaxW);
     init.resize(blocks * d_pad());
-    z_s.resize(small.units_pad() + 1);
+    // The LSTM's update reads the last block's ds_pad lanes from (blocks - 1) * ds.
+    const int z_read = (blocks - 1) * ds + ds_pad();
+    z_s.resize((small.units_pad() > z_read ? small.units_pad() : z_read) + 1);
     z_gates.resize(blocks * ds_pad() + 1);
     h_tmp.resize(ds_pad() + 1);
     hoisted.resize(e ? (size_t)kChunk * blocks * d_pad() : 0);
