@@ -1,5 +1,6 @@
 """`keras-skim export MODEL [-o OUTDIR]`: TFLite model, tokenizer and metadata."""
 
+import argparse
 import os
 
 from keras_skim.cli.model_args import (
@@ -52,6 +53,14 @@ def add_arguments(parser):
         "of read decisions kept (builtin)",
     )
     parser.add_argument(
+        "--fold",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="fold the embedding into per-word input rows (x W + b), so a read token skips the input "
+        "product: faster with wide embeddings (300-d: benchmarks/results/custom_op_speed_strict_d100_d256.md), "
+        "a larger file with a large vocabulary; default: fold only where the file does not grow",
+    )
+    parser.add_argument(
         "--backend",
         choices=["auto", "custom", "builtin"],
         default="auto",
@@ -99,6 +108,7 @@ def run(args):
             parity_samples=args.parity_samples,
             backend=args.backend,
             quantize=args.quantize,
+            fold=args.fold,
         )
         result = export_model(model_path, output, options)
     except ExportError as err:

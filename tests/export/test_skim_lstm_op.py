@@ -54,6 +54,18 @@ def test_parity(model, op_cache, tmp_path, fold, quantize):
     assert ("dequantized" in result.message) == (quantize == "int8")
 
 
+def test_the_fold_option_of_keras_skim_export(model, op_cache, tmp_path, capsys):
+    """`--fold` folds where the default would not (folding grows this small-embedding model)."""
+    from keras_skim.cli.main import main
+    from keras_skim.export.custom_op_backend import model_settings
+
+    model.save(tmp_path / "m.keras")
+    out = tmp_path / "folded"
+    assert main(["export", str(tmp_path / "m.keras"), "--backend", "custom", "--fold", "-o", str(out)]) == 0
+    assert "parity" in capsys.readouterr().out
+    assert model_settings(str(out / "model.tflite"))["folded"] is True
+
+
 def test_without_mask_zero_id_0_is_a_word(op_cache, tmp_path):
     import keras
 
