@@ -30,8 +30,7 @@ class BuiltinBackend:
         return None, "Keras"
 
     def flatbuffer(self, model, plan, *, threshold, length, fold=None, quantize=None):
-        from keras_skim.export.graph_builder import build_module, convert
-        from keras_skim.runtime.tflite_check import non_builtin_ops
+        from keras_skim.export.graph_builder import build_module
 
         family_graph = exporter_of(plan.model_kind).builtin_graph(plan)
         if family_graph is not None:
@@ -40,13 +39,22 @@ class BuiltinBackend:
             from keras_skim.export.stack_graph import build_module
         elif takes_sequence(plan):  # float steps instead of token ids
             from keras_skim.export.sequence_graph import build_module
-        try:
-            data = convert(build_module(plan, fold=fold), quantize=quantize)
-        except ExportError:
-            raise
-        except Exception as err:  # converter failures are long: keep the first line
-            raise ExportError(f"TFLite conversion failed ({str(err).strip().splitlines()[0][:200]})") from None
-        extra = non_builtin_ops(data)
-        if extra:
-            raise ExportError(f"the converted graph needs non-builtin ops: {', '.join(extra)}")
-        return data
+        return builtin_flatbuffer(build_module(plan, fold=fold), quantize=quantize)
+
+
+def builtin_flatbuffer(module, quantize=None):
+    """The .tflite bytes of a graph module converted to builtin ops only; ExportError (one line) when the
+    converter fails or the graph needs any other op."""
+    from keras_skim.export.graph_builder import convert
+    from keras_skim.runtime.tflite_check import non_builtin_ops
+
+    try:
+        data = convert(module, quantize=quantize)
+    except ExportError:
+        raise
+    except Exception as err:  # converter failures are long: keep the first line
+        raise ExportError(f"TFLite conversion failed ({str(err).strip().splitlines()[0][:200]})") from None
+    extra = non_builtin_ops(data)
+    if extra:
+        raise ExportError(f"the converted graph needs non-builtin ops: {', '.join(extra)}")
+    return data

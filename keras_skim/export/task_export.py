@@ -80,19 +80,9 @@ def _runner(flatbuffer):
 
 
 def _flatbuffer(exporter, plan):
-    from keras_skim.export.graph_builder import convert
-    from keras_skim.runtime.tflite_check import non_builtin_ops
+    from keras_skim.export.builtin_backend import builtin_flatbuffer
 
-    try:
-        data = convert(exporter.build_module(plan))
-    except ExportError:
-        raise
-    except Exception as err:  # converter failures are long: keep the first line
-        raise ExportError(f"TFLite conversion failed ({str(err).strip().splitlines()[0][:200]})") from None
-    extra = non_builtin_ops(data)
-    if extra:
-        raise ExportError(f"the converted graph needs non-builtin ops: {', '.join(extra)}")
-    return data
+    return builtin_flatbuffer(exporter.build_module(plan))
 
 
 def _threshold(plan, options, notes):
