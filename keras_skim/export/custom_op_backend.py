@@ -192,7 +192,7 @@ class CustomOpBackend:
         family = exporter_of(plan.model_kind)
         if family.writes_custom_op:
             return family.custom_op_flatbuffer(plan, length=length, fold=fold, quantize=quantize)
-        return custom_op_flatbuffer(model, threshold=threshold, length=length, quantize=quantize, plan=plan)
+        return custom_op_flatbuffer(model, threshold=threshold, length=length, fold=fold, quantize=quantize, plan=plan)
 
     def parity_reference(self, model, plan, flatbuffer):
         """(reference, name) for the parity check of an int8 export of `plan`:
