@@ -7,19 +7,12 @@ Children's Book Test's text format (CBT's own, or one `benchmarks/build_cloze_se
 
 import json
 
+from keras_skim.cli.cloze_args import cloze_data_file, evaluation_questions
 from keras_skim.cli.errors import CliError
 from keras_skim.cli.task_args import refuse_unused_options, task_settings, write_task_record
-from keras_skim.datasets.cloze_files import cloze_path
 
 # The reader's defaults where the command leaves an option out (Seo et al. 2018, Table 5: d = 200).
 DEFAULTS = {"units": 200, "small_units": 10, "gamma": 0.01, "threshold": 0.5, "epochs": 5, "batch_size": 32}
-
-
-def _data_file(args):
-    path = cloze_path(args.data)
-    if path is None:
-        raise CliError(f"--task cloze needs --data FILE, a cloze file in CBT's text format; got {args.data!r}")
-    return path
 
 
 # Options of `keras-skim train` that a cloze reader has no use for, with the value each has when not given.
@@ -53,7 +46,7 @@ def train(args):
     from keras_skim import output_folder
     from keras_skim.models.cloze_qa.cloze_training import train_cloze
 
-    path = _data_file(args)
+    path = cloze_data_file(args)
     config = training_config(args)
     with output_folder.staged_output_dir(args.output, force=args.force, inputs=[path]) as stage:
         try:
@@ -75,24 +68,14 @@ def evaluate(args):
         encode_questions,
         evaluate_cloze,
         load_cloze_folder,
-        load_splits,
     )
 
     try:
         model, tokenizer, record = load_cloze_folder(args.model)
     except (OSError, ValueError) as err:
         raise CliError(f"{args.model}: not a cloze model folder ({' '.join(str(err).split())})") from None
-    path = _data_file(args) if args.data is not None else cloze_path(record["data"])
-    if path is None:
-        raise CliError(f"{args.model}: its training file {record['data']} is gone (pass --data)")
+    path, examples = evaluation_questions(args, record)
     config = record["config"]
-    seed = config["seed"] if args.split_seed is None else args.split_seed
-    try:
-        splits = load_splits(path, seed)
-    except ValueError as err:
-        raise CliError(str(err)) from None
-    examples = splits[args.split] if args.split in splits else [e for s in splits.values() for e in s]
-    examples = examples[: args.limit] if args.limit else examples
     result = evaluate_cloze(model, *encode_questions(examples, tokenizer, config["max_length"]), args.threshold)
     result.update({"data": str(path), "split": args.split, "cell": config["cell"]})
     if args.json:

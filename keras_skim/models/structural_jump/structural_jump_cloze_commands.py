@@ -9,9 +9,9 @@ exist; training runs the family's schedule in steps (`--schedule` and its step o
 import json
 import os
 
+from keras_skim.cli.cloze_args import cloze_data_file, evaluation_questions
 from keras_skim.cli.errors import CliError
 from keras_skim.cli.task_args import refuse_unused_options, task_settings, write_task_record
-from keras_skim.datasets.cloze_files import cloze_path
 from keras_skim.model_kinds import DEFAULT_CELL
 from keras_skim.models.structural_jump.structural_jump_commands import NO_THRESHOLD, STEP_OPTIONS, check, interrupted
 
@@ -23,13 +23,6 @@ DEFAULTS = {"units": 128, "learning_rate": 1e-3, "batch_size": 32, "max_length":
 JUMP_OPTIONS = ("schedule", *STEP_OPTIONS, "rolling_weight", "critic_warmup_steps", "read_budget")
 # Shared options of `keras-skim train` it has no use for, with their values when not given.
 UNUSED = {"freeze_embedding": False, "split_seed": None}
-
-
-def _data_file(args):
-    path = cloze_path(args.data)
-    if path is None:
-        raise CliError(f"--task cloze needs --data FILE, a cloze file in CBT's text format; got {args.data!r}")
-    return path
 
 
 def training_config(args):
@@ -63,7 +56,7 @@ def train(args):
     from keras_skim.models.structural_jump.structural_jump_cloze_training import train_structural_jump_cloze
     from keras_skim.training.run_checkpoint import CheckpointError, TrainingInterrupted, default_run_name, runs_root
 
-    path = _data_file(args)
+    path = cloze_data_file(args)
     config = training_config(args)
     check_run_name(args.run_name)
     run = run_options(args, os.path.join(runs_root(), default_run_name(args.output)))
@@ -90,7 +83,6 @@ def train(args):
 def evaluate(args):
     """Prints the accuracy and the read / skip / jump fractions of the document words of a model folder
     on a split of a cloze file."""
-    from keras_skim.datasets.cloze_splits import load_splits
     from keras_skim.models.structural_jump.structural_jump_cloze_training import encode_cloze, load_folder
     from keras_skim.models.structural_jump.structural_jump_evaluation import evaluate_structural_jump
 
@@ -100,16 +92,8 @@ def evaluate(args):
         model, tokenizer, record = load_folder(args.model)
     except (OSError, ValueError) as err:
         raise CliError(f"{args.model}: not a cloze model folder ({' '.join(str(err).split())})") from None
-    path = _data_file(args) if args.data is not None else cloze_path(record["data"])
-    if path is None:
-        raise CliError(f"{args.model}: its training file {record['data']} is gone (pass --data)")
+    path, examples = evaluation_questions(args, record)
     config = record["config"]
-    try:
-        splits = load_splits(path, config["seed"] if args.split_seed is None else args.split_seed)
-    except ValueError as err:
-        raise CliError(str(err)) from None
-    examples = splits[args.split] if args.split in splits else [e for s in splits.values() for e in s]
-    examples = examples[: args.limit] if args.limit else examples
     result = evaluate_structural_jump(model, *encode_cloze(examples, tokenizer, config))
     result.update({"data": str(path), "split": args.split, "model": MODEL})
     if args.json:
