@@ -154,7 +154,8 @@ class SkimGRUCell(SkimCellBase):
         if not small:
             return [h], states, read_weight, logit
         h_big, h_small = split_sizes(h, [d, small])
-        return [h_big], [ops.concatenate([h_small, h_tail], axis=-1)], read_weight, logit
+        # Joined by the loop's mix (whose gradient cuts them apart again).
+        return [h_big], [(h_small, h_tail)], read_weight, logit
 
 
 def _side_by_side(parts):

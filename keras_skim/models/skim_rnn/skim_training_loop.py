@@ -110,18 +110,23 @@ def fused_training_loop(cell, sequences, initial_state, mask, go_backwards, retu
 
 def _mix(read, skim, read_weight, previous, real):
     """The new state: w_read * read + (1 - w_read) * skim where `real`
-    (batch,) is true, `previous` where it is false (a padded step).
+    (batch,) is true, `previous` where it is false (a padded step). A
+    candidate is a tensor or a tuple of pieces joined on the last axis.
 
     Its gradient is written out: what TensorFlow derives for the products
     and the select, with a batch size unknown when the loop is traced,
     reduces each broadcast operand back with shape ops at every step (a
-    third of the step's ops), where only the read weight needs a sum.
+    third of the step's ops), where only the read weight needs a sum; and a
+    joined candidate's gradient is cut into its pieces by one split, where
+    the derived one takes an offset and a slice for each piece.
     """
+    read, skim = _pieces(read), _pieces(skim)
 
     @tf.custom_gradient
-    def mix(read, skim, read_weight, previous):
-        difference = read - skim
-        mixed = skim + read_weight * difference
+    def mix(read_weight, previous, *pieces):
+        joined_skim = _joined(pieces[len(read) :])
+        difference = _joined(pieces[: len(read)]) - joined_skim
+        mixed = joined_skim + read_weight * difference
         if real is not None:
             # The select of whole rows (rank-1 condition), without broadcasting.
             mixed = tf.compat.v1.where(real, mixed, previous)
@@ -133,11 +138,24 @@ def _mix(read, skim, read_weight, previous, real):
                 to_previous = upstream - to_mixed
             to_read = read_weight * to_mixed
             to_weight = tf.reduce_sum(to_mixed * difference, axis=-1, keepdims=True)
-            return to_read, to_mixed - to_read, to_weight, to_previous
+            return (to_weight, to_previous, *_cut(to_read, read), *_cut(to_mixed - to_read, skim))
 
         return mixed, gradient
 
-    return mix(read, skim, read_weight, previous)
+    return mix(read_weight, previous, *read, *skim)
+
+
+def _pieces(candidate):
+    return tuple(candidate) if isinstance(candidate, (tuple, list)) else (candidate,)
+
+
+def _joined(pieces):
+    return pieces[0] if len(pieces) == 1 else tf.concat(pieces, axis=-1)
+
+
+def _cut(gradient, pieces):
+    """`gradient` of a joined candidate cut into its `pieces`' widths."""
+    return [gradient] if len(pieces) == 1 else tf.split(gradient, [p.shape[-1] for p in pieces], axis=-1)
 
 
 def _project(cell, x):
