@@ -200,9 +200,13 @@ class SkimLSTMCell(SkimCellBase):
         width = 3 * (self.units + self.small_units)
         fused = []
         for k, gate in enumerate((gate_kernel, gate_recurrent, gate_bias)):
-            parts = [(big[k], self.units)] + ([(small[k], self.small_units)] if small else [])
-            lstm = _interleave_gates(parts, order=(0, 1, 3, 2))
-            fused.append(ops.concatenate([lstm[..., :width], gate[..., :1], lstm[..., width:], gate[..., 1:]], axis=-1))
+            # One split of each weight into its gate blocks [i f c o]: its
+            # gradient is one concat, where a slice per block makes a
+            # gradient of the weight's size each, summed.
+            blocks = [ops.split(ops.convert_to_tensor(cell[k]), 4, axis=-1) for cell in (big, small) if cell]
+            scaled, logit = ops.split(gate, 2, axis=-1)
+            columns = [b[g] for g in (0, 1, 3) for b in blocks] + [scaled] + [b[2] for b in blocks] + [logit]
+            fused.append(ops.concatenate(columns, axis=-1))
         return fused[0], fused[1], fused[2], None, width
 
     def pack_fused_states(self, states: Any) -> Any:
@@ -265,10 +269,3 @@ def _state_parts(hc, units, small):
         return parts, gradient
 
     return parts(hc)
-
-
-def _interleave_gates(parts, order):
-    """The gate blocks of each (weight, size) in `parts`, taken in `order`
-    and, for each gate, the cells side by side."""
-    tensors = [(ops.convert_to_tensor(w), size) for w, size in parts]
-    return ops.concatenate([w[..., k * size : (k + 1) * size] for k in order for w, size in tensors], axis=-1)
