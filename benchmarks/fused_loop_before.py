@@ -50,6 +50,7 @@ def fused_training_loop(cell, sequences, initial_state, mask, go_backwards, retu
         written, states = arrays_and_states[: len(arrays)], arrays_and_states[len(arrays) :]
         read, skim, read_weight, logit = cell.fused_step(row_array.read(t), list(states), recurrent_part)
         # = w_read * read + (1 - w_read) * skim, with one product
+        read, skim = [[_joined(c) for c in candidate] for candidate in (read, skim)]
         new_states = [s + read_weight * (r - s) for r, s in zip(read, skim)]
         if mask_array is not None:
             real = mask_array.read(t)
@@ -77,6 +78,12 @@ def fused_training_loop(cell, sequences, initial_state, mask, go_backwards, retu
     else:
         outputs = last_output[:, None, :]
     return last_output, outputs, final_states + [stats]
+
+
+def _joined(candidate):
+    """A candidate state that today's `fused_step` returns as a tuple of
+    pieces, joined as the cells joined it at 7a35a01."""
+    return tf.concat(list(candidate), axis=-1) if isinstance(candidate, tuple) else candidate
 
 
 def _project(cell, x):

@@ -329,7 +329,9 @@ class SkimCellBase(keras.layers.Layer, DropoutRNNCell):
 
     def fused_step(self, row: Any, loop_states: Any, recurrent_part: Any) -> Any:
         """(read states, skim states, read weight, gate logit) of one training
-        step: the two candidates for the loop states of `pack_fused_states`,
+        step: the two candidates for the loop states of `pack_fused_states`
+        (each a tensor, or a tuple of pieces that the loop joins on the last
+        axis),
         the Gumbel-softmax weight of reading (batch, 1) and l_read - l_skim
         (batch, 1), from a row `x_t @ kernel + input_bias` of
         `fused_weights` and `recurrent_part(h)`, which returns

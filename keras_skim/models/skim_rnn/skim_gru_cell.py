@@ -121,13 +121,13 @@ class SkimGRUCell(SkimCellBase):
         def with_gate(gru, gate):
             return ops.concatenate([gru[..., : 2 * n], gate, gru[..., 2 * n :]], axis=-1)
 
-        kernel = with_gate(_side_by_side([(c[0], c[3]) for c in cells]), gate_kernel)
-        recurrent = with_gate(_side_by_side([(c[1], c[3]) for c in cells]), gate_recurrent)
+        kernel = with_gate(_side_by_side([c[0] for c in cells]), gate_kernel)
+        recurrent = with_gate(_side_by_side([c[1] for c in cells]), gate_recurrent)
         if not self.use_bias:
             return kernel, recurrent, with_gate(ops.zeros((3 * n,), gate_bias.dtype), gate_bias), None, 2 * n
-        biases = [(ops.convert_to_tensor(c[2]), c[3]) for c in cells]
-        input_bias = with_gate(_side_by_side([(b[0], size) for b, size in biases]), gate_bias)
-        recurrent_bias = with_gate(_side_by_side([(b[1], size) for b, size in biases]), ops.zeros_like(gate_bias))
+        biases = [ops.convert_to_tensor(c[2]) for c in cells]
+        input_bias = with_gate(_side_by_side([b[0] for b in biases]), gate_bias)
+        recurrent_bias = with_gate(_side_by_side([b[1] for b in biases]), ops.zeros_like(gate_bias))
         return kernel, recurrent, input_bias, recurrent_bias, 2 * n
 
     def fused_step(self, row: Any, loop_states: Any, recurrent_part: Any) -> Any:
@@ -154,11 +154,14 @@ class SkimGRUCell(SkimCellBase):
         if not small:
             return [h], states, read_weight, logit
         h_big, h_small = split_sizes(h, [d, small])
-        return [h_big], [ops.concatenate([h_small, h_tail], axis=-1)], read_weight, logit
+        # Joined by the loop's mix (whose gradient cuts them apart again).
+        return [h_big], [(h_small, h_tail)], read_weight, logit
 
 
-def _side_by_side(parts):
-    """The [z r h] gate blocks of each (weight, size), each gate's blocks of
-    all cells side by side."""
-    tensors = [(ops.convert_to_tensor(w), size) for w, size in parts]
-    return ops.concatenate([w[..., k * size : (k + 1) * size] for k in range(3) for w, size in tensors], axis=-1)
+def _side_by_side(weights):
+    """The [z r h] gate blocks of each weight, each gate's blocks of all
+    cells side by side. One split of each weight: its gradient is one
+    concat, where a slice per block makes a gradient of the weight's size
+    each, summed."""
+    blocks = [ops.split(ops.convert_to_tensor(w), 3, axis=-1) for w in weights]
+    return ops.concatenate([b[k] for k in range(3) for b in blocks], axis=-1)

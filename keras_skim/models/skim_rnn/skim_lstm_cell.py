@@ -200,9 +200,13 @@ class SkimLSTMCell(SkimCellBase):
         width = 3 * (self.units + self.small_units)
         fused = []
         for k, gate in enumerate((gate_kernel, gate_recurrent, gate_bias)):
-            parts = [(big[k], self.units)] + ([(small[k], self.small_units)] if small else [])
-            lstm = _interleave_gates(parts, order=(0, 1, 3, 2))
-            fused.append(ops.concatenate([lstm[..., :width], gate[..., :1], lstm[..., width:], gate[..., 1:]], axis=-1))
+            # One split of each weight into its gate blocks [i f c o]: its
+            # gradient is one concat, where a slice per block makes a
+            # gradient of the weight's size each, summed.
+            blocks = [ops.split(ops.convert_to_tensor(cell[k]), 4, axis=-1) for cell in (big, small) if cell]
+            scaled, logit = ops.split(gate, 2, axis=-1)
+            columns = [b[g] for g in (0, 1, 3) for b in blocks] + [scaled] + [b[2] for b in blocks] + [logit]
+            fused.append(ops.concatenate(columns, axis=-1))
         return fused[0], fused[1], fused[2], None, width
 
     def pack_fused_states(self, states: Any) -> Any:
@@ -219,9 +223,7 @@ class SkimLSTMCell(SkimCellBase):
         (hc,) = loop_states
         d, small, n = self.units, self.small_units, self.units + self.small_units
         if small:
-            h_prev, c_head, c_tail = split_sizes(hc, [d, small, d - small])
-            # the big cell's c, then the small cell's
-            c_prev = ops.concatenate([c_head, c_tail, c_head], axis=-1)
+            h_prev, h_tail, c_prev, c_tail = _state_parts(hc, d, small)
         else:
             h_prev, c_prev = split_sizes(hc, [d, d])
         z = row + recurrent_part(h_prev)
@@ -236,16 +238,34 @@ class SkimLSTMCell(SkimCellBase):
         h = o * self.activation(c)
         if not small:
             return [ops.concatenate([h, c], axis=-1)], [hc], read_weight, logit
-        _, h_tail = split_sizes(h_prev, [small, d - small])
         h_big, h_small = split_sizes(h, [d, small])
         c_big, c_small = split_sizes(c, [d, small])
-        read = ops.concatenate([h_big, c_big], axis=-1)
-        skim = ops.concatenate([h_small, h_tail, c_small, c_tail], axis=-1)
-        return [read], [skim], read_weight, logit
+        # Joined by the loop's mix (whose gradient cuts them apart again).
+        return [(h_big, c_big)], [(h_small, h_tail, c_small, c_tail)], read_weight, logit
 
 
-def _interleave_gates(parts, order):
-    """The gate blocks of each (weight, size) in `parts`, taken in `order`
-    and, for each gate, the cells side by side."""
-    tensors = [(ops.convert_to_tensor(w), size) for w, size in parts]
-    return ops.concatenate([w[..., k * size : (k + 1) * size] for k in order for w, size in tensors], axis=-1)
+def _state_parts(hc, units, small):
+    """(h, h's tail, c of both cells, c's tail) of the fused loop's state
+    [h | c]: c of both cells is [c | c's first `small` units], the big
+    cell's c then the small cell's; a tail is what follows the first
+    `small` units.
+
+    Its gradient is written out: the derived one takes an offset and a
+    slice for each piece of the joined c, fills zeros for the unused head
+    of h and sums each part's gradients in separate ops (about twice the
+    ops, at every step of the backward loop)."""
+
+    @ops.custom_gradient
+    def parts(hc):
+        h, c_head, c_tail = split_sizes(hc, [units, small, units - small])
+        parts = (h, h[:, small:], ops.concatenate([c_head, c_tail, c_head], axis=-1), c_tail)
+
+        def gradient(to_h, to_h_tail, to_cells, to_c_tail):
+            to_h_head, to_h_rest = split_sizes(to_h, [small, units - small])
+            big_head, big_tail, small_head = split_sizes(to_cells, [small, units - small, small])
+            pieces = [to_h_head, to_h_rest + to_h_tail, big_head + small_head, big_tail + to_c_tail]
+            return ops.concatenate(pieces, axis=-1)
+
+        return parts, gradient
+
+    return parts(hc)

@@ -6,9 +6,11 @@ Skim-LSTM step was 114 ops to the LSTM's 36, its gradient 203 to 73). This
 loop keeps only what depends on the state inside:
 
 - the inputs of all steps, time-major, with the Gumbel noise over the
-  temperature as one more input feature (whose kernel row is one-hot),
-  prepared before the loop; per step one input matmul,
-  `x_t @ [K_big | K_small | k_gate]`. Not one matmul of all steps before the
+  temperature as one more input feature (whose kernel row is one-hot) and
+  a feature of ones (whose kernel row is the input bias), prepared before
+  the loop; per step one input matmul, `x_t @ [K_big | K_small | k_gate]`,
+  which adds the bias too: no bias op per step, and no bias gradient to
+  sum at every step of the backward loop. Not one matmul of all steps before the
   loop (issue 36): its (steps, batch, width) rows, several times wider than
   the inputs, read through a TensorList, cost in the gradient a zero-filled
   list of that size, its stack and fresh memory at every batch (page faults
@@ -50,7 +52,7 @@ def fused_training_loop(cell, sequences, initial_state, mask, go_backwards, retu
     if go_backwards:
         x = tf.reverse(x, [0])
         mask = None if mask is None else tf.reverse(mask, [0])
-    inputs, kernel, bias, recurrent, recurrent_bias, noise = _project(cell, x)
+    inputs, kernel, recurrent, recurrent_bias, noise = _project(cell, x)
     steps = tf.shape(inputs)[0]
     recurrent_mask = None
     if cell.recurrent_dropout > 0.0:
@@ -64,10 +66,6 @@ def fused_training_loop(cell, sequences, initial_state, mask, go_backwards, retu
         # bias_add: its gradient needs no shape ops (the batch size is unknown)
         return product if recurrent_bias is None else tf.nn.bias_add(product, recurrent_bias)
 
-    def input_row(x_t):
-        row = tf.matmul(x_t, kernel)
-        return row if bias is None else tf.nn.bias_add(row, bias)
-
     input_array = tf.TensorArray(inputs.dtype, size=steps).unstack(inputs)
     # (steps, batch): one select per row of the state (see `_mix`).
     mask_array = None if mask is None else tf.TensorArray(tf.bool, size=steps).unstack(mask[..., 0])
@@ -78,7 +76,8 @@ def fused_training_loop(cell, sequences, initial_state, mask, go_backwards, retu
 
     def body(t, *arrays_and_states):
         written, states = arrays_and_states[: len(arrays)], arrays_and_states[len(arrays) :]
-        read, skim, read_weight, logit = cell.fused_step(input_row(input_array.read(t)), list(states), recurrent_part)
+        row = tf.matmul(input_array.read(t), kernel)
+        read, skim, read_weight, logit = cell.fused_step(row, list(states), recurrent_part)
         real = None if mask_array is None else mask_array.read(t)
         new_states = [_mix(r, s, read_weight, previous, real) for r, s, previous in zip(read, skim, states)]
         written = [written[0].write(t, logit)] + [a.write(t, new_states[0]) for a in written[1:]]
@@ -89,6 +88,9 @@ def fused_training_loop(cell, sequences, initial_state, mask, go_backwards, retu
         body,
         (tf.constant(0), *arrays, *states),
         maximum_iterations=steps,
+        # As keras.layers.RNN's loop: the input products of later steps
+        # (which need no state) may run ahead of the recurrent chain.
+        parallel_iterations=32,
         swap_memory=True,
     )
     final_states = cell.unpack_fused_states(list(loop[1 + len(arrays) :]))
@@ -108,18 +110,23 @@ def fused_training_loop(cell, sequences, initial_state, mask, go_backwards, retu
 
 def _mix(read, skim, read_weight, previous, real):
     """The new state: w_read * read + (1 - w_read) * skim where `real`
-    (batch,) is true, `previous` where it is false (a padded step).
+    (batch,) is true, `previous` where it is false (a padded step). A
+    candidate is a tensor or a tuple of pieces joined on the last axis.
 
     Its gradient is written out: what TensorFlow derives for the products
     and the select, with a batch size unknown when the loop is traced,
     reduces each broadcast operand back with shape ops at every step (a
-    third of the step's ops), where only the read weight needs a sum.
+    third of the step's ops), where only the read weight needs a sum; and a
+    joined candidate's gradient is cut into its pieces by one split, where
+    the derived one takes an offset and a slice for each piece.
     """
+    read, skim = _pieces(read), _pieces(skim)
 
     @tf.custom_gradient
-    def mix(read, skim, read_weight, previous):
-        difference = read - skim
-        mixed = skim + read_weight * difference
+    def mix(read_weight, previous, *pieces):
+        joined_skim = _joined(pieces[len(read) :])
+        difference = _joined(pieces[: len(read)]) - joined_skim
+        mixed = joined_skim + read_weight * difference
         if real is not None:
             # The select of whole rows (rank-1 condition), without broadcasting.
             mixed = tf.compat.v1.where(real, mixed, previous)
@@ -131,22 +138,34 @@ def _mix(read, skim, read_weight, previous, real):
                 to_previous = upstream - to_mixed
             to_read = read_weight * to_mixed
             to_weight = tf.reduce_sum(to_mixed * difference, axis=-1, keepdims=True)
-            return to_read, to_mixed - to_read, to_weight, to_previous
+            return (to_weight, to_previous, *_cut(to_read, read), *_cut(to_mixed - to_read, skim))
 
         return mixed, gradient
 
-    return mix(read, skim, read_weight, previous)
+    return mix(read_weight, previous, *read, *skim)
+
+
+def _pieces(candidate):
+    return tuple(candidate) if isinstance(candidate, (tuple, list)) else (candidate,)
+
+
+def _joined(pieces):
+    return pieces[0] if len(pieces) == 1 else tf.concat(pieces, axis=-1)
+
+
+def _cut(gradient, pieces):
+    """`gradient` of a joined candidate cut into its `pieces`' widths."""
+    return [gradient] if len(pieces) == 1 else tf.split(gradient, [p.shape[-1] for p in pieces], axis=-1)
 
 
 def _project(cell, x):
-    """(inputs, kernel, bias, recurrent kernel, recurrent bias, Gumbel
-    noise) of the loop: x_t @ kernel + bias + h @ recurrent + recurrent bias
-    are the pre-activations of step t, with the noise over the temperature
-    added to the cell's scaled gate column through the inputs' last feature.
-    The inputs are (steps, batch, features + 1); a bias may be None (the
-    input bias moves to the recurrent product's when that has none: one
-    bias_add per step); the noise is g_read - g_skim, (steps, batch, 1),
-    float32."""
+    """(inputs, kernel, recurrent kernel, recurrent bias, Gumbel noise) of
+    the loop: x_t @ kernel + h @ recurrent + recurrent bias are the
+    pre-activations of step t. The inputs are (steps, batch, features + 2):
+    the features, the noise over the temperature (its kernel row is one-hot
+    on the cell's scaled gate column) and ones (its kernel row is the input
+    bias; left out when the cell has none). The recurrent bias may be None; the noise is
+    g_read - g_skim, (steps, batch, 1), float32."""
     kernel, recurrent, bias, recurrent_bias, scaled_column = cell.fused_weights()
     if cell.dropout > 0.0:
         # Keras' cells drop the same input units at every step.
@@ -155,15 +174,15 @@ def _project(cell, x):
     gumbel = tf.convert_to_tensor(cell._gumbel_noise((batch, steps, 2)), tf.float32)
     noise = tf.transpose(gumbel[..., :1] - gumbel[..., 1:], [1, 0, 2])
     inverse_temperature = 1.0 / tf.stop_gradient(tf.cast(cell.temperature, tf.float32))
-    # The noise over the temperature enters the scaled column through the
-    # matmul, as one more input feature whose kernel row is one-hot: cheaper
-    # than adding a one-hot product at every step.
+    # The noise over the temperature and the bias enter through the matmul,
+    # as two more input features: cheaper than adding them at every step.
     width = kernel.shape[-1]
-    noise_row = tf.one_hot([scaled_column], width, dtype=kernel.dtype)
-    x = tf.concat([x, tf.cast(noise * inverse_temperature, x.dtype)], axis=-1)
-    if recurrent_bias is None:
-        bias, recurrent_bias = None, bias
-    return x, tf.concat([kernel, noise_row], axis=0), bias, recurrent, recurrent_bias, noise
+    features = [x, tf.cast(noise * inverse_temperature, x.dtype)]
+    rows = [kernel, tf.one_hot([scaled_column], width, dtype=kernel.dtype)]
+    if bias is not None:
+        features.append(tf.ones_like(x[..., :1]))
+        rows.append(tf.reshape(bias, (1, width)))
+    return tf.concat(features, axis=-1), tf.concat(rows, axis=0), recurrent, recurrent_bias, noise
 
 
 def _final_stats(cell, initial_stats, logits, noise, real):
