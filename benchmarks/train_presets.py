@@ -51,6 +51,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The Skim-RNN paper's optimisation, for the skim models and their baselines alike.
 SKIM_PROTOCOL = ["--learning-rate", "1e-4", "--batch-size", "128", "--epochs", "200", "--patience-steps", "3000"]
 SKIM_CELL = ["--cell", "skim-lstm", "--units", "100", "--small-units", "10", "--gamma", "0.01"]
+SKIM_CELL_RT = SKIM_CELL[:-1] + ["0.1"]  # the skim loss ten times the paper's (see the RT preset)
 LSTM_CELL = ["--cell", "lstm", "--units", "100"]
 JUMP = ["--cell", "sj-lstm", "--schedule", "authors"]
 SEO = "Seo et al., ICLR 2018 (Skim-RNN)"
@@ -109,12 +110,17 @@ PRESETS = {
     },
     "skim_lstm_rotten_tomatoes": {
         "data": "rotten_tomatoes",
-        "command": _train("skim_lstm_rotten_tomatoes", "rotten_tomatoes", SKIM_CELL + SKIM_PROTOCOL),
+        # gamma 0.1: with the paper's 0.01 the gate read 78% of this corpus's tokens and the model missed the
+        # LSTM (benchmarks/results/rt_skim_attempts.md holds every attempt).
+        "command": _train("skim_lstm_rotten_tomatoes", "rotten_tomatoes", SKIM_CELL_RT + SKIM_PROTOCOL),
         "baseline": "lstm_rotten_tomatoes",
-        "description": "A Skim-LSTM (d=100, d'=10, gamma 0.01) sentiment classifier of movie review snippets.",
+        "description": "A Skim-LSTM (d=100, d'=10, gamma 0.1) sentiment classifier of movie review snippets.",
         "paper": {"source": SEO, "test_accuracy": 0.842, "skim_rate": 0.52, "baseline_test_accuracy": 0.825},
         "limits": "Trained on keras-skim's Rotten Tomatoes corpus, not the paper's: its figures are beside ours "
-        "for reference, not as a like-for-like comparison.",
+        "for reference, not as a like-for-like comparison. Its skim loss weighs ten times the paper's (gamma 0.1): "
+        "with 0.01 the gate read 78% of this corpus's tokens and the model stayed under the LSTM "
+        "(benchmarks/results/rt_skim_attempts.md). Its lead over the LSTM compares one run of each "
+        "model, not a mean over seeds.",
     },
     "lstm_rotten_tomatoes": {
         "data": "rotten_tomatoes",
