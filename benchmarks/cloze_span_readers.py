@@ -27,6 +27,8 @@ import subprocess
 import sys
 import time
 
+from cloze_readers import versions  # the same record of versions as the cloze readers' results
+
 from keras_skim.datasets.cache import cache_root
 from keras_skim.datasets.cloze_files import ClozeExample
 from keras_skim.datasets.cloze_priors import accuracy, context_frequency
@@ -64,20 +66,6 @@ def _answer_inside(paragraph, max_length):
     answer = paragraph["qas"][0]["answers"][0]
     span = answer_token_span(tokens_with_offsets(paragraph["context"]), answer["answer_start"], answer["text"])
     return span is not None and span[1] < max_length
-
-
-def versions():
-    import keras
-    import numpy
-
-    found = {"python": platform.python_version(), "keras": keras.__version__, "numpy": numpy.__version__}
-    try:
-        import tensorflow
-
-        found["tensorflow"] = tensorflow.__version__
-    except ImportError:
-        pass
-    return found
 
 
 def keras_skim(*arguments, capture=True):

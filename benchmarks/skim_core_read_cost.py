@@ -37,11 +37,14 @@ def build(out):
     """Compiles the probe with the op library's flags (less the shared-library ones)."""
     from keras_skim.litert_ops import native_build
 
+    cxx = native_build.compiler()  # $CXX, default g++, as the library's own build
+    if cxx is None:
+        sys.exit("skim_core_read_cost.py: no C++ compiler ($CXX, default g++)")
     flags = [f for f in native_build.compile_flags() if f not in ("-shared", "-fPIC", "-fvisibility=hidden")]
     sources = [os.path.join(HERE, "skim_core_read_cost.cc")] + [
         os.path.join(KERNELS, n) for n in ("skim_lstm_core.cc", "simd_isa.cc")
     ]
-    subprocess.run(["g++", *flags, f"-I{KERNELS}", *sources, "-o", out], check=True)
+    subprocess.run([cxx, *flags, f"-I{KERNELS}", *sources, "-o", out], check=True)
 
 
 def measure(probe, d, e, int8, runs):
