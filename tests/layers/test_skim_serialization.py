@@ -32,17 +32,11 @@ def _train_one_step(model, x, y):
     return logs
 
 
-def _outputs(model, ids):
-    """The model's inference outputs, called eagerly: what saving must keep is the
-    layers and their weights, and tracing `predict` for each model costs more CPU
-    than the call itself."""
-    return np.asarray(model(ids, training=False))
-
-
 @pytest.fixture(scope="module")
 def trained_models():
     """cell class -> (a model trained one step with its threshold set, its ids, its outputs):
-    made on first use, then shared by that cell's .keras and .h5 cases."""
+    made on first use, then shared by that cell's .keras and .h5 cases (the trace of the
+    training step and of predict are the slow part)."""
     models = {}
 
     def get(cell_class):
@@ -53,7 +47,7 @@ def trained_models():
             model = _model(cell_class(7, 2, gamma=0.03, threshold=0.45, seed=4))
             _train_one_step(model, ids, rs.randint(0, 2, 8))
             keras_skim.set_threshold(model, 0.55, layer_name=model.layers[1].name)
-            models[cell_class] = model, ids, _outputs(model, ids)
+            models[cell_class] = model, ids, model.predict(ids, verbose=0)
         return models[cell_class]
 
     return get
@@ -65,8 +59,8 @@ def test_save_and_reload_give_identical_outputs(tmp_path, trained_models, cell_c
     path = tmp_path / f"m.{extension}"
     model.save(path)
     restored = keras_skim.load_model(path)
-    np.testing.assert_array_equal(outputs, _outputs(restored, ids))
-    np.testing.assert_array_equal(_outputs(model, ids), outputs)  # saving changed nothing
+    np.testing.assert_array_equal(outputs, restored.predict(ids, verbose=0))
+    np.testing.assert_array_equal(model.predict(ids, verbose=0), outputs)  # saving changed nothing
     thresholds = [c.threshold for c in keras_skim.skim_cells(restored)]
     assert thresholds == pytest.approx([0.55, 0.55, 0.3])
     assert isinstance(keras_skim.skim_cells(restored)[0], cell_class)
@@ -112,7 +106,7 @@ def test_layers_that_own_their_loop_reload_and_plan_for_export(tmp_path, layer_c
     model.save(path)
     restored = keras_skim.load_model(path)
     assert type(restored.get_layer("skim_rnn")) is layer_class
-    np.testing.assert_array_equal(_outputs(model, ids), _outputs(restored, ids))
+    np.testing.assert_array_equal(model.predict(ids, verbose=0), restored.predict(ids, verbose=0))
     statistics = keras_skim.skim_statistics(restored, ids)
     assert statistics["tokens"] == (ids != 0).sum()
     plan = plan_model(restored)
