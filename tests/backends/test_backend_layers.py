@@ -80,12 +80,18 @@ def test_the_layers_import_without_tensorflow():
     subprocess.run([sys.executable, "-c", code], check=True, env=env, cwd=CHECKOUT, timeout=120)
 
 
+# These also run `fit` with validation and `evaluate`, checking the logged
+# skim statistics; SkimLSTM also trains a twin from the same seed.
+LOGGED = ("SkimLSTM", "RNN(SkimGRUCell)")
+
+
 @pytest.mark.parametrize("name", sorted(RECURRENT))
 def test_layer_fits_predicts_reports_and_round_trips(name, tmp_path):
     ids, labels, real_tokens = _data()
     model = _classifier(RECURRENT[name])
-    weights = [np.array(w) for w in model.trainable_weights]
-    history = model.fit(ids, labels, epochs=2, batch_size=16, verbose=0).history
+    weights, count = [np.array(w) for w in model.trainable_weights], len(model.weights)
+    validation = (ids, labels) if name in LOGGED else None
+    history = model.fit(ids, labels, epochs=2, batch_size=16, verbose=0, validation_data=validation).history
     assert np.all(np.isfinite(history["loss"])) and history["loss"][-1] < history["loss"][0], history
     assert any(not np.allclose(a, np.array(b)) for a, b in zip(weights, model.trainable_weights))
     assert model.predict(ids, verbose=0).shape == (len(ids), 2)
@@ -94,18 +100,22 @@ def test_layer_fits_predicts_reports_and_round_trips(name, tmp_path):
         assert stats["tokens"] == real_tokens and 0.0 <= stats["skim_rate"] <= 1.0, stats
         everything = keras_skim.skim_statistics(model, ids, threshold=1.0, progress=False)
         assert everything["skimmed"] == real_tokens, everything
+    if name in LOGGED:
+        _check_the_logged_skim_statistics(model, history, ids, labels)
+        assert len(model.weights) == count
+    if name == "SkimLSTM":
+        # Under JAX each loop step folds its index into a key drawn before
+        # the loop: the same seed trains the same (the first epoch: before validation).
+        twin = _classifier(RECURRENT[name]).fit(ids, labels, epochs=1, batch_size=16, verbose=0).history
+        assert twin["loss"][0] == history["loss"][0], (twin, history)
     _round_trip(model, str(tmp_path / "model.keras"), ids)
 
 
-@pytest.mark.parametrize("name", ["SkimLSTM", "RNN(SkimGRUCell)"])
-def test_fit_and_evaluate_logs_report_the_skim_statistics(name):
+def _check_the_logged_skim_statistics(model, history, ids, labels):
     """skim_rate and skim_loss in `fit`'s epoch logs and `evaluate`'s result
     (issue 34: they were 0 on JAX): the counts are the cell's state, carried
-    by the trainer as the model's non-trainable variables, not weights."""
-    ids, labels, _ = _data()
-    model = _classifier(RECURRENT[name])
-    weights = len(model.weights)
-    history = model.fit(ids, labels, epochs=2, batch_size=16, verbose=0, validation_data=(ids, labels)).history
+    by the trainer as the model's non-trainable variables, not weights (the
+    caller checks that fit added no weight)."""
     # In training a token is skimmed when its Gumbel sample favours skimming:
     # about half of them with the gate's initial weights.
     assert all(0.05 < rate < 0.95 for rate in history["skim_rate"]), history
@@ -117,20 +127,15 @@ def test_fit_and_evaluate_logs_report_the_skim_statistics(name):
     assert result["skim_rate"] == pytest.approx(exact, abs=1e-6) and result["skim_loss"] > 0.0, result
     (cell,) = [layer for layer in model._flatten_layers() if hasattr(layer, "skim_rate")]
     counts = cell.skim_rate.state_variables + cell.skim_loss.state_variables
-    assert len(model.weights) == weights and not any(v is w for v in counts for w in model.weights)
+    assert not any(v is w for v in counts for w in model.weights)
     assert all(any(v is w for w in model.non_trainable_variables) for v in counts)
     assert cell.skim_rate.variables == [] and cell.skim_loss.variables == []
 
 
-def test_gumbel_draws_follow_the_seed_and_differ_between_steps():
+def test_gumbel_draws_differ_between_steps():
     """Under JAX each loop step folds its index into a key drawn before the
-    loop: the same seed trains the same, the draws differ from step to step."""
-    ids, labels, _ = _data()
-    losses = [
-        _classifier(RECURRENT["SkimLSTM"]).fit(ids, labels, epochs=1, batch_size=16, verbose=0).history["loss"]
-        for _ in range(2)
-    ]
-    assert losses[0] == losses[1]
+    loop: the draws differ from step to step (the same seed training the
+    same: test_layer_fits_predicts_reports_and_round_trips[SkimLSTM])."""
     # Unrolled, so that each step's draw is a concrete array (JAX traces a
     # rolled loop once); the draws come from the same per-step seeds.
     cell = SkimLSTMCell(4, 1, seed=5)
@@ -166,20 +171,6 @@ def test_structural_jump_lstm_fits_predicts_reports_and_round_trips(tmp_path):
     _round_trip(model, str(tmp_path / "sj.keras"), ids)
 
 
-TRAIN_ON_THIS_BACKEND = """
-import sys, numpy as np, keras
-from keras_skim.models.text_classifier.text_classifier import build_text_classifier, compile_text_classifier
-keras.utils.set_random_seed(0)
-model = build_text_classifier("skim-lstm", 40, 12, embedding_dim=8, units=12, small_units=3, seed=1)
-compile_text_classifier(model)
-rs = np.random.RandomState(0)
-ids = rs.randint(1, 40, (32, 12)).astype("int32")
-model.fit(ids, rs.randint(0, 2, 32), epochs=1, batch_size=8, verbose=0)
-model.save(sys.argv[1] + "/model.keras")
-np.save(sys.argv[1] + "/ids.npy", ids)
-np.save(sys.argv[1] + "/logits.npy", np.asarray(model.predict(ids, verbose=0)))
-"""
-
 LOAD_AND_EXPORT_ON_TENSORFLOW = """
 import sys, numpy as np, keras
 from keras_skim.export.exporter import export_model
@@ -197,9 +188,19 @@ print("exported", result.metadata["model_kind"])
     not os.environ.get("KERAS_SKIM_TF_PYTHON"), reason="KERAS_SKIM_TF_PYTHON (a TensorFlow venv's python) is not set"
 )
 def test_a_model_trained_here_loads_and_exports_on_tensorflow(tmp_path):
-    env = {**os.environ, "PYTHONPATH": CHECKOUT}
-    subprocess.run([sys.executable, "-c", TRAIN_ON_THIS_BACKEND, str(tmp_path)], check=True, env=env, timeout=300)
-    env["KERAS_BACKEND"] = "tensorflow"
+    # Trained in this process (the backend's own); TensorFlow's side needs its venv.
+    from keras_skim.models.text_classifier.text_classifier import build_text_classifier, compile_text_classifier
+
+    keras.utils.set_random_seed(0)
+    model = build_text_classifier("skim-lstm", 40, 12, embedding_dim=8, units=12, small_units=3, seed=1)
+    compile_text_classifier(model)
+    rs = np.random.RandomState(0)
+    ids = rs.randint(1, 40, (32, 12)).astype("int32")
+    model.fit(ids, rs.randint(0, 2, 32), epochs=1, batch_size=8, verbose=0)
+    model.save(tmp_path / "model.keras")
+    np.save(tmp_path / "ids.npy", ids)
+    np.save(tmp_path / "logits.npy", np.asarray(model.predict(ids, verbose=0)))
+    env = {**os.environ, "PYTHONPATH": CHECKOUT, "KERAS_BACKEND": "tensorflow"}
     done = subprocess.run(
         [os.environ["KERAS_SKIM_TF_PYTHON"], "-c", LOAD_AND_EXPORT_ON_TENSORFLOW, str(tmp_path)],
         env=env,

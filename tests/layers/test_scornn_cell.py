@@ -148,23 +148,6 @@ def test_seed_makes_init_deterministic():
 # ----------------------------------------------------------------------
 # orthogonality and determinant
 # ----------------------------------------------------------------------
-def test_orthogonal_with_right_determinant_at_init_and_after_fit():
-    rng = np.random.default_rng(3)
-    model = build_model(n=8, rho=3)
-    cell = model.layers[0].cell
-    w0 = ops.convert_to_numpy(cell.recurrent_matrix())
-    assert w0.dtype == np.float32
-    assert orthogonality_error(w0) < 1e-5
-    assert np.isclose(np.linalg.det(w0.astype("float64")), -1.0, atol=1e-5)
-    model.compile(optimizer=keras.optimizers.Adam(0.05), loss="mse")
-    x, y = data(rng, batch=8)
-    model.fit(x, y, batch_size=4, epochs=2, verbose=0)
-    w1 = ops.convert_to_numpy(cell.recurrent_matrix())
-    assert not np.allclose(w0, w1, atol=1e-4)  # A was trained
-    assert orthogonality_error(w1) < 1e-5
-    assert np.isclose(np.linalg.det(w1.astype("float64")), -1.0, atol=1e-5)
-
-
 @pytest.mark.parametrize("rho", [0, 1, 6])
 def test_determinant_is_minus_one_to_the_rho(rho):
     cell = ScoRNNCell(6, rho=rho, seed=0)
@@ -344,13 +327,21 @@ def test_get_config_round_trip():
     assert ScoRNNCell(8).rho == 4  # default units // 2
 
 
-@pytest.mark.parametrize("suffix", ["keras", "h5"])
-def test_model_save_load_gives_identical_outputs(tmp_path, suffix):
+@pytest.fixture(scope="module")
+def trained_model():
+    """A model fitted one epoch and its inputs, shared by the .keras and .h5
+    cases (they only save it; tracing the fit is the slow part)."""
     rng = np.random.default_rng(11)
     model = build_model(n=5, rho=2)
     model.compile(optimizer="adam", loss="mse")
     x, y = data(rng)
     model.fit(x, y, epochs=1, verbose=0)
+    return model, x
+
+
+@pytest.mark.parametrize("suffix", ["keras", "h5"])
+def test_model_save_load_gives_identical_outputs(tmp_path, suffix, trained_model):
+    model, x = trained_model
     path = str(tmp_path / f"m.{suffix}")
     model.save(path)
     # A compiled model saved as .h5 cannot deserialize its compiled loss.
@@ -457,10 +448,20 @@ def test_fit_gradients_equal_reference_formula(monkeypatch):
         np.testing.assert_allclose(f, r, rtol=1e-5, atol=1e-7)
 
 
+def _check_orthogonal_with_determinant(w, rho):
+    """W is float32, orthogonal, and of determinant (-1)^rho."""
+    w = ops.convert_to_numpy(w)
+    assert w.dtype == np.float32
+    assert orthogonality_error(w) < 1e-5
+    assert np.isclose(np.linalg.det(w.astype("float64")), (-1.0) ** rho, atol=1e-5)
+    return w
+
+
 def test_xla_train_step_equals_the_graph_one():
     """Keras compiles `fit` with XLA by default where a GPU is present
     (`jit_compile="auto"`); the Cayley solve, the pre-loop `W` and the
-    modReLU gradient must give the same step there."""
+    modReLU gradient must give the same step there. Both fits keep `W`
+    orthogonal with the right determinant (as at init) while training `A`."""
     from keras_skim.models.scornn.scornn_optimizer import scornn_optimizer
 
     x, y = data(np.random.default_rng(5), batch=8)
@@ -468,11 +469,14 @@ def test_xla_train_step_equals_the_graph_one():
     for jit in (False, True):
         keras.utils.set_random_seed(0)
         model = build_model(n=8, rho=3, seed=2)
-        randomize(model.layers[0].cell, np.random.default_rng(6), scale=0.3)
+        cell = model.layers[0].cell
+        _check_orthogonal_with_determinant(cell.recurrent_matrix(), 3)
+        randomize(cell, np.random.default_rng(6), scale=0.3)
+        w0 = _check_orthogonal_with_determinant(cell.recurrent_matrix(), 3)
         model.compile(optimizer=scornn_optimizer(), loss="mse", jit_compile=jit)
         model.fit(x, y, batch_size=8, epochs=3, verbose=0)
         weights[jit] = [ops.convert_to_numpy(w) for w in model.weights]
-        w = ops.convert_to_numpy(model.layers[0].cell.recurrent_matrix())
-        assert orthogonality_error(w) < 1e-5
+        w1 = _check_orthogonal_with_determinant(cell.recurrent_matrix(), 3)
+        assert not np.allclose(w0, w1, atol=1e-4)  # A was trained
     for graph, xla in zip(weights[False], weights[True]):
         np.testing.assert_allclose(xla, graph, rtol=1e-4, atol=1e-6)
