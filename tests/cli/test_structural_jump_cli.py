@@ -209,43 +209,6 @@ def test_the_rolling_weight_option_goes_to_the_schedule_or_in_epochs_to_the_mode
         assert args.schedule_steps.rolling_weight == expected
 
 
-def test_train_in_steps_records_every_validation_and_resumes_a_finished_run(tiny_rotten_tomatoes, tmp_path, capsys):
-    from keras_skim import contracts
-    from tests.conftest import SJ_TRAIN
-
-    argv = [a for a in SJ_TRAIN if a not in ("--full-read-epochs", "--speed-read-epochs", "1")]
-    # Speed reading only (one traced training step), two validations.
-    argv += ["--full-read-steps", "0", "--speed-read-steps", "2", "--validate-every", "1", "-o", str(tmp_path / "sj")]
-    assert main(argv) == 0
-    config = contracts.read_train_config(tmp_path / "sj" / "train_config.json")
-    results = config.results
-    assert [(r["phase"], r["step"], r["total_step"]) for r in results["history"]] == [
-        ("speed_read", 1, 1),
-        ("speed_read", 2, 2),
-    ]
-    assert results["steps_run"] == 2 and set(results["phases"]) == {"speed_read"}
-    assert config.arguments["schedule"]["speed_read_steps"] == 2
-    assert config.arguments["schedule"]["entropy_decay_steps"] == 1500  # the default preset's, not overridden
-    assert config.arguments["schedule"]["rolling_weight"] == 0.1
-    assert _saved_config(tmp_path / "sj")["rolling_weight"] == 0.1  # the model trained with the preset's weight
-    run_dir = config.arguments["run_dir"]
-    assert sorted(os.listdir(run_dir)) == ["checkpoint.npz", "history.png"]
-    assert not run_dir.startswith(str(tmp_path / "sj"))
-    assert "steps" in capsys.readouterr().out
-    # The finished run's checkpoint rewrites the same model without training again.
-    assert main(argv + ["--resume", "--force"]) == 0
-    again = contracts.read_train_config(tmp_path / "sj" / "train_config.json").results
-    assert again["history"] == results["history"] and again["test"] == results["test"]
-    # Issue 30, row 7: a truncated checkpoint is one line on --resume; --force without --resume starts over.
-    checkpoint = os.path.join(run_dir, "checkpoint.npz")
-    with open(checkpoint, "r+b") as f:
-        f.truncate(os.path.getsize(checkpoint) // 2)
-    assert main(argv + ["--resume", "--force"]) == 2
-    line = _error_line(capsys)
-    assert "checkpoint.npz: not a checkpoint keras-skim can resume" in line and "--force (without --resume)" in line
-    assert main(argv + ["--force"]) == 0
-
-
 @pytest.mark.parametrize(
     "argv, run_dir, message",
     [
@@ -271,14 +234,10 @@ def test_a_stopped_run_says_whether_it_can_be_resumed(argv, run_dir, message, tm
     assert ("resume" in run) != bool(argv)  # the checkpoint options go with a schedule in steps only
 
 
-def test_train_prints_the_kept_model_beside_the_full_reader_and_keeps_the_full_reader_below_the_floor(
-    tiny_rotten_tomatoes, tmp_path, capsys, monkeypatch
-):
-    """No speed-read validation within one point of the full reader (each is scored 0.5 lower here):
-    the full reader is kept, `train` says so in one line and train_config.json records it."""
-    from keras_skim import contracts
+def _falls_short(monkeypatch):
+    """Every speed-read validation scored 0.5 under what the greedy policy gets: none within
+    one point of the full reader."""
     from keras_skim.models.structural_jump import structural_jump_evaluation
-    from tests.conftest import SJ_TRAIN
 
     evaluate = structural_jump_evaluation.evaluate_structural_jump
 
@@ -287,10 +246,51 @@ def test_train_prints_the_kept_model_beside_the_full_reader_and_keeps_the_full_r
         return {**scores, "accuracy": scores["accuracy"] - 0.5} if model.speed_reading else scores
 
     monkeypatch.setattr(structural_jump_evaluation, "evaluate_structural_jump", falls_short)
+
+
+def test_train_in_steps_keeps_the_full_reader_below_the_floor_and_resumes_a_finished_run(
+    tiny_rotten_tomatoes, tmp_path, capsys, monkeypatch
+):
+    """One step of each phase, a validation after each (one `train` for what the steps, the
+    fallback and the resume check: each run traces its training steps again). No speed-read
+    validation reaches the floor: the full reader is kept, `train` says so in one line and
+    train_config.json records it."""
+    from keras_skim import contracts
+    from tests.conftest import SJ_TRAIN
+
+    _falls_short(monkeypatch)
     argv = [a for a in SJ_TRAIN if a not in ("--full-read-epochs", "--speed-read-epochs", "1")]
-    argv += ["--full-read-steps", "2", "--speed-read-steps", "2", "--validate-every", "1"]
-    assert main(argv + ["--run-name", "fallback", "-o", str(tmp_path / "sj")]) == 0
-    results = contracts.read_train_config(tmp_path / "sj" / "train_config.json").results
+    argv += ["--full-read-steps", "1", "--speed-read-steps", "1", "--validate-every", "1"]
+    argv += ["--run-name", "fallback", "-o", str(tmp_path / "sj")]
+    assert main(argv) == 0
+    config = contracts.read_train_config(tmp_path / "sj" / "train_config.json")
+    results = config.results
+    history = [(r["phase"], r["step"], r["total_step"]) for r in results["history"]]
+    assert history == [("full_read", 1, 1), ("speed_read", 1, 2)]
+    assert results["steps_run"] == 2 and set(results["phases"]) == {"full_read", "speed_read"}
+    assert config.arguments["schedule"]["speed_read_steps"] == 1
+    assert config.arguments["schedule"]["entropy_decay_steps"] == 1500  # the default preset's, not overridden
+    assert config.arguments["schedule"]["rolling_weight"] == 0.1
+    assert _saved_config(tmp_path / "sj")["rolling_weight"] == 0.1  # the model's w is the preset's
+    run_dir = config.arguments["run_dir"]
+    assert sorted(os.listdir(run_dir)) == ["checkpoint.npz", "history.png"]
+    assert os.path.basename(run_dir) == "fallback" and not run_dir.startswith(str(tmp_path / "sj"))
+    _assert_full_reader_kept(results, tmp_path / "sj", capsys.readouterr().out)
+    # The finished run's checkpoint rewrites the same model without training again.
+    assert main(argv + ["--resume", "--force"]) == 0
+    again = contracts.read_train_config(tmp_path / "sj" / "train_config.json").results
+    assert again["history"] == results["history"] and again["test"] == results["test"]
+    # Issue 30, row 7: a truncated checkpoint is one line on --resume; --force without --resume starts over.
+    checkpoint = os.path.join(run_dir, "checkpoint.npz")
+    with open(checkpoint, "r+b") as f:
+        f.truncate(os.path.getsize(checkpoint) // 2)
+    assert main(argv + ["--resume", "--force"]) == 2
+    line = _error_line(capsys)
+    assert "checkpoint.npz: not a checkpoint keras-skim can resume" in line and "--force (without --resume)" in line
+    assert main(argv + ["--force"]) == 0
+
+
+def _assert_full_reader_kept(results, folder, out):
     record = results["speed_reading"]
     full_reader = results["full_read_validation_accuracy"]
     assert record["kept"] == "full-reader" and record["why"].startswith("no speed-read validation reached the floor")
@@ -298,7 +298,8 @@ def test_train_prints_the_kept_model_beside_the_full_reader_and_keeps_the_full_r
     assert record["full_reader"] == {"accuracy": full_reader, "read_fraction": 1.0}
     # The model written is the full reader: it reads every word, as accurately as phase 1's best.
     assert record["validation"] == {"accuracy": pytest.approx(full_reader), "read_fraction": 1.0}
-    assert results["test"]["read_fraction"] == 1.0 and _saved_config(tmp_path / "sj")["speed_reading"] is False
-    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert results["test"]["read_fraction"] == 1.0 and _saved_config(folder)["speed_reading"] is False
+    assert "steps" in out
+    last = out.strip().splitlines()[-1]
     assert last == record["line"]
     assert last.startswith(f"full reader kept: validation accuracy {full_reader:.4f} at 100.0% read; full reader ")

@@ -95,16 +95,24 @@ def _numpy_pass(model, ids, jumps=None):
     return codes, hidden @ np.asarray(model.classifier.kernel) + np.asarray(model.classifier.bias)
 
 
-def _export(model, backend, fold=None):
-    """(plan, runner) of `model` through one backend's flatbuffer and the
-    runtime's interpreter (what `export_model` does, without the files)."""
-    from keras_skim.export.exporter import _runner, backends
+def _flatbuffer(model, backend, fold=None):
+    """(plan, flatbuffer bytes) of `model` by one backend (what `export_model` does, without the files)."""
+    from keras_skim.export.exporter import backends
     from keras_skim.export.plan import plan_model
 
     plan = plan_model(model)
     chosen = backends()[backend]
     chosen.check(model, plan)
-    return plan, _runner(chosen.flatbuffer(model, plan, threshold=None, length=None, fold=fold))
+    return plan, chosen.flatbuffer(model, plan, threshold=None, length=None, fold=fold)
+
+
+def _export(model, backend, fold=None):
+    """(plan, runner) of `model` through one backend's flatbuffer and the
+    runtime's interpreter."""
+    from keras_skim.export.exporter import _runner
+
+    plan, flatbuffer = _flatbuffer(model, backend, fold)
+    return plan, _runner(flatbuffer)
 
 
 @pytest.fixture(scope="module")
@@ -120,15 +128,39 @@ def library():
     return litert_ops.library_path()
 
 
-@pytest.mark.parametrize("backend", ["builtin", "custom"])
-@pytest.mark.parametrize("config", sorted(CONFIGS))
-def test_every_action_gives_the_greedy_pass(library, backend, config):
-    from keras_skim.export.parity import check_parity
+def _keras_once(model, plan):
+    """The exporter's Keras reference of `model` (`check_parity`'s default), each text run once:
+    both backends' exports of one model are checked against the same Keras outputs, and the
+    eager Keras pass is the slow half of a parity check."""
+    from keras_skim.export.parity import keras_reference
 
+    run, seen = keras_reference(model, plan), {}
+
+    def reference(batch, threshold):
+        key = (batch.shape, batch.tobytes())
+        if key not in seen:
+            seen[key] = run(batch)
+        return seen[key]
+
+    return reference
+
+
+@pytest.mark.parametrize("config", sorted(CONFIGS))
+def test_every_action_gives_the_greedy_pass(library, config):
+    """Both backends (one model, one Keras pass per text for both)."""
     model = _model(config)
     texts = _texts()
-    plan, run = _export(model, backend)
-    result = check_parity(model, plan, run, texts, [None])
+    reference = None
+    for backend in ("builtin", "custom"):
+        plan, run = _export(model, backend)
+        reference = reference or _keras_once(model, plan)
+        _check_greedy_pass(model, plan, run, texts, reference, config)
+
+
+def _check_greedy_pass(model, plan, run, texts, reference, config):
+    from keras_skim.export.parity import check_parity
+
+    result = check_parity(model, plan, run, texts, [None], reference=reference)
     assert result.ok, result.message
     assert result.decisions == sum(len(t) for t in texts) and result.max_abs_diff <= 1e-4
     reads = skips = 0
@@ -154,17 +186,19 @@ def test_every_action_gives_the_greedy_pass(library, backend, config):
         assert skips == 0 and actions == {int(np.argmax(jump_bias))}
 
 
-@pytest.mark.parametrize("backend", ["builtin", "custom"])
-def test_folded_word_terms_give_the_same_pass(library, backend):
+def test_folded_word_terms_give_the_same_pass(library):
     """fold=True: the LSTM's word term comes from a [V, 4m] table (by default
-    only when that is not larger than the embedding)."""
+    only when that is not larger than the embedding); both backends."""
     from keras_skim.export.parity import check_parity
 
     model = _model("mixed")
-    plan, run = _export(model, backend, fold=True)
-    assert check_parity(model, plan, run, _texts(), [None]).ok
-    for ids in _texts()[:2]:
-        np.testing.assert_array_equal(run(ids[None], 0.0)["read_mask"][0], _numpy_pass(model, ids)[0])
+    reference = None
+    for backend in ("builtin", "custom"):
+        plan, run = _export(model, backend, fold=True)
+        reference = reference or _keras_once(model, plan)
+        assert check_parity(model, plan, run, _texts(), [None], reference=reference).ok, backend
+        for ids in _texts()[:2]:
+            np.testing.assert_array_equal(run(ids[None], 0.0)["read_mask"][0], _numpy_pass(model, ids)[0])
 
 
 def test_jumps_land_on_the_first_word_after_the_separator(library):
@@ -178,32 +212,39 @@ def test_jumps_land_on_the_first_word_after_the_separator(library):
     assert run(ids[None], 0.0)["read_mask"][0].tolist() == [1, 2, 3, 1, 2, 3, 3, 1, 2, 3]
 
 
-@pytest.mark.parametrize("backend", ["builtin", "custom"])
-def test_texts_without_words_read_nothing(library, backend):
+def test_texts_without_words_read_nothing(library):
+    """Both backends."""
     from keras_skim.export.parity import check_parity
 
     model = _model("mixed")
-    plan, run = _export(model, backend)
     texts = [np.array(t, np.int32) for t in ([COMMA, PERIOD, QUOTE], [0, 0, 0], [0], [PERIOD, 0, COMMA])]
-    assert check_parity(model, plan, run, texts, [None]).ok
     empty_logits = np.asarray(model(np.zeros((1, 1), np.int32), training=False)["logits"])[0]
-    for ids in texts:
-        out = run(ids[None], 0.0)
-        assert out["read_mask"][0].tolist() == [3] * len(ids)
-        assert int(out["read_count"][0]) == int(out["visited_count"][0]) == 0
-        np.testing.assert_allclose(out["logits"][0], empty_logits, atol=1e-6)
+    reference = None
+    for backend in ("builtin", "custom"):
+        plan, run = _export(model, backend)
+        reference = reference or _keras_once(model, plan)
+        assert check_parity(model, plan, run, texts, [None], reference=reference).ok, backend
+        for ids in texts:
+            out = run(ids[None], 0.0)
+            assert out["read_mask"][0].tolist() == [3] * len(ids)
+            assert int(out["read_count"][0]) == int(out["visited_count"][0]) == 0
+            np.testing.assert_allclose(out["logits"][0], empty_logits, atol=1e-6)
 
 
-@pytest.mark.parametrize("simd", ["generic", "sse", "avx2", "avx512"])
-def test_custom_op_instruction_sets_agree_with_keras(library, monkeypatch, simd):
+def test_custom_op_instruction_sets_agree_with_keras(library, monkeypatch):
     """KERAS_SKIM_SIMD falls back to the best supported set where the CPU
-    lacks one; every set must give the Keras model's pass."""
+    lacks one; every set must give the Keras model's pass. The op reads it
+    when an interpreter creates its kernel: one export, an interpreter per set."""
+    from keras_skim.export.exporter import _runner
     from keras_skim.export.parity import check_parity
 
-    monkeypatch.setenv("KERAS_SKIM_SIMD", simd)
     model = _model("mixed", seed=2)
-    plan, run = _export(model, "custom")
-    assert check_parity(model, plan, run, _texts(), [None]).ok
+    plan, flatbuffer = _flatbuffer(model, "custom")
+    reference = _keras_once(model, plan)
+    for simd in ("generic", "sse", "avx2", "avx512"):
+        monkeypatch.setenv("KERAS_SKIM_SIMD", simd)
+        result = check_parity(model, plan, _runner(flatbuffer), _texts(), [None], reference=reference)
+        assert result.ok, (simd, result.message)
 
 
 @pytest.fixture(scope="module")

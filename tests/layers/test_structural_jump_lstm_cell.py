@@ -47,11 +47,15 @@ def _documents(rs, batch=6, length=40):
     return ids, words, offsets
 
 
-def _run(cell, x, offsets, noise=None):
-    """The cell's pass over the word streams, traced as fit, predict and the export run it (the
-    trace costs less CPU than one eager pass of this loop)."""
-    rnn = keras.layers.RNN(cell, return_sequences=True, return_state=True)
-    trace, h, c, aux = tf.function(rnn)(pack_step_inputs(x, offsets, noise))
+def _traced(cell):
+    """The cell's pass as one tf.function, as fit, predict and the export run it (the trace costs
+    less CPU than one eager pass of this loop). Its weights are variables: one trace serves any bias."""
+    return tf.function(keras.layers.RNN(cell, return_sequences=True, return_state=True))
+
+
+def _run(cell, x, offsets, noise=None, traced=None):
+    """(trace, h, c) of the cell's pass over the word streams (`traced`: `_traced(cell)` to reuse)."""
+    trace, h, c, aux = (traced or _traced(cell))(pack_step_inputs(x, offsets, noise))
     return np.asarray(trace), np.asarray(h), np.asarray(c)
 
 
@@ -63,8 +67,8 @@ def _built_cell(rs, x, offsets, scale=0.7, **kwargs):
     return cell
 
 
-def _check_against_reference(cell, x, offsets, noise=None, speed_reading=True):
-    trace, h, c = _run(cell, x, offsets, noise)
+def _check_against_reference(cell, x, offsets, noise=None, speed_reading=True, traced=None):
+    trace, h, c = _run(cell, x, offsets, noise, traced)
     w = structural_jump_weights(cell)
     n = offsets[:, 0, 2]
     all_jumps = []
@@ -133,15 +137,23 @@ def _log_softmax(z):
     return z - np.log(np.exp(z).sum(-1, keepdims=True))
 
 
-@pytest.mark.parametrize("jump", [NEXT_WORD, NEXT_SEPARATOR, NEXT_SENTENCE, END_OF_TEXT])
-def test_each_jump_action_forced_through_the_bias(jump):
+@pytest.fixture(scope="module")
+def forced():
+    """(ids, words, offsets, x, cell, traced): the cell the forced-action tests share, with its
+    pass traced once; each test forces its actions through the agents' biases."""
     rs = np.random.RandomState(2)
     ids, words, offsets = _documents(rs)
     x = rs.normal(size=words.shape + (D,)).astype("float32")
     cell = _built_cell(rs, x, offsets, scale=0.1)
+    return ids, words, offsets, x, cell, _traced(cell)
+
+
+@pytest.mark.parametrize("jump", [NEXT_WORD, NEXT_SEPARATOR, NEXT_SENTENCE, END_OF_TEXT])
+def test_each_jump_action_forced_through_the_bias(forced, jump):
+    ids, _, offsets, x, cell, traced = forced
     cell.skip_policy.bias.assign([-50.0, 50.0])
     cell.jump_policy.bias.assign(np.eye(4)[jump] * 50.0)
-    trace, jumps = _check_against_reference(cell, x, offsets)
+    trace, jumps = _check_against_reference(cell, x, offsets, traced=traced)
     assert set(jumps) == {jump}
     for b in range(len(ids)):
         n = offsets[b, 0, 2]
@@ -156,14 +168,11 @@ def test_each_jump_action_forced_through_the_bias(jump):
         assert trace[..., TRACE_READ].sum(axis=1).tolist() == offsets[:, 0, 2].tolist()
 
 
-def test_forced_skip_keeps_h_and_c():
-    rs = np.random.RandomState(3)
-    _, words, offsets = _documents(rs)
-    x = rs.normal(size=words.shape + (D,)).astype("float32")
-    cell = _built_cell(rs, x, offsets, scale=0.1)
+def test_forced_skip_keeps_h_and_c(forced):
+    _, words, offsets, x, cell, traced = forced
     cell.skip_policy.bias.assign([50.0, -50.0])
     cell.jump_policy.bias.assign([0.0, 0.0, 0.0, 50.0])  # ignored after a skip
-    trace, h, c = _run(cell, x, offsets)
+    trace, h, c = _run(cell, x, offsets, traced=traced)
     np.testing.assert_array_equal(trace[..., TRACE_ACTIVE], (words > 0).astype("float32"))
     assert trace[..., TRACE_READ].sum() == 0 and trace[..., TRACE_JUMP_ACTION].sum() == 0
     np.testing.assert_array_equal(h, 0.0)
