@@ -20,7 +20,8 @@ or `unshare -r -m` where unprivileged user namespaces are allowed).
 Without --export it trains tiny models (random data, TensorFlow) and exports
 them. Needs aarch64-linux-gnu-g++, qemu-aarch64, unshare and, once, pip and
 the network to download the aarch64 wheel into
-~/.cache/keras_skim/aarch64/. Writes results.json and results.md (next to
+~/.cache/keras_skim/aarch64/, where the cross-compiled runner is kept too
+(keyed by its sources, compiler and flags). Writes results.json and results.md (next to
 this script unless --out); exit 1 if any output differs.
 """
 
@@ -80,11 +81,7 @@ def aarch64_litert(wheel=None):
     from importlib import metadata
 
     version = metadata.version("ai-edge-litert")
-    cache = os.path.join(
-        os.environ.get("KERAS_SKIM_CACHE") or os.path.expanduser("~/.cache/keras_skim"),
-        "aarch64",
-        f"ai-edge-litert-{version}",
-    )
+    cache = os.path.join(cache_folder(), f"ai-edge-litert-{version}")
     target = os.path.join(cache, "libLiteRt.so")
     name_file = os.path.join(cache, "wheel.txt")
     if wheel is None and os.path.isfile(target) and os.path.isfile(name_file):
@@ -129,19 +126,40 @@ def aarch64_litert(wheel=None):
         return target, os.path.basename(wheel)
 
 
-def build_runner(work):
-    """run_model cross-compiled for aarch64 from the library's own sources."""
-    from keras_skim.litert_ops.native_build import compiled_sources
+CROSS_COMPILER = "aarch64-linux-gnu-g++"
+RUNNER_FLAGS = ("-O2", "-std=c++17", "-Wall")
 
-    sources = [os.path.join(HERE, "run_model.cc")] + compiled_sources(OPS, c_interface=False)
-    out = os.path.join(work, "run_model")
+
+def cache_folder():
+    """~/.cache/keras_skim/aarch64 (or under $KERAS_SKIM_CACHE): the wheel's libLiteRt.so and the runners."""
+    return os.path.join(os.environ.get("KERAS_SKIM_CACHE") or os.path.expanduser("~/.cache/keras_skim"), "aarch64")
+
+
+def build_runner():
+    """run_model cross-compiled for aarch64 from the library's own sources, kept in the cache
+    under a key of its sources, the compiler's version and the flags (as export/build_wheels.py
+    keeps its libraries): the same inputs give the same program, so only a first run, or one
+    after a C++ change, compiles it (most of this check's time on two cores)."""
+    from keras_skim.litert_ops.native_build import compiled_sources, file_sha256, sources_sha256
+
+    run_model = os.path.join(HERE, "run_model.cc")
+    key_text = json.dumps(
+        [sources_sha256(OPS), file_sha256(run_model), first_line([CROSS_COMPILER, "--version"]), RUNNER_FLAGS]
+    )
+    out = os.path.join(cache_folder(), f"run_model-{hashlib.sha256(key_text.encode()).hexdigest()[:16]}")
+    if os.path.isfile(out):
+        return out
+    os.makedirs(cache_folder(), exist_ok=True)
+    sources = [run_model] + compiled_sources(OPS, c_interface=False)
+    partial = f"{out}.{os.getpid()}.partial"
     done = subprocess.run(
-        ["aarch64-linux-gnu-g++", "-O2", "-std=c++17", "-Wall", "-I", OPS, *sources, "-o", out, "-ldl", "-pthread"],
+        [CROSS_COMPILER, *RUNNER_FLAGS, "-I", OPS, *sources, "-o", partial, "-ldl", "-pthread"],
         capture_output=True,
         text=True,
     )
     if done.returncode != 0:
         raise SystemExit(f"aarch64_check: cross-compiling failed: {done.stderr.strip()[-2000:]}")
+    os.replace(partial, out)
     return out
 
 
@@ -240,7 +258,7 @@ def check(exports, work, wheel=None):
     from keras_skim.runtime import SkimRunner
 
     litert, wheel_name = aarch64_litert(wheel)
-    runner = build_runner(work)
+    runner = build_runner()
     cpuinfo = os.path.join(work, "fake_cpuinfo")
     with open(cpuinfo, "w") as f:
         f.write(FAKE_CPUINFO)
