@@ -7,13 +7,16 @@ Each `--cells` value trains one `ClozeQA` (`keras_skim.models.cloze_qa.cloze_tra
 behind `keras-skim train --task cloze`) and is evaluated on the test file; the rows go to
 ``benchmarks/results/cloze_<tag>.{json,md}`` after each reader, with the machine, the versions and the
 command, so a run stopped part way still says where it stands. The Skim-RNN paper's Table 5 reports these
-readers on CBT-CN and CBT-NE (d = 200); this set is built from IMDB reviews, not children's books, so its
-figures are not the paper's.
+readers on CBT-CN and CBT-NE (d = 200); the sets built here come from IMDB reviews or Jane Austen's novels
+(`build_cloze_set.py --source`), not CBT's children's books, so their figures are not the paper's.
+
+Every reader is resumable: each `--cells` value keeps a checkpoint under `--models` (``<tag>_<cell>_checkpoint``,
+written at each epoch's end, or at each validation for sj-lstm), and rerunning the same command continues
+from it; a reader already finished is trained no more (its checkpoint says it stopped) and only evaluated.
 
 `--cells sj-lstm` trains the Structural-Jump-LSTM reader instead (`StructuralJumpClozeQA`, the code behind
 `keras-skim train --task cloze --model sj-lstm`: LSTM 128, RMSprop 0.001, GloVe 50d fixed, the family's
-"default" schedule in steps), resumable: rerunning the same command continues from its checkpoint under
-`--models`. Rows of readers not run this time are kept from the report already written.
+"default" schedule in steps). Rows of readers not run this time are kept from the report already written.
 """
 
 import argparse
@@ -24,7 +27,6 @@ import pathlib
 import platform
 import shlex
 import sys
-import time
 
 from keras_skim.datasets.cache import cache_root
 from keras_skim.models.cloze_qa.cloze_training import ClozeTrainingConfig, train_cloze
@@ -143,10 +145,11 @@ def main(argv=None):
             limit=args.limit,
             max_length=args.max_length,
         )
-        start = time.time()
-        results = train_cloze(args.data, config, args.models / f"{args.tag}_{cell}", verbose=2)
+        # Checkpointed at each epoch's end: rerunning the same command resumes from the last epoch finished.
+        run_dir = args.models / f"{args.tag}_{cell}_checkpoint"
+        results = train_cloze(args.data, config, args.models / f"{args.tag}_{cell}", 2, run_dir, resume=True)
         record["questions"] = results["questions"]
-        row = {"cell": cell, "config": dataclasses.asdict(config), "seconds": time.time() - start}
+        row = {"cell": cell, "config": dataclasses.asdict(config), "seconds": results["train_seconds"]}
         record["rows"].append({**row, "test": results["test"], "epochs_run": results["epochs_run"]})
         record["pending"].remove(cell)
         write_report(report, record)
