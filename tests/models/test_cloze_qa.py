@@ -83,3 +83,34 @@ def test_task_errors_are_one_line(tmp_path, capsys):
     expected = "keras-skim train: error: --no-early-stopping, --agent-units do not apply to --task cloze"
     assert capsys.readouterr().err.strip() == expected
     assert not (tmp_path / "x").exists()
+
+
+def test_train_cloze_resumes_after_a_kill_and_ends_as_an_unbroken_run(tmp_path, monkeypatch):
+    from keras_skim.models.cloze_qa.cloze_training import ClozeTrainingConfig, load_cloze_folder, train_cloze
+    from keras_skim.training.epoch_checkpoint import EpochCheckpoint
+    from keras_skim.training.run_checkpoint import CheckpointMismatch
+
+    config = ClozeTrainingConfig(cell="skim-lstm", units=8, small_units=2, embedding_dim=8, epochs=3, batch_size=4)
+    unbroken = train_cloze(STORY, config, tmp_path / "unbroken", 0, tmp_path / "run_unbroken", resume=True)
+    save_epoch = EpochCheckpoint.on_epoch_end
+
+    def killed_after_the_first_epoch(self, epoch, logs=None):
+        save_epoch(self, epoch, logs)
+        raise KeyboardInterrupt  # as a kill between two epochs, after the checkpoint was written
+
+    monkeypatch.setattr(EpochCheckpoint, "on_epoch_end", killed_after_the_first_epoch)
+    with pytest.raises(KeyboardInterrupt):
+        train_cloze(STORY, config, tmp_path / "broken", 0, tmp_path / "run_broken", resume=True)
+    assert not (tmp_path / "broken").exists()
+    monkeypatch.setattr(EpochCheckpoint, "on_epoch_end", save_epoch)
+    resumed = train_cloze(STORY, config, tmp_path / "broken", 0, tmp_path / "run_broken", resume=True)
+    assert resumed["epochs_run"] == unbroken["epochs_run"] == 3
+    assert resumed["test"] == unbroken["test"]
+    inputs, _ = _batch()
+    inputs["tokens"] = inputs["tokens"] % 8  # ids within the small fixture's vocabulary
+    inputs["candidates"] = np.resize(inputs["candidates"] % 8, (8, 10))
+    models = [load_cloze_folder(tmp_path / name)[0] for name in ("unbroken", "broken")]
+    np.testing.assert_allclose(*(model.predict(inputs, verbose=0) for model in models), rtol=1e-6, atol=1e-6)
+    with pytest.raises(CheckpointMismatch):  # another run's checkpoint is refused, not resumed
+        other = ClozeTrainingConfig(**{**config.__dict__, "units": 6})
+        train_cloze(STORY, other, tmp_path / "other", 0, tmp_path / "run_broken", resume=True)
