@@ -101,6 +101,39 @@ def structural_jump_row(args):
     return row, results["questions"]
 
 
+def reader_row(args, cell):
+    """Trains (or resumes) a `ClozeQA` reader of `cell`; its report row and the questions per split."""
+    config = ClozeTrainingConfig(
+        cell=cell,
+        units=args.units,
+        small_units=args.small_units,
+        gamma=args.gamma,
+        epochs=args.epochs,
+        limit=args.limit,
+        max_length=args.max_length,
+    )
+    # Checkpointed at each epoch's end: rerunning the same command resumes from the last epoch finished.
+    run_dir = args.models / f"{args.tag}_{cell}_checkpoint"
+    results = train_cloze(args.data, config, args.models / f"{args.tag}_{cell}", 2, run_dir, resume=True)
+    row = {"cell": cell, "config": dataclasses.asdict(config), "seconds": results["train_seconds"]}
+    row["command"] = "python benchmarks/cloze_readers.py " + shlex.join(sys.argv[1:])
+    return {**row, "test": results["test"], "epochs_run": results["epochs_run"]}, results["questions"]
+
+
+def add_row(report, record, row, questions):
+    """Adds `row` to the report and writes it, keeping the rows other runs wrote there meanwhile (readers
+    not run by this command, which may be training in another process with the same `--tag`)."""
+    record["rows"] = [earlier for earlier in record["rows"] if earlier["cell"] != row["cell"]] + [row]
+    record["questions"] = questions
+    if report.with_suffix(".json").is_file():
+        written = json.loads(report.with_suffix(".json").read_text(encoding="utf-8"))
+        ours = {entry["cell"] for entry in record["rows"]} | set(record["pending"])
+        kept = [entry for entry in written["rows"] if entry["cell"] not in ours]
+        record = {**record, "rows": kept + record["rows"]}
+        record["pending"] = record["pending"] + [cell for cell in written["pending"] if cell not in ours]
+    write_report(report, record)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=pathlib.Path, default=DEFAULT_DATA)
@@ -124,36 +157,11 @@ def main(argv=None):
         "rows": [],
         "pending": list(args.cells),
     }
-    if report.with_suffix(".json").is_file():  # the rows of readers not run this time stay
-        earlier = json.loads(report.with_suffix(".json").read_text(encoding="utf-8"))
-        record["rows"] = [row for row in earlier["rows"] if row["cell"] not in args.cells]
-        record["questions"] = earlier["questions"]
     for cell in args.cells:
-        if cell == "sj-lstm":
-            row, record["questions"] = structural_jump_row(args)
-            record["rows"].append(row)
-            record["pending"].remove(cell)
-            write_report(report, record)
-            print(f"{cell}: {row['test']}", flush=True)
-            continue
-        config = ClozeTrainingConfig(
-            cell=cell,
-            units=args.units,
-            small_units=args.small_units,
-            gamma=args.gamma,
-            epochs=args.epochs,
-            limit=args.limit,
-            max_length=args.max_length,
-        )
-        # Checkpointed at each epoch's end: rerunning the same command resumes from the last epoch finished.
-        run_dir = args.models / f"{args.tag}_{cell}_checkpoint"
-        results = train_cloze(args.data, config, args.models / f"{args.tag}_{cell}", 2, run_dir, resume=True)
-        record["questions"] = results["questions"]
-        row = {"cell": cell, "config": dataclasses.asdict(config), "seconds": results["train_seconds"]}
-        record["rows"].append({**row, "test": results["test"], "epochs_run": results["epochs_run"]})
+        row, questions = structural_jump_row(args) if cell == "sj-lstm" else reader_row(args, cell)
         record["pending"].remove(cell)
-        write_report(report, record)
-        print(f"{cell}: {results['test']}", flush=True)
+        add_row(report, record, row, questions)
+        print(f"{cell}: {row['test']}", flush=True)
     return 0
 
 

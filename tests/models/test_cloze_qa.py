@@ -1,6 +1,7 @@
 """`keras_skim.models.ClozeQA`: trains with fit, reports its skim rate, round-trips through .keras, and
 `keras-skim train/evaluate --task cloze`."""
 
+import json
 import pathlib
 import subprocess
 import sys
@@ -114,3 +115,36 @@ def test_train_cloze_resumes_after_a_kill_and_ends_as_an_unbroken_run(tmp_path, 
     with pytest.raises(CheckpointMismatch):  # another run's checkpoint is refused, not resumed
         other = ClozeTrainingConfig(**{**config.__dict__, "units": 6})
         train_cloze(STORY, other, tmp_path / "other", 0, tmp_path / "run_broken", resume=True)
+
+
+def test_two_reader_runs_with_one_tag_keep_each_others_rows(tmp_path):
+    import importlib.util
+
+    path = pathlib.Path(__file__).resolve().parents[2] / "benchmarks" / "cloze_readers.py"
+    spec = importlib.util.spec_from_file_location("cloze_readers", path)
+    readers = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(readers)
+    report = tmp_path / "cloze_austen_cn"
+    fields = {"data": "x_CN_train.txt", "command": "c", "machine": "m", "versions": {}, "questions": None}
+    test = {"accuracy": 0.5, "skim_rate": 0.0}
+    row = {"seconds": 1.0, "test": test, "epochs_run": 1}
+    # Both processes started before either wrote: each knows only its own readers (main removes a reader
+    # from its pending ones before adding its row).
+    first = {**fields, "rows": [], "pending": ["skim-lstm"]}
+    second = {**fields, "rows": [], "pending": []}
+    readers.add_row(report, first, {**row, "cell": "lstm"}, {"train": 4})
+    jump_row = {**row, "cell": "sj-lstm", "steps_run": 9, "test": {**test, **FRACTIONS}}
+    readers.add_row(report, second, jump_row, {"train": 4})
+    written = json.loads(report.with_suffix(".json").read_text(encoding="utf-8"))
+    assert [entry["cell"] for entry in written["rows"]] == ["lstm", "sj-lstm"]
+    assert written["pending"] == ["skim-lstm"]  # the other process's reader still training
+    first["pending"].remove("skim-lstm")
+    readers.add_row(report, first, {**row, "cell": "skim-lstm"}, {"train": 4})
+    written = json.loads(report.with_suffix(".json").read_text(encoding="utf-8"))
+    assert sorted(entry["cell"] for entry in written["rows"]) == ["lstm", "sj-lstm", "skim-lstm"]
+    assert written["pending"] == []
+    markdown = report.with_suffix(".md").read_text(encoding="utf-8")
+    assert "| sj-lstm |" in markdown and "| skim-lstm |" in markdown and "| lstm |" in markdown
+
+
+FRACTIONS = {"read_fraction": 0.4, "skip_fraction": 0.1, "jump_fraction": 0.5}
