@@ -1,6 +1,8 @@
 """Cloze accuracy and skim rate of `ClozeQA` readers (an LSTM and a skim reader) on a CBT-format set.
 
-    python benchmarks/cloze_readers.py                      # the set benchmarks/build_cloze_set.py wrote
+    python benchmarks/cloze_readers.py                      # the IMDB set benchmarks/build_cloze_set.py wrote
+    python benchmarks/cloze_readers.py --data ~/.cache/keras_skim/data/cloze_austen/v1/austen_cloze_CN_train.txt \
+        --max-length 800 --tag austen_cn    # the Austen set (--source austen; its questions: median 774 tokens)
     python benchmarks/cloze_readers.py --data cbtest_CN_train.txt --tag cbt_cn   # CBT itself (users with it)
 
 Each `--cells` value trains one `ClozeQA` (`keras_skim.models.cloze_qa.cloze_training.train_cloze`, the code
