@@ -80,8 +80,14 @@ def structural_jump_row(args):
         StructuralJumpClozeConfig,
         train_structural_jump_cloze,
     )
+    from keras_skim.models.structural_jump.structural_jump_schedule import StructuralJumpSchedule
 
-    config = StructuralJumpClozeConfig(limit=args.limit, max_length=args.max_length)
+    schedule = None
+    if args.sj_steps:  # the "default" preset, shorter: delta decays, and selection starts, half way through phase 2
+        full, speed = args.sj_steps
+        lengths = {"entropy_decay_steps": speed // 2, "selection_start_steps": speed // 2}
+        schedule = StructuralJumpSchedule.preset("default", full_read_steps=full, speed_read_steps=speed, **lengths)
+    config = StructuralJumpClozeConfig(limit=args.limit, max_length=args.max_length, schedule=schedule)
     output = args.models / f"{args.tag}_sj-lstm"
     run_dir = args.models / f"{args.tag}_sj-lstm_checkpoint"
     results = train_structural_jump_cloze(args.data, config, output, run_dir=run_dir, resume=True, verbose=1)
@@ -147,6 +153,9 @@ def main(argv=None):
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--max-length", type=int, default=600)
     parser.add_argument("--tag", default="imdb_cn")
+    parser.add_argument(
+        "--sj-steps", type=int, nargs=2, metavar=("FULL", "SPEED"), help="sj-lstm: phase lengths (default 2000 3000)"
+    )
     parser.add_argument("--models", type=pathlib.Path, default=cache_root() / "runs" / "cloze")
     args = parser.parse_args(argv)
     report = RESULTS / f"cloze_{args.tag}"
