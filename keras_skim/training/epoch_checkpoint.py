@@ -143,3 +143,40 @@ def _json_number(value):
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return None
     return value.item() if hasattr(value, "item") else value
+
+
+def fit_resumable(model, run, stopper, callbacks, epochs, verbose=0, **fit_arguments):
+    """`model.fit` for `epochs`, checkpointed at each epoch's end and resumed from its checkpoint when
+    `run` says so (`EpochCheckpoint`, added after `callbacks`, the stopper among them).
+
+    Args:
+        model: A compiled, built model.
+        run: ``{"run_dir", "resume", "restart", "settings"}`` (see `EpochCheckpoint` and
+            `RunCheckpoint.open`), or None for a fit without checkpoints.
+        stopper: The early-stopping callback among `callbacks`, or None.
+        callbacks: The fit's callbacks.
+        epochs: The run's epochs in all.
+        verbose: `fit`'s verbosity; also says when a run resumes.
+        **fit_arguments: The rest of `fit`'s arguments (data, batch size, validation data).
+
+    Returns:
+        (the history of every epoch, resumed ones included, the seconds the epochs took).
+
+    Raises:
+        keras_skim.training.run_checkpoint.CheckpointError: a checkpoint that cannot be resumed (one line).
+    """
+    from keras_skim.training.run_checkpoint import RunCheckpoint
+
+    checkpoint, initial_epoch = None, 0
+    if run is not None:
+        checkpoint = EpochCheckpoint(RunCheckpoint(run["run_dir"]), run["settings"], stopper, verbose)
+        checkpoint.open(model, resume=run["resume"], restart=run["restart"])
+        epochs, initial_epoch = checkpoint.epochs(epochs), checkpoint.initial_epoch
+        callbacks = [*callbacks, checkpoint]  # last: it records the stopper's decision at each epoch's end
+    started = time.perf_counter()
+    history = model.fit(
+        epochs=epochs, initial_epoch=initial_epoch, callbacks=callbacks, verbose=verbose, **fit_arguments
+    )
+    if checkpoint is not None:
+        return checkpoint.history, checkpoint.seconds
+    return {k: [float(v) for v in vs] for k, vs in history.history.items()}, time.perf_counter() - started

@@ -15,7 +15,9 @@ def test_a_lone_file_is_held_out_by_seed():
     splits = load_splits(STORY, seed=0)
     assert {name: len(examples) for name, examples in splits.items()} == {"validation": 1, "test": 1, "train": 8}
     assert load_splits(STORY, seed=0) == splits
-    assert load_splits(STORY, seed=0, limit=3)["train"] == splits["train"][:3]
+    limited = load_splits(STORY, seed=0, limit=3)["train"]
+    assert len(limited) == 3 and all(example in splits["train"] for example in limited)
+    assert limited == sorted(limited, key=splits["train"].index)  # in the file's order
 
 
 def test_cbt_named_siblings_are_the_validation_and_test_files(tmp_path):
@@ -25,6 +27,10 @@ def test_cbt_named_siblings_are_the_validation_and_test_files(tmp_path):
     write_cloze_file(tmp_path / "cbtest_CN_test_2500ex.txt", examples[8:])
     splits = load_splits(tmp_path / "cbtest_CN_train.txt", seed=0)
     assert splits == {"validation": examples[6:8], "test": examples[8:], "train": examples[:6]}
+    # A limit draws from the whole train file (not its first, one-document questions), with the seed.
+    draws = [load_splits(tmp_path / "cbtest_CN_train.txt", seed=seed, limit=3)["train"] for seed in range(6)]
+    assert all(len(train) == 3 and train == [e for e in examples[:6] if e in train] for train in draws)
+    assert any(examples[5] in train for train in draws) and draws[0] != examples[:3]
 
 
 def test_the_query_is_read_first_then_the_context():

@@ -1,6 +1,7 @@
 """`keras_skim.models.ClozeQA`: trains with fit, reports its skim rate, round-trips through .keras, and
 `keras-skim train/evaluate --task cloze`."""
 
+import json
 import pathlib
 import subprocess
 import sys
@@ -83,3 +84,67 @@ def test_task_errors_are_one_line(tmp_path, capsys):
     expected = "keras-skim train: error: --no-early-stopping, --agent-units do not apply to --task cloze"
     assert capsys.readouterr().err.strip() == expected
     assert not (tmp_path / "x").exists()
+
+
+def test_train_cloze_resumes_after_a_kill_and_ends_as_an_unbroken_run(tmp_path, monkeypatch):
+    from keras_skim.models.cloze_qa.cloze_training import ClozeTrainingConfig, load_cloze_folder, train_cloze
+    from keras_skim.training.epoch_checkpoint import EpochCheckpoint
+    from keras_skim.training.run_checkpoint import CheckpointMismatch
+
+    config = ClozeTrainingConfig(cell="skim-lstm", units=8, small_units=2, embedding_dim=8, epochs=3, batch_size=4)
+    unbroken = train_cloze(STORY, config, tmp_path / "unbroken", 0, tmp_path / "run_unbroken", resume=True)
+    save_epoch = EpochCheckpoint.on_epoch_end
+
+    def killed_after_the_first_epoch(self, epoch, logs=None):
+        save_epoch(self, epoch, logs)
+        raise KeyboardInterrupt  # as a kill between two epochs, after the checkpoint was written
+
+    monkeypatch.setattr(EpochCheckpoint, "on_epoch_end", killed_after_the_first_epoch)
+    with pytest.raises(KeyboardInterrupt):
+        train_cloze(STORY, config, tmp_path / "broken", 0, tmp_path / "run_broken", resume=True)
+    assert not (tmp_path / "broken").exists()
+    monkeypatch.setattr(EpochCheckpoint, "on_epoch_end", save_epoch)
+    resumed = train_cloze(STORY, config, tmp_path / "broken", 0, tmp_path / "run_broken", resume=True)
+    assert resumed["epochs_run"] == unbroken["epochs_run"] == 3
+    assert resumed["test"] == unbroken["test"]
+    inputs, _ = _batch()
+    inputs["tokens"] = inputs["tokens"] % 8  # ids within the small fixture's vocabulary
+    inputs["candidates"] = np.resize(inputs["candidates"] % 8, (8, 10))
+    models = [load_cloze_folder(tmp_path / name)[0] for name in ("unbroken", "broken")]
+    np.testing.assert_allclose(*(model.predict(inputs, verbose=0) for model in models), rtol=1e-6, atol=1e-6)
+    with pytest.raises(CheckpointMismatch):  # another run's checkpoint is refused, not resumed
+        other = ClozeTrainingConfig(**{**config.__dict__, "units": 6})
+        train_cloze(STORY, other, tmp_path / "other", 0, tmp_path / "run_broken", resume=True)
+
+
+def test_two_reader_runs_with_one_tag_keep_each_others_rows(tmp_path):
+    import importlib.util
+
+    path = pathlib.Path(__file__).resolve().parents[2] / "benchmarks" / "cloze_readers.py"
+    spec = importlib.util.spec_from_file_location("cloze_readers", path)
+    readers = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(readers)
+    report = tmp_path / "cloze_austen_cn"
+    fields = {"data": "x_CN_train.txt", "command": "c", "machine": "m", "versions": {}, "questions": None}
+    test = {"accuracy": 0.5, "skim_rate": 0.0}
+    row = {"seconds": 1.0, "test": test, "epochs_run": 1}
+    # Both processes started before either wrote: each knows only its own readers (main removes a reader
+    # from its pending ones before adding its row).
+    first = {**fields, "rows": [], "pending": ["skim-lstm"]}
+    second = {**fields, "rows": [], "pending": []}
+    readers.add_row(report, first, {**row, "cell": "lstm"}, {"train": 4})
+    jump_row = {**row, "cell": "sj-lstm", "steps_run": 9, "test": {**test, **FRACTIONS}}
+    readers.add_row(report, second, jump_row, {"train": 4})
+    written = json.loads(report.with_suffix(".json").read_text(encoding="utf-8"))
+    assert [entry["cell"] for entry in written["rows"]] == ["lstm", "sj-lstm"]
+    assert written["pending"] == ["skim-lstm"]  # the other process's reader still training
+    first["pending"].remove("skim-lstm")
+    readers.add_row(report, first, {**row, "cell": "skim-lstm"}, {"train": 4})
+    written = json.loads(report.with_suffix(".json").read_text(encoding="utf-8"))
+    assert sorted(entry["cell"] for entry in written["rows"]) == ["lstm", "sj-lstm", "skim-lstm"]
+    assert written["pending"] == []
+    markdown = report.with_suffix(".md").read_text(encoding="utf-8")
+    assert "| sj-lstm |" in markdown and "| skim-lstm |" in markdown and "| lstm |" in markdown
+
+
+FRACTIONS = {"read_fraction": 0.4, "skip_fraction": 0.1, "jump_fraction": 0.5}

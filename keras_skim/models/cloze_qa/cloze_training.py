@@ -89,34 +89,60 @@ def evaluate_cloze(model, inputs, labels, threshold=None, batch_size=64):
     }
 
 
-def train_cloze(path, config, output, verbose=1):
+def train_cloze(path, config, output, verbose=1, run_dir=None, resume=False, restart=False):
     """Trains a `ClozeQA` on a CBT-format file and writes its model folder (`output`, created).
 
+    Args:
+        path: The train file (its valid and test files beside it, `load_splits`).
+        config: A `ClozeTrainingConfig`.
+        output: The model folder to write.
+        verbose: `fit`'s verbosity.
+        run_dir: With a folder, the fit is checkpointed there at each epoch's end
+            (`keras_skim.training.epoch_checkpoint.fit_resumable`); None: no checkpoints.
+        resume: Continue from `run_dir`'s checkpoint where there is one (written with the same settings).
+        restart: Delete `run_dir`'s checkpoint and start over.
+
     Returns:
-        The results: the config, the number of questions per split, and the test `evaluate_cloze`.
+        The results: the config, the number of questions per split, the epochs run, and the test
+        `evaluate_cloze`.
+
+    Raises:
+        keras_skim.training.run_checkpoint.CheckpointError: a checkpoint that cannot be resumed (one line).
     """
     import keras
+
+    from keras_skim.training.epoch_checkpoint import fit_resumable
 
     splits = load_splits(path, config.seed, config.limit)
     tokenizer = Tokenizer().fit([question_text(e) for e in splits["train"]], max_tokens=config.max_tokens)
     data = {name: encode_questions(examples, tokenizer, config.max_length) for name, examples in splits.items()}
     model = build_cloze_model(config, tokenizer.vocabulary_size)
-    callbacks = gate_callbacks(config) + [
-        keras.callbacks.EarlyStopping(monitor="val_accuracy", mode="max", patience=2, restore_best_weights=True)
-    ]
-    history = model.fit(
-        *data["train"],
-        validation_data=data["validation"],
-        epochs=config.epochs,
-        batch_size=config.batch_size,
-        callbacks=callbacks,
+    stopper = keras.callbacks.EarlyStopping(monitor="val_accuracy", mode="max", patience=2, restore_best_weights=True)
+    run = None
+    if run_dir is not None:
+        # A checkpoint resumes only the run it was written by: the same settings, data and vocabulary.
+        sizes = {name: len(examples) for name, examples in splits.items()}
+        settings = {**dataclasses.asdict(config), "data": str(path), "questions": sizes}
+        settings["vocabulary_size"] = int(tokenizer.vocabulary_size)
+        run = {"run_dir": run_dir, "resume": resume, "restart": restart, "settings": settings}
+    history, seconds = fit_resumable(
+        model,
+        run,
+        stopper,
+        gate_callbacks(config) + [stopper],
+        config.epochs,
         verbose=verbose,
+        x=data["train"][0],
+        y=data["train"][1],
+        validation_data=data["validation"],
+        batch_size=config.batch_size,
     )
     results = {
         "data": str(path),
         "config": dataclasses.asdict(config),
         "questions": {name: len(examples) for name, examples in splits.items()},
-        "epochs_run": len(history.history["loss"]),
+        "epochs_run": len(history["loss"]),
+        "train_seconds": seconds,
         "test": evaluate_cloze(model, *data["test"]),
     }
     save_cloze_folder(output, model, tokenizer, results)
