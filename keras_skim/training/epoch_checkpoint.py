@@ -145,7 +145,7 @@ def _json_number(value):
     return value.item() if hasattr(value, "item") else value
 
 
-def fit_resumable(model, run, stopper, callbacks, epochs, verbose=0, **fit_arguments):
+def fit_resumable(model, run, stopper, callbacks, epochs, verbose=0, fit_verbose=None, **fit_arguments):
     """`model.fit` for `epochs`, checkpointed at each epoch's end and resumed from its checkpoint when
     `run` says so (`EpochCheckpoint`, added after `callbacks`, the stopper among them).
 
@@ -156,7 +156,8 @@ def fit_resumable(model, run, stopper, callbacks, epochs, verbose=0, **fit_argum
         stopper: The early-stopping callback among `callbacks`, or None.
         callbacks: The fit's callbacks.
         epochs: The run's epochs in all.
-        verbose: `fit`'s verbosity; also says when a run resumes.
+        verbose: Says when a run resumes; also `fit`'s verbosity unless `fit_verbose` is given.
+        fit_verbose: `fit`'s verbosity when it differs (a progress callback among `callbacks` prints the epochs).
         **fit_arguments: The rest of `fit`'s arguments (data, batch size, validation data).
 
     Returns:
@@ -175,7 +176,11 @@ def fit_resumable(model, run, stopper, callbacks, epochs, verbose=0, **fit_argum
         callbacks = [*callbacks, checkpoint]  # last: it records the stopper's decision at each epoch's end
     started = time.perf_counter()
     history = model.fit(
-        epochs=epochs, initial_epoch=initial_epoch, callbacks=callbacks, verbose=verbose, **fit_arguments
+        epochs=epochs,
+        initial_epoch=initial_epoch,
+        callbacks=callbacks,
+        verbose=verbose if fit_verbose is None else fit_verbose,
+        **fit_arguments,
     )
     if checkpoint is not None:
         return checkpoint.history, checkpoint.seconds

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import time
 from typing import Any
 
 from keras_skim.training import settings as checks
@@ -179,6 +178,7 @@ def _fit(model, config, splits, verbose, run):
     """Fits every epoch, keeping the best on validation accuracy; returns (every epoch's history, seconds)."""
     import keras
 
+    from keras_skim.training.epoch_checkpoint import fit_resumable
     from keras_skim.training.epoch_lines import fit_progress
 
     # Never stops early (patience = all epochs): it only keeps, and restores at the end, the best epoch's weights.
@@ -186,29 +186,20 @@ def _fit(model, config, splits, verbose, run):
         monitor="val_accuracy", mode="max", patience=config.epochs, restore_best_weights=True
     )
     fit_verbose, callbacks = fit_progress(verbose)
-    callbacks = [stopper, *callbacks]
-    checkpoint, initial_epoch = None, 0
-    if run is not None:
-        from keras_skim.training.epoch_checkpoint import EpochCheckpoint
-        from keras_skim.training.run_checkpoint import RunCheckpoint
-
-        checkpoint = EpochCheckpoint(RunCheckpoint(run["run_dir"]), _run_settings(config, splits), stopper, verbose)
-        checkpoint.open(model, resume=run["resume"], restart=run["restart"])
-        initial_epoch = checkpoint.initial_epoch
-        callbacks.append(checkpoint)  # last: it records the stopper's best weights at each epoch's end
-    started = time.perf_counter()
-    history = model.fit(
-        *splits["train"],
+    run = None if run is None else {**run, "settings": _run_settings(config, splits)}
+    return fit_resumable(
+        model,
+        run,
+        stopper,
+        [stopper, *callbacks],
+        config.epochs,
+        verbose=verbose,
+        fit_verbose=fit_verbose,
+        x=splits["train"][0],
+        y=splits["train"][1],
         batch_size=config.batch_size,
-        epochs=config.epochs,
-        initial_epoch=initial_epoch,
         validation_data=splits["validation"],
-        callbacks=callbacks,
-        verbose=fit_verbose,
     )
-    if checkpoint is not None:  # the epochs of the runs before a resume too
-        return checkpoint.history, checkpoint.seconds
-    return {k: [float(v) for v in vs] for k, vs in history.history.items()}, time.perf_counter() - started
 
 
 def _run_settings(config, splits):

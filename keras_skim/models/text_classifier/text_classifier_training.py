@@ -6,7 +6,6 @@ Flop-R) that `evaluate` and the benchmarks share.
 
 import dataclasses
 import os
-import time
 
 import numpy as np
 
@@ -189,33 +188,25 @@ def _fit(model, config, train, validation, verbose, run):
     """Fits `model`; returns (the history of every epoch, the seconds it
     took). `run`: the checkpoint's folder, `resume`, `restart` and the
     `settings` it must have been written with, or None."""
+    from keras_skim.training.epoch_checkpoint import fit_resumable
     from keras_skim.training.epoch_lines import fit_progress
 
     callbacks, stopper = _callbacks(config)
     # a progress bar on a terminal, one plain line per epoch in a log file
     fit_verbose, progress = fit_progress(verbose)
-    checkpoint, epochs, initial_epoch = None, config.epochs, 0
-    if run is not None:
-        from keras_skim.training.epoch_checkpoint import EpochCheckpoint
-        from keras_skim.training.run_checkpoint import RunCheckpoint
-
-        checkpoint = EpochCheckpoint(RunCheckpoint(run["run_dir"]), run["settings"], stopper, verbose)
-        checkpoint.open(model, resume=run["resume"], restart=run["restart"])
-        epochs, initial_epoch = checkpoint.epochs(config.epochs), checkpoint.initial_epoch
-        progress.append(checkpoint)  # last: it records the stopper's decision at each epoch's end
-    started = time.perf_counter()
-    history = model.fit(
-        *train,
+    return fit_resumable(
+        model,
+        run,
+        stopper,
+        callbacks + progress,
+        config.epochs,
+        verbose=verbose,
+        fit_verbose=fit_verbose,
+        x=train[0],
+        y=train[1],
         batch_size=config.batch_size,
-        epochs=epochs,
-        initial_epoch=initial_epoch,
         validation_data=validation,
-        callbacks=callbacks + progress,
-        verbose=fit_verbose,
     )
-    if checkpoint is not None:  # the epochs of the runs before a resume too
-        return checkpoint.history, checkpoint.seconds
-    return {k: [float(v) for v in vs] for k, vs in history.history.items()}, time.perf_counter() - started
 
 
 def _run_settings(config, data):
