@@ -1,15 +1,18 @@
 """`keras-skim train --task squad` and `evaluate` of its folder, on the small SQuAD-format fixture (no web)."""
 
+import contextlib
+import io
 import json
 import pathlib
+import re
 
 import pytest
 
 from keras_skim.cli.main import main
 
 FIXTURE = pathlib.Path(__file__).resolve().parent.parent / "fixtures" / "squad" / "tiny_squad.json"
-TRAIN = ["train", "--task", "squad", "--data", str(FIXTURE), "--units", "4", "--small-units", "2"]
-TRAIN += ["--epochs", "1", "--max-length", "60", "--quiet"]
+TRAIN = ["train", "--task", "squad", "--data", str(FIXTURE), "--units", "2", "--small-units", "1"]
+TRAIN += ["--epochs", "1", "--max-length", "12", "--quiet"]
 
 
 @pytest.mark.parametrize(
@@ -37,26 +40,44 @@ def test_a_file_not_in_squad_format_is_one_line(tmp_path, capsys):
     assert "not in SQuAD format" in err and err.count("\n") == 1
 
 
-def test_train_then_evaluate_prints_f1_em_and_the_skim_rate_per_layer(tmp_path, capsys):
-    run = tmp_path / "run"
-    assert main([*TRAIN, "--model", "bidaf", "--cell", "skim-gru", "-o", str(run)]) == 0
+@pytest.fixture(scope="module")
+def bidaf_run(tmp_path_factory):
+    """(folder, what train printed) of the one `train --model bidaf` run that the tests below read: the
+    tiniest BiDAF (d = 2, d' = 1, 12 context tokens, one epoch) with skim-GRU reading layers."""
+    run = tmp_path_factory.mktemp("squad") / "run"
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        assert main([*TRAIN, "--model", "bidaf", "--cell", "skim-gru", "-o", str(run)]) == 0
+    return run, printed.getvalue()
+
+
+def test_train_writes_its_record_and_prints_f1_em_and_the_skim_rate_per_layer(bidaf_run):
+    run, printed = bidaf_run
     record = json.loads((run / "task.json").read_text(encoding="utf-8"))
     assert record["task"] == "squad" and record["model"] == "bidaf" and record["cell"] == "skim-gru"
     assert record["held_out"]["questions"] == 1  # 10% of 13, rounded
-    capsys.readouterr()
-    assert main(["evaluate", str(run), "--data", str(FIXTURE), "--json"]) == 0
+    assert "F1 " in printed and "EM " in printed
+    # one line per layer, in reading order, each with its two directions' rates
+    layer_line = re.compile(r"^  (\w+): skim rate [\d.]+% \(forward [\d.]+%, backward [\d.]+%\)$", re.MULTILINE)
+    assert layer_line.findall(printed) == ["contextual", "modeling_1", "modeling_2", "output"]
+
+
+def test_evaluate_a_threshold_of_one_skims_every_token_of_every_layer(bidaf_run, capsys):
+    run, _ = bidaf_run
+    assert main(["evaluate", str(run), "--data", str(FIXTURE), "--threshold", "1", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["questions"] == 13
     assert 0.0 <= result["exact_match"] <= result["f1"] <= 100.0
     assert list(result["layers"]) == ["contextual", "modeling_1", "modeling_2", "output"]
     for row in result["layers"].values():
         assert row["forward"]["tokens"] == row["backward"]["tokens"] > 0
-    # a threshold of 1 skims every token of every layer
-    assert main(["evaluate", str(run), "--data", str(FIXTURE), "--threshold", "1"]) == 0
-    out = capsys.readouterr().out
-    assert "F1 " in out and "EM " in out
-    assert out.count("skim rate 100.0% (forward 100.0%, backward 100.0%)") == 4
-    # show: the answer and, per layer and direction, the context with what it skimmed in [brackets]
+        assert row["skim_rate"] == row["forward"]["skim_rate"] == row["backward"]["skim_rate"] == 1.0
+    assert result["skim_rate"] == 1.0
+
+
+def test_show_marks_what_each_layer_and_direction_skimmed(bidaf_run, tmp_path, capsys):
+    run, _ = bidaf_run
+    # the answer and, per layer and direction, the context with what it skimmed in [brackets]
     context = "Johannes Gutenberg introduced the printing press to Europe around 1440."
     page = tmp_path / "show.html"
     show = ["show", str(run), "--context", context, "--question", "Who introduced the printing press?"]
