@@ -73,6 +73,12 @@ def test_evaluate_a_threshold_of_one_skims_every_token_of_every_layer(bidaf_run,
         assert row["forward"]["tokens"] == row["backward"]["tokens"] > 0
         assert row["skim_rate"] == row["forward"]["skim_rate"] == row["backward"]["skim_rate"] == 1.0
     assert result["skim_rate"] == 1.0
+    # the printed report (no --json): F1, EM and one line per layer, as train prints it
+    assert main(["evaluate", str(run), "--data", str(FIXTURE)]) == 0
+    printed = capsys.readouterr().out
+    assert "F1 " in printed and "EM " in printed
+    layer_line = re.compile(r"^  (\w+): skim rate [\d.]+% \(forward [\d.]+%, backward [\d.]+%\)$", re.MULTILINE)
+    assert layer_line.findall(printed) == ["contextual", "modeling_1", "modeling_2", "output"]
 
 
 def test_show_marks_what_each_layer_and_direction_skimmed(bidaf_run, tmp_path, capsys):
