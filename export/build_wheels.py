@@ -97,8 +97,7 @@ def cached_library(target, cache):
     """(folder, manifest) of `target`'s release library, built into `cache` unless already there."""
     cxx = _which(TARGETS[target]["cxx"])
     flags = native_build.compile_flags(target)
-    key_text = json.dumps([native_build.sources_sha256(OPS), native_build._compiler_version(cxx), flags])
-    folder = os.path.join(cache, f"{target}-{hashlib.sha256(key_text.encode()).hexdigest()[:16]}")
+    folder = os.path.join(cache, f"{target}-{native_build.build_key(cxx, flags, OPS)}")
     manifest_path = os.path.join(folder, native_build.MANIFEST_NAME)
     if os.path.isfile(manifest_path):
         with open(manifest_path, encoding="utf-8") as f:

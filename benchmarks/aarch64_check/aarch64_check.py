@@ -140,13 +140,10 @@ def build_runner():
     under a key of its sources, the compiler's version and the flags (as export/build_wheels.py
     keeps its libraries): the same inputs give the same program, so only a first run, or one
     after a C++ change, compiles it (most of this check's time on two cores)."""
-    from keras_skim.litert_ops.native_build import compiled_sources, file_sha256, sources_sha256
+    from keras_skim.litert_ops.native_build import build_key, compiled_sources
 
     run_model = os.path.join(HERE, "run_model.cc")
-    key_text = json.dumps(
-        [sources_sha256(OPS), file_sha256(run_model), first_line([CROSS_COMPILER, "--version"]), RUNNER_FLAGS]
-    )
-    out = os.path.join(cache_folder(), f"run_model-{hashlib.sha256(key_text.encode()).hexdigest()[:16]}")
+    out = os.path.join(cache_folder(), f"run_model-{build_key(CROSS_COMPILER, RUNNER_FLAGS, OPS, [run_model])}")
     if os.path.isfile(out):
         return out
     os.makedirs(cache_folder(), exist_ok=True)

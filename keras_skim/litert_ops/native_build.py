@@ -72,6 +72,14 @@ def sources_sha256(folder=HERE):
     return digest.hexdigest()
 
 
+def build_key(cxx, flags, folder=HERE, extra_files=()):
+    """16 hex digits naming a build of `folder`'s sources (and `extra_files`) by `cxx` with `flags`:
+    the same inputs give the same binary, so a cache keyed by it compiles only after a change
+    (export/build_wheels.py's libraries, benchmarks/aarch64_check's runner)."""
+    key = [sources_sha256(folder), _compiler_version(cxx), list(flags)] + [file_sha256(p) for p in extra_files]
+    return hashlib.sha256(json.dumps(key).encode()).hexdigest()[:16]
+
+
 def compile_flags(machine=None):
     """The g++ flags (as the first-use build used them) for `machine`
     (default this one)."""

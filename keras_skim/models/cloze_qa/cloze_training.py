@@ -118,11 +118,11 @@ def train_cloze(path, config, output, verbose=1, run_dir=None, resume=False, res
     data = {name: encode_questions(examples, tokenizer, config.max_length) for name, examples in splits.items()}
     model = build_cloze_model(config, tokenizer.vocabulary_size)
     stopper = keras.callbacks.EarlyStopping(monitor="val_accuracy", mode="max", patience=2, restore_best_weights=True)
+    questions = {name: len(examples) for name, examples in splits.items()}
     run = None
     if run_dir is not None:
         # A checkpoint resumes only the run it was written by: the same settings, data and vocabulary.
-        sizes = {name: len(examples) for name, examples in splits.items()}
-        settings = {**dataclasses.asdict(config), "data": str(path), "questions": sizes}
+        settings = {**dataclasses.asdict(config), "data": str(path), "questions": questions}
         settings["vocabulary_size"] = int(tokenizer.vocabulary_size)
         run = {"run_dir": run_dir, "resume": resume, "restart": restart, "settings": settings}
     history, seconds = fit_resumable(
@@ -140,7 +140,7 @@ def train_cloze(path, config, output, verbose=1, run_dir=None, resume=False, res
     results = {
         "data": str(path),
         "config": dataclasses.asdict(config),
-        "questions": {name: len(examples) for name, examples in splits.items()},
+        "questions": questions,
         "epochs_run": len(history["loss"]),
         "train_seconds": seconds,
         "test": evaluate_cloze(model, *data["test"]),
