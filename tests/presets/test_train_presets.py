@@ -77,3 +77,12 @@ def test_make_preset_refuses_a_bad_name_and_an_unlisted_preset_without_command(b
         make_preset.main([str(tmp_path), "--name", "Bad-Name", "--data", "imdb"])
     with pytest.raises(SystemExit, match="not in train_presets.py; pass --command"):
         make_preset.main([str(tmp_path), "--name", "unlisted", "--data", "imdb", "-o", str(tmp_path / "p")])
+
+
+def test_runs_get_onednn_kernels_unless_the_environment_says_otherwise(benchmarks, monkeypatch):
+    from train_presets import training_environment
+
+    monkeypatch.delenv("TF_ENABLE_ONEDNN_OPTS", raising=False)
+    assert training_environment()["TF_ENABLE_ONEDNN_OPTS"] == "1"
+    monkeypatch.setenv("TF_ENABLE_ONEDNN_OPTS", "0")
+    assert training_environment()["TF_ENABLE_ONEDNN_OPTS"] == "0"
