@@ -19,8 +19,7 @@ COPYRIGHT_MEMBER = "usr/share/doc/golang-github-pierrec-lz4-dev/copyright"
 MEMBERS = tuple(FILES.values())
 PACKAGE_LICENCE = "BSD-3-clause (Go module lz4, 2015 Pierre Curto; Debian packaging 2015-2017)"
 TEXT_LICENCE = (
-    "public domain (Project Gutenberg EBooks #74 The Adventures of Tom Sawyer, "
-    "#1661 The Adventures of Sherlock Holmes)"
+    "public domain (Project Gutenberg EBooks #74 The Adventures of Tom Sawyer, #1661 The Adventures of Sherlock Holmes)"
 )
 BOOKS = {
     "tomsawyer": "The Adventures of Tom Sawyer (Mark Twain)",
