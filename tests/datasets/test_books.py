@@ -8,6 +8,8 @@ import pytest
 from deb_fixtures import build_cloze_set, deb, lazyload
 
 from keras_skim.datasets import austen, books, gutenberg_text, lz4_books, moby_dick, tidytext_books
+from keras_skim.datasets.errors import FetchError
+from keras_skim.datasets.registry_fetch import RegistryPackage
 
 # A Gutenberg book as printed: header, title page, contents (parts numbered in mixed case), headings of
 # several spellings, subtitles in capitals, a long paragraph that starts like a heading, an end mark and
@@ -190,9 +192,7 @@ def test_the_builder_takes_the_books_source_with_each_package_hashed(tmp_path):
     rdata = pytest.importorskip("rdata")
     archives = _archives(rdata, tmp_path)
     builder = build_cloze_set()
-    args = builder.argparse.Namespace(
-        deb=None, limit=None, archive=[f"{name}={path}" for name, path in archives.items()]
-    )
+    args = builder.argparse.Namespace(deb=None, limit=None, archive=list(archives.items()))
     texts, source = builder.books_texts(args)
     assert texts["valid"] == ["The northangerabbey house was old.", "It rained."]
     # Austen's four training novels (2 chapters each), Moby Dick (3), tidytext's three books (1 each),
@@ -205,3 +205,24 @@ def test_the_builder_takes_the_books_source_with_each_package_hashed(tmp_path):
     assert source["books"]["sherlockholmes"] == {"chapters": 3, "words": sum(len(text.split()) for text in CHAPTERS)}
     assert "public domain" in source["packages"][1]["licence"] and "Persuasion" not in source["splits"]
     assert "| Moby Dick; or The Whale (Herman Melville) |" in builder.books_markdown(source)
+
+
+def test_an_unreachable_registry_is_one_line_and_exit_status_2(tmp_path, monkeypatch, capsys):
+    rdata = pytest.importorskip("rdata")
+    archives = _archives(rdata, tmp_path)
+    builder = build_cloze_set()
+
+    def unreachable(package, cache_dir=None, timeout=None):
+        raise FetchError(f"{package.label} failed: E: Unable to locate package {package.name}")
+
+    monkeypatch.setattr(RegistryPackage, "fetch", unreachable)
+    given = [f"--archive={name}={path}" for name, path in archives.items() if name != lz4_books.PACKAGE.name]
+    assert builder.main(["--source", "books", "--manifest", str(tmp_path / "set"), *given]) == 2
+    error = capsys.readouterr().err
+    assert (
+        error
+        == "build_cloze_set: Debian golang-github-pierrec-lz4-dev=2.5.2-2 failed: E: Unable to locate package golang-github-pierrec-lz4-dev\n"
+    )
+    assert not (tmp_path / "set.json").exists()
+    with pytest.raises(SystemExit):
+        builder.main(["--source", "books", "--archive", "no-path-given"])
