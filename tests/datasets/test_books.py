@@ -219,10 +219,9 @@ def test_an_unreachable_registry_is_one_line_and_exit_status_2(tmp_path, monkeyp
     given = [f"--archive={name}={path}" for name, path in archives.items() if name != lz4_books.PACKAGE.name]
     assert builder.main(["--source", "books", "--manifest", str(tmp_path / "set"), *given]) == 2
     error = capsys.readouterr().err
-    assert (
-        error
-        == "build_cloze_set: Debian golang-github-pierrec-lz4-dev=2.5.2-2 failed: E: Unable to locate package golang-github-pierrec-lz4-dev\n"
-    )
+    package = lz4_books.PACKAGE
+    assert error == f"build_cloze_set: {package.label} failed: E: Unable to locate package {package.name}\n"
+    assert package.label == "Debian golang-github-pierrec-lz4-dev=2.5.2-2"
     assert not (tmp_path / "set.json").exists()
     with pytest.raises(SystemExit):
         builder.main(["--source", "books", "--archive", "no-path-given"])
