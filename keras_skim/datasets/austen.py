@@ -101,6 +101,12 @@ def _convert(rdata, data):
         return rdata.conversion.convert(rdata.parser.parse_data(data))
 
 
+def read_r_data(data):
+    """The object of one R serialisation (an ``.rds`` or ``.rda`` file's bytes, compressed or not), as
+    PyPI's ``rdata`` converts it (a data frame comes as a pandas DataFrame)."""
+    return _convert(_rdata(), data)
+
+
 def novel_lines(archive):
     """Each novel's printed lines (``name -> list of str``) from the package's ``.deb`` (`PACKAGE`)."""
     objects = read_lazyload_database(

@@ -2,16 +2,11 @@
 invented texts laid out as the package lays out its data: a .deb (an ar archive holding data.tar.xz) with
 R's lazy-load database of one character vector per novel, one element per printed line."""
 
-import importlib.util
-import io
-import pathlib
-import struct
-import sys
-import tarfile
-import zlib
-
 import numpy as np
 import pytest
+from deb_fixtures import build_cloze_set
+from deb_fixtures import deb as _deb
+from deb_fixtures import lazyload as _lazyload
 
 from keras_skim.datasets import austen
 from keras_skim.datasets.errors import FetchError
@@ -56,43 +51,6 @@ CHAPTERS = [
     "\n\nHer aunt kept a parrot.",
     "The parrot spoke French.",
 ]
-
-
-def _ar(members):
-    """An ar archive (a .deb's container) of `members`, (name, bytes) pairs."""
-    out = io.BytesIO()
-    out.write(b"!<arch>\n")
-    for name, data in members:
-        header = f"{name + '/':<16}{0:<12}{0:<6}{0:<6}{100644:<8}{len(data):<10}`\n"
-        out.write(header.encode("ascii") + data + (b"\n" if len(data) % 2 else b""))
-    return out.getvalue()
-
-
-def _deb(tmp_path, files):
-    """A .deb whose data.tar.xz installs `files` ({path: bytes}), named as dpkg-deb names them (./usr/...)."""
-    data = io.BytesIO()
-    with tarfile.open(fileobj=data, mode="w:xz") as tar:
-        for name, content in files.items():
-            info = tarfile.TarInfo("./" + name)
-            info.size = len(content)
-            tar.addfile(info, io.BytesIO(content))
-    path = tmp_path / "r-cran-test_1.0.0-1_all.deb"
-    # An odd-sized control member first, so that reading past it must skip its padding byte.
-    path.write_bytes(_ar([("debian-binary", b"2.0\n"), ("control.tar.xz", b"x" * 7), ("data.tar.xz", data.getvalue())]))
-    return path
-
-
-def _lazyload(rdata, tmp_path, objects):
-    """(.rdx bytes, .rdb bytes) of R's lazy-load database of `objects` ({name: NumPy array}), as R writes it."""
-    database, variables = b"", {}
-    for name, value in objects.items():
-        serialised = rdata.unparser.unparse_data(rdata.conversion.convert_python_to_r_data(value), file_type="rds")
-        entry = struct.pack(">I", len(serialised)) + zlib.compress(serialised)
-        variables[name] = np.array([len(database), len(entry)], dtype=np.int32)
-        database += entry
-    index = tmp_path / "Rdata.rdx"
-    rdata.write_rds(index, {"variables": variables, "references": {}, "compressed": np.array([True])})
-    return index.read_bytes(), database
 
 
 def test_a_deb_member_is_read_out_of_its_data_tar(tmp_path):
@@ -163,11 +121,7 @@ def test_each_split_has_the_chapters_of_its_novels(tmp_path):
 
 def test_the_builder_takes_the_austen_source_with_its_hashes_and_licence(tmp_path):
     rdata = pytest.importorskip("rdata")
-    path = pathlib.Path(__file__).resolve().parents[2] / "benchmarks" / "build_cloze_set.py"
-    spec = importlib.util.spec_from_file_location("build_cloze_set", path)
-    builder = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("build_cloze_set", builder)
-    spec.loader.exec_module(builder)
+    builder = build_cloze_set()
     deb = _austen_deb(rdata, tmp_path)
     args = builder.argparse.Namespace(deb=deb, limit=1)
     texts, source = builder.austen_texts(args)
