@@ -28,6 +28,25 @@ loop keeps only what depends on the state inside:
 It computes what the per-step `call` computes (same gradients to float
 tolerance, tests/layers/test_skim_fast_loop.py). Only imported with the
 TensorFlow backend.
+
+Where the step's time over keras.layers.LSTM's goes (issue 36, item 5;
+benchmarks/training_step_ablation.py, results in
+benchmarks/results/training_step_ablation_*.md): with the mix replaced by
+the read candidate, the step costs about the LSTM's without a small cell and
+a little more with one; without a small cell, with the mix, a little more;
+the layer itself, small cell and mix together, clearly more: the small
+cell's candidate (its pieces cut from h and c and joined with the state's
+tails) through the mix and its gradient is most of the difference; the
+Gumbel noise and the statistics after the loop weigh little. The op count
+alone is not the measure: two steps with their whole gradient written out
+(one `tf.custom_gradient` from the state to the new state; 11 tensors kept
+for the backward loop instead of 15, and in the second a few computing ops
+fewer each way, the candidates joined once as (batch, h/c, read/skim,
+units)) were no faster than this loop, timed in the same process. A
+sampling profile of the steady state (perf, by symbol) puts a larger share
+of this loop's time than of the LSTM's in memory copies and allocations
+(memmove, malloc and free: the joins and cuts of the candidates' pieces),
+and a smaller one in the matmuls.
 """
 
 import tensorflow as tf
