@@ -162,8 +162,8 @@ class SkimRunner:
         """The one-call path of a text's ids (`litert_runner.TokenCall`) for
         an export run padded (`_padding`) through the C API runner; None
         for the others."""
-        if self._padding is None or contracts.INPUT_TOKEN_IDS not in self._takes:
-            return None
+        if self._padding is None or self.metadata.task or contracts.INPUT_TOKEN_IDS not in self._takes:
+            return None  # a task export's several inputs run through `_invoke_inputs`
         threshold = contracts.INPUT_THRESHOLD if contracts.INPUT_THRESHOLD in self._takes else None
         try:
             return self._signature.token_call(
