@@ -28,6 +28,10 @@ def _signatures():
         "KerasSkim_NumTensors": ([c_void_p, c_int, c_int], c_int),
         "KerasSkim_TensorInfo": ([c_void_p, c_int, c_int, c_int, int_p, int_p, i32_p], c_char_p),
         "KerasSkim_Run": ([c_void_p, c_int, c_void_p, c_int, c_int, c_void_p, c_int, c_char_p, c_size_t], c_int),
+        "KerasSkim_TokenCallCreate": ([c_void_p, c_int, c_int, c_int, c_char_p, c_size_t], c_void_p),
+        "KerasSkim_TokenCallRun": ([c_void_p, c_void_p, c_int, c_int, c_void_p], c_int),
+        "KerasSkim_TokenCallError": ([c_void_p], c_char_p),
+        "KerasSkim_TokenCallOutputs": ([c_void_p, c_void_p, c_int, c_char_p, c_size_t], c_int),
     }
 
 

@@ -23,7 +23,7 @@ from keras_skim.litert_ops.native_build import (
 )
 
 # The C interface this package speaks (KERAS_SKIM_C_API_VERSION of runner/keras_skim_c.h).
-C_API_VERSION = 2
+C_API_VERSION = 3
 # A folder holding another build of the library and its manifest (default: this package's folder).
 OPS_DIR_ENV = "KERAS_SKIM_OPS_DIR"
 

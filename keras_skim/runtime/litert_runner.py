@@ -7,7 +7,8 @@ op keras-skim provides, compiles the model for the CPU (XNNPACK, one thread
 by default) and runs it. Imports neither TensorFlow nor Keras.
 
 Why ctypes over our C++ rather than ctypes straight on libLiteRt.so: the
-custom op is C++ anyway, a run is then one ctypes call per input and output
+custom op is C++ anyway, a run is then one ctypes call (`SignatureRunner`;
+`TokenCall` for one text of token ids, the runtime's per-text path)
 instead of some twenty C API calls (tensor buffers, locks, layouts), and
 Python, the JVM shim and the aarch64 check share one C++ runner
 (`model_runner.cc`) instead of three copies of its logic.
@@ -32,6 +33,9 @@ MINIMUM_LITERT = (2, 1, 6)
 
 _TYPES = {1: np.float32, 2: np.int32, 3: np.uint8, 4: np.int64, 6: np.bool_, 7: np.int16, 9: np.int8, 10: np.float16}
 _CODES = {np.dtype(v): k for k, v in _TYPES.items()}
+_INT32 = np.dtype(np.int32)
+_OUTPUTS_MADE = 3  # KerasSkim_TokenCallRun: the run succeeded and its outputs were made anew
+_COPY = np.ndarray.copy
 _ERROR_SIZE = 1024
 
 _LOCK = threading.Lock()
@@ -398,3 +402,110 @@ class SignatureRunner:
         with self._model._lock:
             self._run(False, False, True)
             return self._read()
+
+    def token_call(self, ids_name, threshold_name, per_token, lengths, check):
+        """A `TokenCall` that runs one text of token ids through this
+        signature in one call (see there)."""
+        return TokenCall(self, ids_name, threshold_name, per_token, lengths, check)
+
+
+class TokenCall:
+    """Runs one text of token ids through a signature in one call into the
+    C++ runner (`KerasSkim_TokenCallRun`), the per-text path of
+    `keras_skim.runtime.runner.SkimRunner`: C++ writes the ids and their
+    padding (id 0) into the model's input and sets the threshold, and the
+    outputs come back as new arrays, those with one value per token cut back
+    to the text's length.
+
+    The Python around the C call is what a text pays on top of the model, and
+    where other work runs between texts (another model, the bench's baseline)
+    every line of it runs from a cold cache. So a call passes five arguments
+    (the ids and the threshold as bytes: no address to read), and the C call
+    says when the outputs were made anew: only then are the output views,
+    their cuts and the caller's checks (`check`) made again (and when the
+    input length changed).
+
+    Args:
+        signature: the `SignatureRunner`.
+        ids_name: its int32 [1, T] input of token ids.
+        threshold_name: its float32 scalar threshold input, or None; the
+            signature must take no other input.
+        per_token: names of the outputs with one value per token ([1, T]).
+        lengths: picks the input length of each text: a
+            `keras_skim.runtime.token_padding.TokenPadding` (its `length`,
+            kept for texts of `low` < T <= `length`, else `length_for(T)`).
+        check: `check(outputs, length)`, called with {name: array} of the
+            uncut outputs whenever they are described anew; it raises to
+            refuse them (the run's result is then not returned).
+
+    Raises:
+        ValueError: the signature's inputs are not those.
+    """
+
+    def __init__(self, signature, ids_name, threshold_name, per_token, lengths, check):
+        from keras_skim.litert_ops import Tensor
+
+        names = [name for name, _, _ in signature._inputs]
+        if ids_name not in names or (threshold_name is not None and threshold_name not in names):
+            raise ValueError(f"signature {signature.key!r} takes {', '.join(names)}, not {ids_name}")
+        model = signature._model
+        lib = model._lib
+        error = ctypes.create_string_buffer(_ERROR_SIZE)
+        threshold = names.index(threshold_name) if threshold_name is not None else -1
+        handle = lib.KerasSkim_TokenCallCreate(
+            model._handle, signature._index, names.index(ids_name), threshold, error, len(error)
+        )
+        if not handle:
+            raise ValueError(f"signature {signature.key!r}: {error.value.decode(errors='replace')}")
+        self._model, self._lock, self._lib, self._handle = model, model._lock, lib, handle
+        self._names = tuple(name for name, _, _ in signature._outputs)
+        self._per_token = frozenset(per_token)
+        self._lengths = lengths
+        self._check = check
+        self._out = (Tensor * max(len(self._names), 1))()
+        fn = lib["KerasSkim_TokenCallRun"]  # a function object of its own, without argtypes (see _bind)
+        fn.restype = ctypes.c_int
+        self._fn = fn
+        self._call = ctypes.c_void_p(handle)
+        self._length = None  # the input length the views were checked at (None: describe them)
+        self._views = ()
+        self._cuts = {}  # text length -> the views cut to it, in output order
+
+    def __call__(self, ids, threshold):
+        """{output name: new array} of one text: `ids` int32 [1, T] or [T]
+        (T >= 1); `threshold` a float32 (ignored without a threshold input)."""
+        count = ids.shape[-1]
+        data = ids.tobytes() if ids.dtype is _INT32 else np.ascontiguousarray(ids, np.int32).tobytes()
+        value = threshold.tobytes() if type(threshold) is np.float32 else np.float32(threshold).tobytes()
+        lengths = self._lengths
+        with self._lock:
+            if not lengths.low < count <= lengths.length:  # the per-text path is this comparison
+                lengths.length_for(count)
+            length = lengths.length
+            if not self._model._handle:
+                raise ValueError("the model is closed")
+            code = self._fn(self._call, data, count, length, value)
+            if code or length != self._length:
+                self._after(code, length)
+            views = self._cuts.get(count) or self._cut(count)
+            return dict(zip(self._names, map(_COPY, views)))
+
+    def _after(self, code, length):
+        """Raises a failed run's error (1: the inputs, 2: the run); otherwise
+        describes the outputs again (made anew, or another input length)."""
+        if code and code != _OUTPUTS_MADE:
+            message = self._lib.KerasSkim_TokenCallError(self._handle).decode(errors="replace")
+            raise (ValueError if code == 1 else LiteRtError)(message)
+        self._length, self._cuts = None, {}
+        error = ctypes.create_string_buffer(_ERROR_SIZE)
+        if self._lib.KerasSkim_TokenCallOutputs(self._handle, self._out, len(self._names), error, len(error)):
+            raise LiteRtError(error.value.decode(errors="replace"))
+        self._views = tuple(SignatureRunner._view(self._out[i]) for i in range(len(self._names)))
+        self._check(dict(zip(self._names, self._views)), length)
+        self._length = length
+
+    def _cut(self, count):
+        cut = self._cuts[count] = tuple(
+            view[..., :count] if name in self._per_token else view for name, view in zip(self._names, self._views)
+        )
+        return cut

@@ -108,6 +108,7 @@ class SkimRunner:
     _takes: set[str]
     _padding: Any
     _mask_names: tuple[str, ...]
+    _tokens: Any  # litert_runner.TokenCall, or None
 
     def __init__(self, path: str | os.PathLike[str], num_threads: int = 1) -> None:
         if (
@@ -151,10 +152,25 @@ class SkimRunner:
         self._padding = padding_for(self._signature, self.metadata)
         # Read once: every run checks its masks (`_check_per_token`), and the metadata builds the layout anew.
         self._mask_names = tuple(self.read_mask_layout)
+        self._tokens = self._token_call()
         self.default_threshold = self.metadata.default_threshold
         self.max_length = self.metadata.max_length
         size = self.metadata.vocabulary_size
         self.vocabulary_size = None if size is None else int(size)  # None: a sequence export
+
+    def _token_call(self) -> Any:
+        """The one-call path of a text's ids (`litert_runner.TokenCall`) for
+        an export run padded (`_padding`) through the C API runner; None
+        for the others."""
+        if self._padding is None or self.metadata.task or contracts.INPUT_TOKEN_IDS not in self._takes:
+            return None  # a task export's several inputs run through `_invoke_inputs`
+        threshold = contracts.INPUT_THRESHOLD if contracts.INPUT_THRESHOLD in self._takes else None
+        try:
+            return self._signature.token_call(
+                contracts.INPUT_TOKEN_IDS, threshold, self._padding.per_token, self._padding, self._check_outputs
+            )
+        except ValueError as err:
+            raise RuntimeModelError(f"{self.model_path}: {_first_line(err)}") from None
 
     def _check_tokenizer(self, path):
         """A tokenizer whose ids the model cannot take is refused at once."""
@@ -319,26 +335,29 @@ class SkimRunner:
         try:
             with self._lock:
                 count = ids.shape[-1]
-                padding = self._padding
                 self.run_tokens = count
                 self.run_started = time.monotonic()  # for an armed run deadline (run_deadline)
                 try:
-                    run = padding.pad(ids) if padding is not None else ids
-                    out = self._signature(**contracts.signature_inputs(self._takes, run, threshold))
+                    if self._tokens is not None:  # padded by C++, checked when the outputs change
+                        return self._tokens(ids, threshold)
+                    out = self._signature(**contracts.signature_inputs(self._takes, ids, threshold))
                 finally:
                     self.run_started = None
-                self._check_per_token(out, run.shape[1])
-                if padding is not None:
-                    padding.cut(out, count)
         except RuntimeModelError:
             raise
         except (RuntimeError, ValueError) as err:  # LiteRT's failures (LiteRtError is a RuntimeError)
             raise RuntimeModelError(f"{self.model_path}: the model failed to run ({_first_line(err)})") from None
+        self._check_outputs(out, ids.shape[1])
+        return out
+
+    def _check_outputs(self, out, length):
+        """A run's outputs have every read mask [1, length] (`_check_per_token`)
+        and non-empty `_OUTPUTS`."""
+        self._check_per_token(out, length)
         for name in _OUTPUTS:
             value = out.get(name)
             if value is None or not (value.size if type(value) is np.ndarray else np.size(value)):
                 raise RuntimeModelError(f"{self.model_path}: the run gave no or empty {', '.join(_OUTPUTS)}")
-        return out
 
     def _check_per_token(self, out, length):
         """Every read mask of a run is [1, length], one code per token: a

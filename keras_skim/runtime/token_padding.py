@@ -34,26 +34,38 @@ def padded_length(length, current):
 
 
 class TokenPadding:
-    """Pads [1, T] token ids into a buffer it keeps, and cuts the per-token
-    outputs (`read_mask`) back to T.
+    """Picks the input length of each text (`length_for`, the rule of
+    `padded_length`, kept from text to text) and, for callers that pad in
+    Python (`pad`; the LiteRT C API runner writes the padded ids itself:
+    `litert_runner.TokenCall`), pads [1, T] token ids into a buffer it keeps.
 
     Args:
-        per_token: the names of the outputs with one value per token.
+        per_token: the names of the outputs with one value per token (cut
+            back to the text's length after a run).
     """
 
     def __init__(self, per_token):
         self.per_token = list(per_token)
         self.length = 0  # the input length the model has now (0: none yet)
-        self._low = 0  # texts of low < T <= length keep it (padded_length, in one comparison)
+        self.low = 0  # texts of low < T <= length keep it (padded_length, in one comparison)
         self._buffer = self._flat = None
         self._filled = 0  # tokens written into the buffer by the last call (beyond: padding)
 
+    def length_for(self, count):
+        """The input length to run a text of `count` tokens at (`padded_length`
+        of the length kept so far), kept for the next text."""
+        if not self.low < count <= self.length:  # the per-call path is this comparison
+            self._resize(padded_length(count, self.length or None))
+        return self.length
+
     def pad(self, ids):
-        """ids [1, T] int32 -> the same ids padded to `padded_length` (a
+        """ids [1, T] int32 -> the same ids padded to `length_for(T)` (a
         buffer that the next call overwrites)."""
         count = ids.shape[-1]
-        if not self._low < count <= self.length:  # the per-call path is this comparison and a copy
-            self._resize(padded_length(count, self.length or None))
+        length = self.length_for(count)
+        if self._buffer is None or self._buffer.shape[1] != length:
+            self._buffer = np.full((1, length), contracts.PADDING_ID, np.int32)
+            self._flat, self._filled = self._buffer.reshape(-1), 0
         flat = self._flat
         flat[:count] = ids[0]
         if self._filled > count:
@@ -62,21 +74,10 @@ class TokenPadding:
         return self._buffer
 
     def _resize(self, length):
-        if length != self.length:
-            self._buffer = np.full((1, length), contracts.PADDING_ID, np.int32)
-            self._flat = self._buffer.reshape(-1)
-            self.length, self._filled = length, 0
+        self.length = length
         # `length` is a power of two: it is kept while the text's own power of two is >= length / SLACK.
         smallest = length // SLACK
-        self._low = smallest // 2 if smallest > MIN_LENGTH else 0
-
-    def cut(self, outputs, count):
-        """The per-token outputs of `outputs` cut back to `count` tokens (in place)."""
-        for name in self.per_token:
-            value = outputs.get(name)
-            if value is not None and value.shape[-1] > count:
-                outputs[name] = value[:, :count] if value.ndim == 2 else value[..., :count]
-        return outputs
+        self.low = smallest // 2 if smallest > MIN_LENGTH else 0
 
 
 def padding_for(signature, metadata):

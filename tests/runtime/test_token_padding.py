@@ -11,6 +11,7 @@ import pytest
 from keras_skim import contracts
 from keras_skim.runtime.runner import SkimRunner
 from keras_skim.runtime.token_padding import MIN_LENGTH, SLACK, TokenPadding, padded_length
+from tests.assertions import one_line
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEMO = os.path.join(ROOT, "android_demo", "app", "src", "main", "assets", "keras_skim")
@@ -32,8 +33,20 @@ def test_pad_clears_what_the_previous_text_left():
     second = padding.pad(np.array([[7, 8]], np.int32))
     assert first.shape == second.shape == (1, 16)
     assert second[0, :2].tolist() == [7, 8] and not second[0, 2:].any()
-    out = padding.cut({"logits": np.zeros((1, 2)), "read_mask": np.ones((1, 16))}, 2)
-    assert out["read_mask"].shape == (1, 2) and out["logits"].shape == (1, 2)
+
+
+def test_length_for_is_padded_length_kept_from_text_to_text():
+    """`length_for` (one comparison per text while `low` < T <= `length`, the
+    path the C API runner takes) picks what `padded_length` picks from the
+    length before, for lengths that grow and shrink."""
+    padding = TokenPadding(["read_mask"])
+    rng = np.random.default_rng(1)
+    current = None
+    for n in LENGTHS + rng.integers(1, 3000, 2000).tolist():
+        want = padded_length(n, current)
+        assert padding.length_for(n) == padding.length == want, (n, current)
+        assert padding.low < n <= padding.length
+        current = want
 
 
 def _unpadded(runner, ids, threshold):
@@ -64,6 +77,37 @@ def test_custom_op_exports_give_the_unpadded_outputs_bit_for_bit(name):
             shapes.add(run.shape)
     # far fewer input shapes than lengths: most texts ran without an input resize
     assert len(shapes) <= 6 < len(set(LENGTHS))
+
+
+def test_token_call_gives_new_arrays_cut_to_each_text():
+    """The one-call path (`litert_runner.TokenCall`) returns arrays that stay
+    the caller's while later texts of other lengths and input lengths run
+    (its output views are kept between calls), per-token outputs cut to the
+    text; a failed run, a closed model and a signature of other inputs are
+    one-line errors."""
+    from keras_skim.runtime.litert_runner import LiteRtError
+
+    runner = SkimRunner(os.path.join(DEMO, "skim_lstm_custom"))
+    calls = runner._tokens
+    rng = np.random.default_rng(4)
+    kept = []
+    for n in LENGTHS:
+        ids, threshold = runner.prepare(rng.integers(1, runner.vocabulary_size, n), 0.5)
+        out = calls(ids, threshold)
+        assert out[contracts.OUTPUT_READ_MASK].shape == (1, n)
+        assert all(value.flags.owndata and value.flags.writeable for value in out.values())
+        kept.append((out, {key: value.copy() for key, value in out.items()}))
+    for out, copy in kept:
+        assert all(np.array_equal(out[key], copy[key]) for key in copy)
+    with pytest.raises(LiteRtError) as info:
+        calls(np.array([[runner.vocabulary_size]], np.int32), np.float32(0.5))
+    assert "outside the vocabulary" in one_line(str(info.value))
+    with pytest.raises(ValueError) as info:
+        runner._signature.token_call(contracts.INPUT_THRESHOLD, None, [], runner._padding, runner._check_outputs)
+    assert "does not take token ids" in one_line(str(info.value))
+    runner.interpreter.close()
+    with pytest.raises(ValueError, match="closed"):
+        calls(ids, threshold)
 
 
 def test_builtin_exports_are_not_padded(exported):

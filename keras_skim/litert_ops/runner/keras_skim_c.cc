@@ -5,13 +5,24 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "model_runner.h"
 
 #define KERAS_SKIM_EXPORT __attribute__((visibility("default")))
 
+struct KerasSkimTokenCall;
+
 struct KerasSkimModel {
   std::unique_ptr<keras_skim::ModelRunner> runner;
+  std::vector<std::unique_ptr<KerasSkimTokenCall>> token_calls;  // freed with the model
+};
+
+struct KerasSkimTokenCall {
+  KerasSkimModel* model;
+  int signature, ids_input, threshold_input;
+  uint64_t described = ~uint64_t(0);  // the output generation the caller's views were made at
+  std::string error;                  // the last run's failure
 };
 
 namespace {
@@ -24,6 +35,32 @@ int Fail(const std::string& message, char* error, size_t size) {
 
 bool ValidSignature(const KerasSkimModel* m, int s) {
   return m && s >= 0 && s < (int)m->runner->signatures().size();
+}
+
+// Describes the outputs of the last run of signature `s`; 0, or 2 when one cannot be read.
+int DescribeOutputs(KerasSkimModel* model, int s, KerasSkimTensor* outputs, int num_outputs,
+                    char* error, size_t error_size) {
+  std::string message;
+  for (int i = 0; outputs && i < num_outputs; ++i) {
+    keras_skim::TensorView view;
+    if (!model->runner->Output(s, i, &view, &message)) return 1 + Fail(message, error, error_size);
+    KerasSkimTensor& t = outputs[i];
+    t.type = static_cast<int32_t>(view.type);
+    t.rank = view.shape.rank;
+    for (int k = 0; k < view.shape.rank; ++k) t.dims[k] = view.shape.dims[k];
+    t.data = view.data;
+    t.bytes = view.bytes;
+  }
+  return 0;
+}
+
+int CheckOutputCount(const KerasSkimModel* model, int s, const KerasSkimTensor* outputs,
+                     int num_outputs, char* error, size_t error_size) {
+  const auto& sig = model->runner->signatures()[s];
+  if (outputs && num_outputs != (int)sig.outputs.size())
+    return Fail("the signature has " + std::to_string(sig.outputs.size()) + " outputs", error,
+                error_size);
+  return 0;
 }
 
 }  // namespace
@@ -67,7 +104,7 @@ KERAS_SKIM_EXPORT KerasSkimModel* KerasSkim_ModelCreate(const void* data, size_t
     Fail(message, error, error_size);
     return nullptr;
   }
-  return new KerasSkimModel{std::move(runner)};
+  return new KerasSkimModel{std::move(runner), {}};
 }
 
 KERAS_SKIM_EXPORT void KerasSkim_ModelDestroy(KerasSkimModel* model) { delete model; }
@@ -109,9 +146,7 @@ KERAS_SKIM_EXPORT int KerasSkim_Run(KerasSkimModel* model, int s, const KerasSki
     return Fail("the signature takes " + std::to_string(sig.inputs.size()) + " inputs, got " +
                     std::to_string(num_inputs),
                 error, error_size);
-  if (outputs && num_outputs != (int)sig.outputs.size())
-    return Fail("the signature has " + std::to_string(sig.outputs.size()) + " outputs", error,
-                error_size);
+  if (CheckOutputCount(model, s, outputs, num_outputs, error, error_size)) return 1;
   std::string message;
   for (int i = 0; inputs && i < num_inputs; ++i) {
     const KerasSkimTensor& t = inputs[i];
@@ -124,17 +159,60 @@ KERAS_SKIM_EXPORT int KerasSkim_Run(KerasSkimModel* model, int s, const KerasSki
       return Fail(message, error, error_size);
   }
   if (invoke && !model->runner->Invoke(s, &message)) return 1 + Fail(message, error, error_size);
-  for (int i = 0; outputs && i < num_outputs; ++i) {
-    keras_skim::TensorView view;
-    if (!model->runner->Output(s, i, &view, &message)) return 1 + Fail(message, error, error_size);
-    KerasSkimTensor& t = outputs[i];
-    t.type = static_cast<int32_t>(view.type);
-    t.rank = view.shape.rank;
-    for (int k = 0; k < view.shape.rank; ++k) t.dims[k] = view.shape.dims[k];
-    t.data = view.data;
-    t.bytes = view.bytes;
+  return DescribeOutputs(model, s, outputs, num_outputs, error, error_size);
+}
+
+KERAS_SKIM_EXPORT KerasSkimTokenCall* KerasSkim_TokenCallCreate(KerasSkimModel* model, int s,
+                                                              int ids_input, int threshold_input,
+                                                              char* error, size_t error_size) {
+  if (!ValidSignature(model, s)) {
+    Fail("no model or no such signature", error, error_size);
+    return nullptr;
   }
-  return 0;
+  const auto& inputs = model->runner->signatures()[s].inputs;
+  const int n = (int)inputs.size();
+  const bool ids_ok = ids_input >= 0 && ids_input < n && inputs[ids_input].type == keras_skim::DType::kInt32 &&
+                      inputs[ids_input].shape.rank == 2;
+  const bool threshold_ok = threshold_input == -1 ||
+                            (threshold_input >= 0 && threshold_input < n && threshold_input != ids_input &&
+                             inputs[threshold_input].type == keras_skim::DType::kFloat32 &&
+                             inputs[threshold_input].shape.rank == 0);
+  if (!ids_ok || !threshold_ok || n != 1 + (threshold_input >= 0)) {
+    Fail("the signature does not take token ids [1, T] (int32) and at most a float32 threshold", error,
+         error_size);
+    return nullptr;
+  }
+  model->token_calls.emplace_back(
+      new KerasSkimTokenCall{model, s, ids_input, threshold_input, ~uint64_t(0), std::string()});
+  return model->token_calls.back().get();
+}
+
+KERAS_SKIM_EXPORT int KerasSkim_TokenCallRun(KerasSkimTokenCall* call, const int32_t* ids, int count,
+                                             int length, const float* threshold) {
+  call->error.clear();
+  if (call->threshold_input >= 0 && !threshold) {
+    call->error = "no threshold";
+    return 1;
+  }
+  keras_skim::ModelRunner& runner = *call->model->runner;
+  if (!runner.SetTokens(call->signature, call->ids_input, ids, count, length, call->threshold_input,
+                        call->threshold_input >= 0 ? *threshold : 0.0f, &call->error))
+    return 1;
+  if (!runner.Invoke(call->signature, &call->error)) return 2;
+  const uint64_t generation = runner.OutputGeneration(call->signature);
+  if (generation == call->described) return 0;
+  call->described = generation;
+  return 3;
+}
+
+KERAS_SKIM_EXPORT const char* KerasSkim_TokenCallError(const KerasSkimTokenCall* call) {
+  return call->error.c_str();
+}
+
+KERAS_SKIM_EXPORT int KerasSkim_TokenCallOutputs(KerasSkimTokenCall* call, KerasSkimTensor* outputs,
+                                                 int num_outputs, char* error, size_t error_size) {
+  if (CheckOutputCount(call->model, call->signature, outputs, num_outputs, error, error_size)) return 1;
+  return DescribeOutputs(call->model, call->signature, outputs, num_outputs, error, error_size);
 }
 
 }  // extern "C"

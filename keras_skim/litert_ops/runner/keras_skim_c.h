@@ -10,7 +10,7 @@
 extern "C" {
 #endif
 
-#define KERAS_SKIM_C_API_VERSION 2
+#define KERAS_SKIM_C_API_VERSION 3
 
 typedef struct KerasSkimModel KerasSkimModel;
 
@@ -59,6 +59,31 @@ typedef struct {
 int KerasSkim_Run(KerasSkimModel* model, int signature, const KerasSkimTensor* inputs,
                   int num_inputs, int invoke, KerasSkimTensor* outputs, int num_outputs,
                   char* error, size_t error_size);
+
+// The per-text path of the Python runtime: one text of token ids in one call
+// of few arguments, nothing else converted or described per text.
+typedef struct KerasSkimTokenCall KerasSkimTokenCall;
+
+// A token call of signature `signature`, whose inputs must be the int32 ids
+// `ids_input` [1, T] and, unless `threshold_input` is -1, the float32 scalar
+// `threshold_input`. Owned by the model (freed by KerasSkim_ModelDestroy).
+// NULL on failure.
+KerasSkimTokenCall* KerasSkim_TokenCallCreate(KerasSkimModel* model, int signature, int ids_input,
+                                              int threshold_input, char* error, size_t error_size);
+// Writes `count` ids followed by padding (id 0) up to `length` into the ids
+// input (0 < count <= length; the input is resized only when `length`
+// differs from its shape), sets the threshold to *threshold, and runs.
+// Returns 0 when the outputs lie where the call's last description
+// (KerasSkim_TokenCallOutputs) put them, 3 when they were made anew since
+// (describe them again), 1 when the inputs are refused and 2 when the run
+// fails (KerasSkim_TokenCallError says why).
+int KerasSkim_TokenCallRun(KerasSkimTokenCall* call, const int32_t* ids, int count, int length,
+                           const float* threshold);
+// The last run's failure, one line ("" after a run that succeeded).
+const char* KerasSkim_TokenCallError(const KerasSkimTokenCall* call);
+// Describes the outputs of the last run, as KerasSkim_Run does.
+int KerasSkim_TokenCallOutputs(KerasSkimTokenCall* call, KerasSkimTensor* outputs, int num_outputs,
+                               char* error, size_t error_size);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -395,61 +395,109 @@ bool ModelRunner::MakeBuffer(DType type, const TensorShape& shape, Buffer* buffe
 void ModelRunner::FreeBuffer(Buffer* buffer) {
   if (buffer->handle) api_->LiteRtDestroyTensorBuffer(buffer->handle);
   buffer->handle = nullptr;
+  buffer->host = nullptr;
 }
 
-bool ModelRunner::SetInput(int signature, int index, DType type,
-                           const TensorShape& shape, const void* data,
-                           size_t bytes, std::string* error) {
+const ModelRunner::TensorInfo* ModelRunner::CheckInput(int signature, int index, DType type,
+                                                      const TensorShape& shape,
+                                                      std::string* error) const {
   if (signature < 0 || signature >= (int)signatures_.size() || index < 0 ||
       index >= (int)signatures_[signature].inputs.size()) {
     *error = "no such input";
-    return false;
+    return nullptr;
   }
   const TensorInfo& info = signatures_[signature].inputs[index];
-  State& state = states_[signature];
   if (type != info.type) {
     *error = "input '" + info.name + "' takes " + TypeName(info.type) + ", got " + TypeName(type);
-    return false;
+    return nullptr;
   }
   bool positive = shape.rank == info.shape.rank;
   for (int i = 0; positive && i < shape.rank; ++i) positive = shape.dims[i] > 0;
   if (!positive) {
     *error = "input '" + info.name + "' takes rank " + std::to_string(info.shape.rank) +
              " with sizes >= 1, got " + ShapeString(shape);
+    return nullptr;
+  }
+  return &info;
+}
+
+bool ModelRunner::ShapeInput(int signature, int index, const TensorInfo& info,
+                             const TensorShape& shape, std::string* error) {
+  State& state = states_[signature];
+  Buffer& buffer = state.inputs[index];
+  if (buffer.handle && SameShape(buffer.shape, shape)) return true;
+  // LiteRT knows which sizes may change (the model's shape signature);
+  // resizing to the current shape is a no-op, and scalars never change.
+  int dims[kMaxRank];
+  for (int i = 0; i < shape.rank; ++i) dims[i] = shape.dims[i];
+  if (shape.rank > 0 &&
+      !Check(api_->LiteRtCompiledModelResizeInputTensor(compiled_, signature, index, dims,
+                                                        shape.rank),
+             ("input '" + info.name + "' cannot take shape " + ShapeString(shape)).c_str(),
+             error))
+    return false;
+  if (!MakeBuffer(info.type, shape, &buffer, error)) return false;
+  state.outputs_stale = true;
+  // A managed host buffer's memory never moves: mapped once, written at
+  // every run without a lock (two LiteRT calls less per input and run).
+  if (api_->LiteRtLockTensorBuffer(buffer.handle, &buffer.host, kLiteRtTensorBufferLockModeWrite) !=
+      kLiteRtStatusOk) {
+    FreeBuffer(&buffer);
+    *error = "cannot map input '" + info.name + "'";
     return false;
   }
+  api_->LiteRtUnlockTensorBuffer(buffer.handle);
+  return true;
+}
+
+bool ModelRunner::WriteInput(int signature, int index, const void* data, size_t bytes,
+                             size_t total, std::string* error) {
+  if (!total) return true;
+  char* host = static_cast<char*>(states_[signature].inputs[index].host);
+  if (!host) {
+    *error = "cannot write input '" + signatures_[signature].inputs[index].name + "'";
+    return false;
+  }
+  memcpy(host, data, bytes);
+  if (total > bytes) memset(host + bytes, 0, total - bytes);
+  return true;
+}
+
+bool ModelRunner::SetInput(int signature, int index, DType type,
+                           const TensorShape& shape, const void* data,
+                           size_t bytes, std::string* error) {
+  const TensorInfo* info = CheckInput(signature, index, type, shape, error);
+  if (!info) return false;
   const size_t want = (size_t)shape.NumElements() * ElementSize(type);
   if (bytes != want) {
-    *error = "input '" + info.name + "': " + std::to_string(bytes) + " bytes for " +
+    *error = "input '" + info->name + "': " + std::to_string(bytes) + " bytes for " +
              std::to_string(want);
     return false;
   }
-  Buffer& buffer = state.inputs[index];
-  if (!buffer.handle || !SameShape(buffer.shape, shape)) {
-    // LiteRT knows which sizes may change (the model's shape signature);
-    // resizing to the current shape is a no-op, and scalars never change.
-    int dims[kMaxRank];
-    for (int i = 0; i < shape.rank; ++i) dims[i] = shape.dims[i];
-    if (shape.rank > 0 &&
-        !Check(api_->LiteRtCompiledModelResizeInputTensor(compiled_, signature, index, dims,
-                                                          shape.rank),
-               ("input '" + info.name + "' cannot take shape " + ShapeString(shape)).c_str(),
-               error))
-      return false;
-    if (!MakeBuffer(type, shape, &buffer, error)) return false;
-    state.outputs_stale = true;
+  return ShapeInput(signature, index, *info, shape, error) &&
+         WriteInput(signature, index, data, bytes, bytes, error);
+}
+
+bool ModelRunner::SetTokens(int signature, int ids_input, const int32_t* ids, int count,
+                            int length, int threshold_input, float threshold,
+                            std::string* error) {
+  if (!ids || count < 1 || count > length) {
+    *error = "token ids: " + std::to_string(count) + " ids for an input of " +
+             std::to_string(length) + " (at least one, at most the input's length)";
+    return false;
   }
-  if (bytes) {
-    void* host = nullptr;
-    if (api_->LiteRtLockTensorBuffer(buffer.handle, &host, kLiteRtTensorBufferLockModeWrite) !=
-        kLiteRtStatusOk) {
-      *error = "cannot write input '" + info.name + "'";
-      return false;
-    }
-    memcpy(host, data, bytes);
-    api_->LiteRtUnlockTensorBuffer(buffer.handle);
-  }
-  return true;
+  TensorShape shape;
+  shape.rank = 2;
+  shape.dims[0] = 1;
+  shape.dims[1] = length;
+  const TensorInfo* info = CheckInput(signature, ids_input, DType::kInt32, shape, error);
+  if (!info || !ShapeInput(signature, ids_input, *info, shape, error) ||
+      !WriteInput(signature, ids_input, ids, (size_t)count * sizeof(int32_t),
+                  (size_t)length * sizeof(int32_t), error))
+    return false;
+  if (threshold_input < 0) return true;
+  return SetInput(signature, threshold_input, DType::kFloat32, TensorShape(), &threshold,
+                  sizeof(float), error);
 }
 
 bool ModelRunner::RefreshOutputs(int signature, std::string* error) {
@@ -464,6 +512,7 @@ bool ModelRunner::RefreshOutputs(int signature, std::string* error) {
     const TensorShape shape = ShapeOf(layouts[i]);
     Buffer& buffer = state.outputs[i];
     if (buffer.handle && SameShape(buffer.shape, shape)) continue;
+    ++state.outputs_made;
     if (!MakeBuffer(sig.outputs[i].type, shape, &buffer, error)) return false;
   }
   state.outputs_stale = false;
@@ -484,11 +533,12 @@ bool ModelRunner::Invoke(int signature, std::string* error) {
     }
   }
   if (state.outputs_stale && !RefreshOutputs(signature, error)) return false;
-  std::vector<LiteRtTensorBuffer> in(state.inputs.size()), out(state.outputs.size());
-  for (size_t i = 0; i < in.size(); ++i) in[i] = state.inputs[i].handle;
-  for (size_t i = 0; i < out.size(); ++i) out[i] = state.outputs[i].handle;
-  return Check(api_->LiteRtRunCompiledModel(compiled_, signature, in.size(), in.data(),
-                                            out.size(), out.data()),
+  const size_t n_in = state.inputs.size(), n_out = state.outputs.size();
+  state.handles.resize(n_in + n_out);  // allocated by the first run only
+  for (size_t i = 0; i < n_in; ++i) state.handles[i] = state.inputs[i].handle;
+  for (size_t i = 0; i < n_out; ++i) state.handles[n_in + i] = state.outputs[i].handle;
+  return Check(api_->LiteRtRunCompiledModel(compiled_, signature, n_in, state.handles.data(),
+                                            n_out, state.handles.data() + n_in),
                "the model failed to run", error);
 }
 

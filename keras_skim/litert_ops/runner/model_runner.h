@@ -62,15 +62,30 @@ class ModelRunner {
   // runner's memory and stays valid until the next SetInput, Invoke or the
   // runner's end.
   bool Output(int signature, int index, TensorView* view, std::string* error);
+  // Sets the int32 input `ids_input` of shape [1, length] to `count` token
+  // ids followed by padding (id 0) up to `length`, and the float32 scalar
+  // input `threshold_input` (none when -1) to `threshold`: the inputs of a
+  // text written in place, without a caller's padded copy. 0 < count <=
+  // length; the input is resized only when `length` differs from its shape.
+  bool SetTokens(int signature, int ids_input, const int32_t* ids, int count,
+                 int length, int threshold_input, float threshold,
+                 std::string* error);
+  // A count that changes whenever an output buffer of `signature` is made
+  // anew (its data moved, its shape changed): a caller that keeps views of
+  // the outputs (Output) makes them again only then.
+  uint64_t OutputGeneration(int signature) const { return states_[signature].outputs_made; }
 
  private:
   struct Buffer {
     LiteRtTensorBuffer handle = nullptr;
     TensorShape shape;
+    void* host = nullptr;  // an input's memory, mapped once when it is made
   };
   struct State {
     std::vector<Buffer> inputs, outputs;
+    std::vector<LiteRtTensorBuffer> handles;  // inputs then outputs, as a run passes them
     bool outputs_stale = true;
+    uint64_t outputs_made = 0;
   };
 
   explicit ModelRunner(const LiteRtApi* api) : api_(api) {}
@@ -81,6 +96,18 @@ class ModelRunner {
   bool MakeBuffer(DType type, const TensorShape& shape, Buffer* buffer,
                   std::string* error);
   void FreeBuffer(Buffer* buffer);
+  // The input's description when `type` and `shape` (sizes >= 1) fit it;
+  // null with `error` set otherwise.
+  const TensorInfo* CheckInput(int signature, int index, DType type,
+                               const TensorShape& shape, std::string* error) const;
+  // Gives a checked input a buffer of `shape`, resizing the model's input
+  // when the shape changed.
+  bool ShapeInput(int signature, int index, const TensorInfo& info,
+                  const TensorShape& shape, std::string* error);
+  // Copies `bytes` bytes of `data` into an input's buffer and fills the rest
+  // of it (`total` bytes) with zeros.
+  bool WriteInput(int signature, int index, const void* data, size_t bytes,
+                  size_t total, std::string* error);
   bool RefreshOutputs(int signature, std::string* error);
 
   const LiteRtApi* api_;
