@@ -4,7 +4,8 @@
 The table sits in README.md between two marker lines; this script rewrites
 what is between them, and `--check` fails (exit 1) when the README's table is
 not the one the cards give (tests/presets/test_presets_table.py runs the same
-comparison). Figures are fractions, as the cards hold them; a card's own
+comparison). The same table is in presets/README.md, and the rows of the app's
+bundled presets in android_demo/README.md (`TARGETS`). Figures are fractions, as the cards hold them; a card's own
 README.md (presets/NAME/README.md) gives them as percentages.
 
     python benchmarks/presets_table.py            # rewrite README.md's table from the cards
@@ -25,6 +26,7 @@ if ROOT not in sys.path:
 
 README = os.path.join(ROOT, "README.md")
 PRESETS = os.path.join(ROOT, "presets")
+APP_README = os.path.join(ROOT, "android_demo", "README.md")
 BEGIN = "<!-- presets table: written by benchmarks/presets_table.py from presets/*/preset.json; do not edit -->"
 END = "<!-- end of the presets table -->"
 HEADER = (
@@ -81,53 +83,66 @@ def card_row(card):
     )
 
 
-def table(cards):
-    """The markdown table of `cards` ({name: PresetCard}), rows by name."""
-    rows = [card_row(cards[name]) for name in sorted(cards)]
+def targets():
+    """[(file, the preset names of its table, None for all)]: where the table is written."""
+    from export.release_assets import APP_JUMP_PRESET, APP_PRESETS
+
+    return [(README, None), (os.path.join(PRESETS, "README.md"), None), (APP_README, (*APP_PRESETS, APP_JUMP_PRESET))]
+
+
+def table(cards, names=None):
+    """The markdown table of `cards` ({name: PresetCard}), rows by name; only `names` when given."""
+    rows = [card_row(cards[name]) for name in sorted(cards) if names is None or name in names]
     lines = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
     return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in rows])
 
 
-def split_readme(text):
+def split_readme(text, name="README.md"):
     """(before, table, after) around the marker lines; ValueError when they are missing or out of order."""
     start, stop = text.find(BEGIN), text.find(END)
     if start < 0 or stop < start:
-        raise ValueError(f"README.md has no presets table between {BEGIN!r} and {END!r}")
+        raise ValueError(f"{name} has no presets table between {BEGIN!r} and {END!r}")
     body_start = start + len(BEGIN)
     return text[:body_start], text[body_start:stop].strip("\n"), text[stop:]
 
 
-def rewritten(text, cards):
-    """`text` (the README) with the table between its markers generated from `cards`."""
-    before, _, after = split_readme(text)
-    return f"{before}\n{table(cards)}\n{after}"
+def rewritten(text, cards, names=None, name="README.md"):
+    """`text` (a README, `name`) with the table between its markers generated from `cards` (only `names`)."""
+    before, _, after = split_readme(text, name)
+    return f"{before}\n{table(cards, names)}\n{after}"
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     mode = parser.add_mutually_exclusive_group()
-    mode.add_argument("--check", action="store_true", help="exit 1 if README.md's table is not the generated one")
+    mode.add_argument("--check", action="store_true", help="exit 1 if a README's table is not the generated one")
     mode.add_argument("--print", action="store_true", help="print the generated table only")
     args = parser.parse_args(argv)
     cards = committed_cards()
     if args.print:
         print(table(cards))
         return 0
-    with open(README, encoding="utf-8") as f:
-        text = f.read()
-    try:
-        updated = rewritten(text, cards)
-    except ValueError as err:
-        print(f"presets_table: {err}", file=sys.stderr)
-        return 2
+    stale = []
+    for path, names in targets():
+        name = os.path.relpath(path, ROOT)
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        try:
+            updated = rewritten(text, cards, names, name)
+        except ValueError as err:
+            print(f"presets_table: {err}", file=sys.stderr)
+            return 2
+        if updated == text:
+            continue
+        stale.append(name)
+        if not args.check:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(updated)
     if args.check:
-        if updated != text:
-            print("presets_table: README.md's presets table is stale: run python benchmarks/presets_table.py")
-            return 1
-        return 0
-    with open(README, "w", encoding="utf-8") as f:
-        f.write(updated)
-    print(f"wrote the presets table of README.md ({len(cards)} presets)")
+        if stale:
+            print(f"presets_table: stale presets table in {', '.join(stale)}: run python benchmarks/presets_table.py")
+        return 1 if stale else 0
+    print(f"wrote the presets table of {', '.join(stale) or 'no file (all up to date)'} ({len(cards)} presets)")
     return 0
 
 
