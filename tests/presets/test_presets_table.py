@@ -45,3 +45,16 @@ def test_a_changed_card_makes_the_readme_table_stale(presets_table):
 def test_a_readme_without_its_markers_is_refused(presets_table):
     with pytest.raises(ValueError, match="no presets table"):
         presets_table.split_readme("# a README without the table\n")
+
+
+def test_every_target_holds_the_table_the_cards_give(presets_table):
+    """presets/README.md has every card's row and android_demo/README.md the rows of the app's presets."""
+    cards = presets_table.committed_cards()
+    for path, names in presets_table.targets():
+        with open(path, encoding="utf-8") as f:
+            _, written, _ = presets_table.split_readme(f.read(), path)
+        assert written == presets_table.table(cards, names), path
+        rows = written.splitlines()[2:]
+        assert len(rows) == (len(cards) if names is None else len(set(names) & set(cards))), path
+    app = dict(presets_table.targets())[presets_table.APP_README]
+    assert "lstm_rotten_tomatoes" in app and "scornn_pixel_mnist" not in app
