@@ -13,8 +13,9 @@ readers on CBT-CN and CBT-NE (d = 200); the sets built here come from IMDB revie
 (`build_cloze_set.py --source`), not CBT's children's books, so their figures are not the paper's.
 
 Every reader is resumable: each `--cells` value keeps a checkpoint under `--models` (``<tag>_<cell>_checkpoint``,
-written at each epoch's end, or at each validation for sj-lstm), and rerunning the same command continues
-from it; a reader already finished is trained no more (its checkpoint says it stopped) and only evaluated.
+written at each epoch's end, or every `--steps-per-epoch` batches, or at each validation for sj-lstm), and
+rerunning the same command continues from it;
+a reader already finished is trained no more (its checkpoint says it stopped) and only evaluated.
 
 `--cells sj-lstm` trains the Structural-Jump-LSTM reader instead (`StructuralJumpClozeQA`, the code behind
 `keras-skim train --task cloze --model sj-lstm`: LSTM 128, RMSprop 0.001, GloVe 50d fixed, the family's
@@ -119,8 +120,10 @@ def reader_row(args, cell):
         epochs=args.epochs,
         limit=args.limit,
         max_length=args.max_length,
+        steps_per_epoch=args.steps_per_epoch,
     )
-    # Checkpointed at each epoch's end: rerunning the same command resumes from the last epoch finished.
+    # Checkpointed at each epoch's end (each --steps-per-epoch slice): rerunning the same command resumes
+    # from the last one finished.
     run_dir = args.models / f"{args.tag}_{cell}_checkpoint"
     results = train_cloze(args.data, config, args.models / f"{args.tag}_{cell}", 2, run_dir, resume=True)
     row = {"cell": cell, "config": dataclasses.asdict(config), "seconds": results["train_seconds"]}
@@ -152,6 +155,13 @@ def main(argv=None):
     parser.add_argument("--epochs", type=int, default=5)
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--max-length", type=int, default=600)
+    parser.add_argument(
+        "--steps-per-epoch",
+        type=int,
+        default=None,
+        help="lstm/skim-lstm: checkpoint and validate every N batches (an epoch of fit is a slice of a pass; "
+        "--epochs still counts passes); default: once a pass",
+    )
     parser.add_argument("--tag", default="imdb_cn")
     parser.add_argument(
         "--sj-steps", type=int, nargs=2, metavar=("FULL", "SPEED"), help="sj-lstm: phase lengths (default 2000 3000)"

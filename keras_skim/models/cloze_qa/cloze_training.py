@@ -25,7 +25,11 @@ class ClozeTrainingConfig:
         cell: The reader's `--cell` value (`ClozeQA`'s `cell`).
         units, small_units, gamma, threshold: The reader's d, d', gamma and threshold.
         embedding_dim: Word embedding size.
-        epochs, batch_size, learning_rate: Adam's training run.
+        epochs, batch_size, learning_rate: Adam's training run (`epochs`: passes over the train questions).
+        steps_per_epoch: With a number, `fit`'s epochs are slices of that many batches of seeded passes
+            (`keras_skim.training.chunked_passes.ChunkedPasses`), each checkpointed and validated, and the
+            early stopping's patience is two passes of them: a pass that outlasts the process loses only
+            its last slice. None: an epoch is one pass, in Keras' order.
         max_length: Tokens read per question (the query's, then the document's; the document is cut).
         max_tokens: Vocabulary size.
         limit: Train on at most this many questions (None: all).
@@ -47,6 +51,7 @@ class ClozeTrainingConfig:
     limit: int = None
     seed: int = 0
     temperature_rate: float = 1e-4
+    steps_per_epoch: int = None
 
 
 def build_cloze_model(config, vocabulary_size):
@@ -117,7 +122,10 @@ def train_cloze(path, config, output, verbose=1, run_dir=None, resume=False, res
     tokenizer = Tokenizer().fit([question_text(e) for e in splits["train"]], max_tokens=config.max_tokens)
     data = {name: encode_questions(examples, tokenizer, config.max_length) for name, examples in splits.items()}
     model = build_cloze_model(config, tokenizer.vocabulary_size)
-    stopper = keras.callbacks.EarlyStopping(monitor="val_accuracy", mode="max", patience=2, restore_best_weights=True)
+    feed = training_feed(data["train"], config)
+    stopper = keras.callbacks.EarlyStopping(
+        monitor="val_accuracy", mode="max", patience=feed["patience"], restore_best_weights=True
+    )
     questions = {name: len(examples) for name, examples in splits.items()}
     run = None
     if run_dir is not None:
@@ -129,13 +137,11 @@ def train_cloze(path, config, output, verbose=1, run_dir=None, resume=False, res
         model,
         run,
         stopper,
-        gate_callbacks(config) + [stopper],
-        config.epochs,
+        gate_callbacks(config) + feed["callbacks"] + [stopper],
+        feed["epochs"],
         verbose=verbose,
-        x=data["train"][0],
-        y=data["train"][1],
         validation_data=data["validation"],
-        batch_size=config.batch_size,
+        **feed["fit"],
     )
     results = {
         "data": str(path),
@@ -147,6 +153,19 @@ def train_cloze(path, config, output, verbose=1, run_dir=None, resume=False, res
     }
     save_cloze_folder(output, model, tokenizer, results)
     return results
+
+
+def training_feed(train, config):
+    """What `fit` reads the encoded train questions from: {"fit": its data arguments, "epochs", "patience"
+    (of early stopping, in those epochs: two passes), "callbacks"}, whole passes or `ChunkedPasses`."""
+    if config.steps_per_epoch is None:
+        fit = {"x": train[0], "y": train[1], "batch_size": config.batch_size}
+        return {"fit": fit, "epochs": config.epochs, "patience": 2, "callbacks": []}
+    from keras_skim.training.chunked_passes import ChunkedPasses
+
+    batches = ChunkedPasses(train[0], train[1], config.batch_size, config.steps_per_epoch, seed=config.seed)
+    epochs, patience = batches.epochs_for(config.epochs), batches.epochs_for(2)
+    return {"fit": {"x": batches}, "epochs": epochs, "patience": patience, "callbacks": [batches.callback()]}
 
 
 def gate_callbacks(config):
