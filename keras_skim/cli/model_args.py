@@ -87,6 +87,17 @@ def unit_interval(text):
     return value
 
 
+def dropout_rate(text):
+    """A dropout rate in [0, 1), e.g. `--dropout 0.1`."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1), got {text!r}") from None
+    if not 0.0 <= value < 1.0:  # also refuses NaN
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1), got {text!r}")
+    return value
+
+
 def threshold_list(text):
     """`--thresholds 0,0.3,0.5`: finite numbers >= 0 (NaN refused)."""
     values = []

@@ -37,6 +37,7 @@ TEXT_ARGUMENTS = [
     "train_embedding",
     "early_stopping",
     "patience_steps",
+    "dropout",
 ]
 
 

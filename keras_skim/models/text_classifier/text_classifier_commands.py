@@ -9,7 +9,7 @@ asks it for its numbers (`evaluation`).
 
 import sys
 
-from keras_skim.cli.model_args import THRESHOLD_HELP, non_negative_float, non_negative_int, positive_int
+from keras_skim.cli.model_args import THRESHOLD_HELP, dropout_rate, non_negative_float, non_negative_int, positive_int
 from keras_skim.model_kinds import CLI_KINDS
 
 # The `--cell` values whose options these are (the kinds with a skim gate).
@@ -18,7 +18,7 @@ GATED_CELLS = ", ".join(cell for cell, kind in CLI_KINDS.items() if kind.skims)
 # Defaults of the options only this family has (None in argparse, so that an
 # option given for another family's kind can be told from its default).
 SKIM_DEFAULTS = {"small_units": 10, "gamma": 0.01, "threshold": 0.5}
-TEXT_DEFAULTS = {"epochs": 5, "patience_steps": None}
+TEXT_DEFAULTS = {"epochs": 5, "patience_steps": None, "dropout": 0.0}
 OPTION_GROUPS = {"skim": SKIM_DEFAULTS, "text": TEXT_DEFAULTS}
 # What the shared options' help says of this family.
 HELP_NOTES = {
@@ -53,6 +53,14 @@ def add_arguments(parser):
         help="skim cells and baselines: stop when validation accuracy (checked at each epoch's end) has not "
         "improved for N training steps, and keep the best epoch (Seo et al., ICLR 2018: 3,000; default: "
         "patience 2 epochs)",
+    )
+    parser.add_argument(
+        "--dropout",
+        type=dropout_rate,
+        default=None,
+        metavar="RATE",
+        help="skim cells and baselines: dropout on the recurrent layer's output, in training (default 0: the "
+        "Skim-RNN paper names none)",
     )
 
 
@@ -93,6 +101,7 @@ def training_config(args, units, learning_rate, batch_size):
         train_embedding=not args.freeze_embedding,
         early_stopping=args.early_stopping,
         patience_steps=args.patience_steps,
+        dropout=args.dropout,
     )
 
 

@@ -40,6 +40,8 @@ class TextClassifierTrainingConfig:
         patience_steps: stop when validation accuracy has not improved for
             this many training steps (Seo et al.'s 3,000), checked
             at each epoch's end; None: patience 2 epochs.
+        dropout: dropout rate on the recurrent layer's output, in training
+            (`TextClassifierSpec.dropout`).
 
     Raises:
         ValueError: a setting out of its range (one line).
@@ -63,6 +65,7 @@ class TextClassifierTrainingConfig:
     train_embedding: bool = True
     early_stopping: bool = True
     patience_steps: int = None
+    dropout: float = 0.0
 
     def __post_init__(self):
         if self.cell not in _cells():
@@ -75,6 +78,9 @@ class TextClassifierTrainingConfig:
             check_integer(name, getattr(self, name), 0)
         for name in ("gamma", "threshold", "learning_rate", "temperature_rate"):
             check_number(name, getattr(self, name))
+        check_number("dropout", self.dropout)
+        if not self.dropout < 1:
+            raise ValueError(f"dropout must be a number in [0, 1); got {self.dropout!r}")
         for name in ("glove", "train_embedding", "early_stopping"):
             check_flag(name, getattr(self, name))
         if self.patience_steps is not None and not self.early_stopping:

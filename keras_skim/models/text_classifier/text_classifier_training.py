@@ -162,6 +162,7 @@ def fit_text_classifier(data, config, verbose, run_dir=None, resume=False, resta
             threshold=config.threshold,
             embedding_matrix=data.embedding_matrix,
             train_embedding=config.train_embedding,
+            dropout=config.dropout,
             seed=config.seed,
             num_classes=data.num_classes,
         ),
@@ -212,8 +213,11 @@ def _fit(model, config, train, validation, verbose, run):
 def _run_settings(config, data):
     """What a checkpoint must have been written with to be resumed: the
     settings and the data's sizes."""
+    settings = dataclasses.asdict(config)
+    if not config.dropout:  # a checkpoint written before the option existed resumes: it has no "dropout"
+        del settings["dropout"]
     return {
-        **dataclasses.asdict(config),
+        **settings,
         "dataset": None if data.source is None else data.source.spec,
         "train_examples": int(len(data.splits["train"][1])),
         "validation_examples": int(len(data.splits["validation"][1])),
