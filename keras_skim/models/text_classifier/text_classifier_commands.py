@@ -59,8 +59,7 @@ def add_arguments(parser):
         type=dropout_rate,
         default=None,
         metavar="RATE",
-        help="skim cells and baselines: dropout on the recurrent layer's output, in training (default 0: the "
-        "Skim-RNN paper names none)",
+        help="skim cells and baselines: dropout on the recurrent layer's output, in training (default 0: none)",
     )
 
 
