@@ -16,7 +16,7 @@ def benchmarks(monkeypatch):
     """benchmarks/ on sys.path, as its scripts put it, for the preset scripts the tests import."""
     monkeypatch.syspath_prepend(str(BENCHMARKS))
     yield
-    for module in ("make_preset", "train_presets", "scornn_tasks", "presets_table", "preset_check", "rt_skim_attempts"):
+    for module in ("make_preset", "train_presets", "scornn_tasks", "presets_table", "preset_check", "skim_attempts"):
         sys.modules.pop(module, None)
 
 
