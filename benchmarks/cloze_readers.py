@@ -146,6 +146,8 @@ def add_row(report, record, row, questions):
 
 
 def main(argv=None):
+    from keras_skim.training.run_checkpoint import TrainingInterrupted
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=pathlib.Path, default=DEFAULT_DATA)
     parser.add_argument("--cells", nargs="+", default=["lstm", "skim-lstm"])
@@ -179,7 +181,11 @@ def main(argv=None):
         "pending": list(args.cells),
     }
     for cell in args.cells:
-        row, questions = structural_jump_row(args) if cell == "sj-lstm" else reader_row(args, cell)
+        try:
+            row, questions = structural_jump_row(args) if cell == "sj-lstm" else reader_row(args, cell)
+        except TrainingInterrupted as err:  # SIGINT/SIGTERM: the checkpoint is written; one line, no traceback
+            print(f"cloze_readers: {err}; run the same command to resume", file=sys.stderr)
+            return 130
         record["pending"].remove(cell)
         add_row(report, record, row, questions)
         print(f"{cell}: {row['test']}", flush=True)

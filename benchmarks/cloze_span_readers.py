@@ -179,9 +179,19 @@ def write_report(path, record):
         f"candidates) has EM {record['frequency_baseline_em']:.2f} on the same test questions.\n\n"
         f"{verdict(record['rows'])}\n\n"
         "The paper's figures are SQuAD v1.1 with GloVe and the full training set; these readers learn their "
-        "embeddings from the slice above, on IMDB reviews, so only the two rows here compare with each other.\n",
+        "embeddings from the slice above, on the cloze set's text, so only the two rows here compare with each other."
+        "\n",
         encoding="utf-8",
     )
+
+
+def cloze_file(folder, kind, split):
+    """The set's one `<source>_cloze_<kind>_<split>.txt` file (build_cloze_set.py names them by source)."""
+    found = sorted(pathlib.Path(folder).glob(f"*_cloze_{kind}_{split}.txt"))
+    if len(found) != 1:
+        expected = f"one *_cloze_{kind}_{split}.txt file"
+        raise SystemExit(f"cloze_span_readers: {folder}: expected {expected}, found {len(found)}")
+    return found[0]
 
 
 def prepare_data(args):
@@ -189,7 +199,7 @@ def prepare_data(args):
     args.runs.mkdir(parents=True, exist_ok=True)
     files, counts = {}, {}
     for split, count in (("train", args.train_questions), ("test", args.test_questions)):
-        source = args.set / f"imdb_cloze_{args.kind}_{split}.txt"
+        source = cloze_file(args.set, args.kind, split)
         document, counts[split] = answerable_slice(source, args.max_length, count, args.seed)
         files[split] = args.runs / f"{args.tag}_{split}.json"
         files[split].write_text(json.dumps(document) + "\n", encoding="utf-8")

@@ -46,6 +46,29 @@ def command():
     return " ".join([os.path.basename(sys.executable)] + sys.argv)
 
 
+def short_commit():
+    """The checkout's short commit, or None outside a git checkout."""
+    import subprocess
+
+    checkout = os.path.dirname(RESULTS)
+    try:
+        done = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=checkout, capture_output=True, text=True)
+    except OSError:
+        return None
+    return done.stdout.strip() or None
+
+
+def header():
+    """What every result file starts with: the command, the commit, the machine (with its load) and
+    the versions."""
+    return {
+        "command": command(),
+        "commit": short_commit(),
+        "machine": machine(load_average=True),
+        "versions": versions(),
+    }
+
+
 def write(stem, report, markdown):
     """Writes results/<stem>.json and .md and prints the Markdown."""
     write_files(os.path.join(RESULTS, stem), report, markdown)

@@ -116,8 +116,6 @@ def markdown(record):
 
 
 def main(argv=None):
-    import subprocess
-
     args = parse_args(argv)
     cards = committed_cards()
     unknown = [name for name in args.names if name not in cards]
@@ -125,12 +123,8 @@ def main(argv=None):
         print(f"preset_check: no committed preset {', '.join(unknown)} (known: {', '.join(cards)})", file=sys.stderr)
         return 2
     rows = [check(cards[name], args.slice) for name in (args.names or sorted(cards))]
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
     record = {
-        "command": litert_report.command(),
-        "commit": commit.stdout.strip() or None,
-        "machine": litert_report.machine(load_average=True),
-        "versions": litert_report.versions(),
+        **litert_report.header(),
         "presets": rows,
     }
     litert_report.write(args.out, record, markdown(record))

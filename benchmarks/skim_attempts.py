@@ -342,8 +342,6 @@ def evaluated(attempt_set, data, names):
 
 
 def main(argv=None):
-    import subprocess
-
     args = parse_args(argv)
     attempt_set = SETS[args.data]
     unknown = [name for name in args.names if name not in attempt_set.attempts]
@@ -352,12 +350,8 @@ def main(argv=None):
         print(f"skim_attempts: unknown attempt {', '.join(unknown)} on {args.data} (known: {known})", file=sys.stderr)
         return 2
     records = evaluated(attempt_set, args.data, args.names)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
     record = {
-        "command": litert_report.command(),
-        "commit": commit.stdout.strip() or None,
-        "machine": litert_report.machine(load_average=True),
-        "versions": litert_report.versions(),
+        **litert_report.header(),
         "title": attempt_set.title,
         "target": attempt_set.target.words(),
         "thresholds": list(THRESHOLDS),

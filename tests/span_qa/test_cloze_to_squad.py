@@ -44,3 +44,38 @@ def test_a_short_block_or_a_query_without_the_blank_is_one_line():
     broken = lines[:20] + [lines[20].replace("XXXXX", "rabbit")]
     with pytest.raises(DataSourceError, match="line 21 must be"):
         cloze_examples(broken, "cbt.txt")
+
+
+def test_the_span_benchmark_slices_a_set_whatever_its_source_prefix(tmp_path):
+    import argparse
+    import importlib.util
+    import sys
+
+    benchmarks = pathlib.Path(__file__).resolve().parents[2] / "benchmarks"
+    sys.path.insert(0, str(benchmarks))  # the benchmark imports its sibling cloze_readers
+    try:
+        spec = importlib.util.spec_from_file_location("cloze_span_readers", benchmarks / "cloze_span_readers.py")
+        readers = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(readers)
+    finally:
+        sys.path.remove(str(benchmarks))
+    cloze_set = tmp_path / "set"
+    cloze_set.mkdir()
+    for split in ("train", "test"):
+        (cloze_set / f"books_cloze_CN_{split}.txt").write_text(FIXTURE.read_text(encoding="utf-8"))
+    args = argparse.Namespace(
+        set=cloze_set,
+        kind="CN",
+        runs=tmp_path / "runs",
+        tag="t",
+        train_questions=1,
+        test_questions=0,
+        max_length=400,
+        seed=0,
+    )
+    train, test, counts = readers.prepare_data(args)
+    assert counts["train"] == {"in the file": 3, "answer inside": 2, "sampled": 1}
+    assert counts["test"]["sampled"] == 2
+    assert len(read_squad_file(train)) == 1 and len(read_squad_file(test)) == 2
+    with pytest.raises(SystemExit, match=r"expected one \*_cloze_NE_train.txt file, found 0"):
+        readers.prepare_data(argparse.Namespace(**{**vars(args), "kind": "NE"}))
