@@ -35,6 +35,16 @@ from keras_skim.datasets.cache import cache_root
 from keras_skim.models.cloze_qa.cloze_training import ClozeTrainingConfig, train_cloze
 
 RESULTS = pathlib.Path(__file__).resolve().parent / "results"
+# The papers' CBT figures, to read beside a set's rows (the sets built here are not CBT). Structural-Jump
+# (Hansen et al., ICLR 2019): Table 2, test accuracy of its LSTM and of the speed reader, and the speed
+# reader's read fraction; Table 3, the Skim-LSTM's (Seo et al., ICLR 2018) accuracy change and FLOP-r as it
+# quotes them.
+PAPER = {
+    "CN": "CBT-CN: LSTM 0.515, Structural-Jump-LSTM 0.522 reading 32.6% (Hansen et al. 2019, Table 2); "
+    "Skim-LSTM accuracy change 0.014 at FLOP-r 1.8x (Table 3)",
+    "NE": "CBT-NE: LSTM 0.453, Structural-Jump-LSTM 0.463 reading 31.3% (Hansen et al. 2019, Table 2); "
+    "Skim-LSTM accuracy change 0.024 at FLOP-r 3.6x (Table 3)",
+}
 DEFAULT_DATA = cache_root() / "data" / "cloze_imdb" / "v1" / "imdb_cloze_CN_train.txt"
 
 
@@ -64,6 +74,8 @@ def write_report(path, record):
     path.with_suffix(".json").write_text(json.dumps(record, indent=2, default=float) + "\n", encoding="utf-8")
     rows = "\n".join(f"{_row_line(row)} {row['seconds']:.0f} |" for row in record["rows"])
     notes = "".join(f"\n{row['note']}\n" for row in record["rows"] if row.get("note"))
+    if record.get("paper"):
+        notes += f"\nThe papers, on the Children's Book Test (not this set): {record['paper']}.\n"
     pending = ", ".join(record["pending"]) or "none"
     path.with_suffix(".md").write_text(
         f"# Cloze readers on {record['data']}\n\n"
@@ -145,6 +157,12 @@ def add_row(report, record, row, questions):
     write_report(report, record)
 
 
+def paper_for(data):
+    """The papers' CBT figures of the kind (CN or NE) the cloze file `data` holds, or None."""
+    kind = next((kind for kind in PAPER if f"_{kind}_" in pathlib.Path(data).name), None)
+    return PAPER.get(kind)
+
+
 def main(argv=None):
     from keras_skim.training.run_checkpoint import TrainingInterrupted
 
@@ -179,6 +197,7 @@ def main(argv=None):
         "questions": None,
         "rows": [],
         "pending": list(args.cells),
+        "paper": paper_for(args.data),
     }
     for cell in args.cells:
         try:

@@ -151,6 +151,9 @@ def test_two_reader_runs_with_one_tag_keep_each_others_rows(tmp_path):
     assert written["pending"] == []
     markdown = report.with_suffix(".md").read_text(encoding="utf-8")
     assert "| sj-lstm |" in markdown and "| skim-lstm |" in markdown and "| lstm |" in markdown
+    # the papers' CBT figures go with a set of their kind only
+    assert readers.paper_for("books_cloze_NE_train.txt").startswith("CBT-NE: LSTM 0.453")
+    assert readers.paper_for("own_questions.txt") is None
 
 
 FRACTIONS = {"read_fraction": 0.4, "skip_fraction": 0.1, "jump_fraction": 0.5}
