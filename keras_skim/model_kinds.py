@@ -205,6 +205,10 @@ class ModelTask:
         answer: "module:function" that answers a question with an export of
             the task, without TensorFlow (`SkimRunner.answer` calls it with
             the runner and the caller's arguments), or None.
+        model_exporters, model_answers: {`--model` value: its own exporter
+            module, its own answer function} of the models that another
+            family exports (their exports' `task["model"]` names them),
+            instead of `exporter` and `answer`.
     """
 
     name: str
@@ -215,10 +219,26 @@ class ModelTask:
     model_commands: dict = dataclasses.field(default_factory=dict)
     exporter: str = None
     answer: str = None
+    model_exporters: dict = dataclasses.field(default_factory=dict)
+    model_answers: dict = dataclasses.field(default_factory=dict)
 
     def commands_of(self, model):
         """The commands module path of `--model model` (None: the default model's)."""
         return self.model_commands.get(model, self.commands)
+
+    def model_value(self, model):
+        """The `--model` value of a Keras model of the task (by its class), or None."""
+        cls = type(model)
+        name = f"{cls.__module__}:{cls.__name__}"
+        return next((value for value, path in self.models.items() if path == name), None)
+
+    def exporter_of(self, model):
+        """The exporter module path of a Keras model of the task."""
+        return self.model_exporters.get(self.model_value(model), self.exporter)
+
+    def answer_of(self, model):
+        """The answer function path of an export of `--model model` (its `task["model"]`; None: the default's)."""
+        return self.model_answers.get(model, self.answer)
 
 
 _SPAN_QA = "keras_skim.models.span_qa"
@@ -253,6 +273,8 @@ TASKS = {
             model_commands={"sj-lstm": f"{_STRUCTURAL_JUMP}.structural_jump_cloze_commands"},
             exporter="keras_skim.models.cloze_qa.cloze_export",
             answer="keras_skim.models.cloze_qa.cloze_answer:answer_cloze",
+            model_exporters={"sj-lstm": f"{_STRUCTURAL_JUMP}.structural_jump_cloze_export"},
+            model_answers={"sj-lstm": f"{_STRUCTURAL_JUMP}.structural_jump_cloze_answer:answer_structural_jump_cloze"},
         ),
     )
 }
@@ -260,9 +282,7 @@ TASKS = {
 
 def task_of_model(model):
     """The `ModelTask` one of whose `models` classes `model` is an instance of, or None."""
-    cls = type(model)
-    name = f"{cls.__module__}:{cls.__name__}"
-    return next((task for task in TASKS.values() if name in task.models.values()), None)
+    return next((task for task in TASKS.values() if task.model_value(model)), None)
 
 
 def task_public_names():

@@ -14,6 +14,8 @@ import numpy as np
 from keras_skim.datasets.cloze_files import read_cloze_file
 from keras_skim.datasets.tokenizer import UNK_ID
 
+CANDIDATE_IDS = "candidate_ids"  # a cloze export's input of the candidates' ids (`candidate_ids`)
+
 
 def question_text(example):
     """All the words of a question, for fitting the tokenizer."""
@@ -35,6 +37,30 @@ def candidate_ids(tokenizer, candidates):
         encoded = tokenizer.encode_one(word)
         found.append(encoded[0] if len(encoded) and encoded[0] else UNK_ID)
     return np.asarray(found, np.int32)
+
+
+def add_candidate_entries(metadata, num_candidates):
+    """What a cloze export's metadata (a `contracts` ExportMetadata) says of its candidates: their ids'
+    input and the scores the logits are."""
+    from keras_skim.contracts import OUTPUT_LOGITS, TensorInfo
+
+    metadata.num_classes = num_candidates
+    metadata.inputs[CANDIDATE_IDS] = TensorInfo(
+        [1, num_candidates], "int32", note="each candidate's token id (its first token, else the unknown id)"
+    )
+    logits = metadata.outputs[OUTPUT_LOGITS]
+    logits.shape, logits.note = [1, num_candidates], "each candidate's score e(c_k) . W h: softmax for P(c_k)"
+    return metadata
+
+
+def chosen_candidate(candidates, scores):
+    """(the candidate with the highest score, its index, every candidate's probability: the softmax of
+    `scores`) of a cloze reader's scores, in the runtime (the answer of a cloze export)."""
+    scores = np.asarray(scores, np.float64).reshape(-1)
+    probabilities = np.exp(scores - scores.max())
+    probabilities /= probabilities.sum()
+    index = int(np.argmax(scores))
+    return candidates[index], index, probabilities
 
 
 def encode_questions(examples, tokenizer, max_length):

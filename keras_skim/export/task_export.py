@@ -52,12 +52,13 @@ def exported_tasks():
     return [name for name, task in TASKS.items() if task.exporter]
 
 
-def _task_exporter(task, options):
-    if task.exporter is None:
+def _task_exporter(task, options, model):
+    path = task.exporter_of(model)
+    if path is None:
         raise ExportError(f"--task {task.name} models do not export; the tasks that do: {', '.join(exported_tasks())}")
     if options.backend == "custom" or options.quantize:
         raise ExportError(f"--task {task.name} models export with --backend builtin only, float32 (no --quantize)")
-    return load(task.exporter).EXPORTER
+    return load(path).EXPORTER
 
 
 def _runner(flatbuffer):
@@ -101,7 +102,7 @@ def export_task_model(task, inputs, options, log):
     from keras_skim.export.task_parity import check_task_parity
     from keras_skim.runtime.tflite_check import op_inventory
 
-    exporter = _task_exporter(task, options)
+    exporter = _task_exporter(task, options, inputs.model)
     notes = []
     folder = os.path.dirname(inputs.model_file) if inputs.model_file else None
     plan = exporter.plan(inputs.model, folder)

@@ -446,11 +446,12 @@ class SkimRunner:
                 f"{self.model_path}: a text classifier export answers no question (answer() takes an export of a "
                 f"--task {' or --task '.join(TASKS)} model); use classify"
             )
-        if task.get("name") not in TASKS or TASKS[task["name"]].answer is None:
+        answer = TASKS[task["name"]].answer_of(task.get("model")) if task.get("name") in TASKS else None
+        if answer is None:
             raise RuntimeModelError(f"{self.model_path}: this runtime cannot answer with a {task.get('name')!r} export")
         if self.tokenizer is None:
             raise RuntimeModelError(f"{self.model_path}: the export has no tokenizer.json; answer() needs one")
-        return load(TASKS[task["name"]].answer)(self, *args, threshold=threshold, **kwargs)
+        return load(answer)(self, *args, threshold=threshold, **kwargs)
 
     def _threshold(self, threshold):
         if threshold is None:

@@ -142,9 +142,26 @@ def test_train_and_evaluate_on_a_cbt_file(tmp_path, capsys, monkeypatch):
     printed = capsys.readouterr().out
     assert "10 questions" in printed and "accuracy" in printed
     assert all(f"{name} " in printed for name in ("read", "skip", "jump"))
-    assert main(["export", str(out), "-o", str(tmp_path / "sj_tflite")]) == 2  # no graph for this reader yet
-    assert "StructuralJumpClozeQA does not export yet" in capsys.readouterr().err
-    assert not (tmp_path / "sj_tflite").exists()
+    # The export (parity-checked against Keras on the way) answers without TensorFlow, as a cloze export does.
+    assert main(["export", str(out), "-o", str(tmp_path / "sj_tflite")]) == 0
+    assert "parity OK" in capsys.readouterr().out
+    from keras_skim.runtime import SkimRunner
+
+    runner = SkimRunner(str(tmp_path / "sj_tflite"))
+    assert runner.metadata.task["model"] == "sj-lstm" and runner.metadata.model_kind == "structural_jump_lstm"
+    document = "The mill stood by the river , and the king rode past it one day ."
+    candidates = ["king", "river", "mill", "day", "gold", "straw", "room", "wheel", "door", "girl"]
+    answer = runner.answer(document, "The XXXXX loved gold more than anything .", candidates)
+    assert answer.answer == candidates[answer.index] and answer.probabilities.sum() == pytest.approx(1.0)
+    assert len(answer.read_mask) == len(runner.tokenizer.encode_one(document).nonzero()[0])
+    assert set(answer.read_mask.tolist()) <= {0, 1, 2, 3} and 3 in answer.read_mask  # "," and "." are not words
+    with pytest.raises(ValueError, match="takes no threshold"):
+        runner.answer(document, "The XXXXX loved gold .", candidates, threshold=0.5)
+    with pytest.raises(ValueError, match="takes 10 candidates"):
+        runner.answer(document, "The XXXXX loved gold .", candidates[:3])
+    # timed as a phone runs it: random ids of the recorded lengths for all three inputs
+    assert main(["bench", str(tmp_path / "sj_tflite"), "--samples", "3", "--repeats", "1"]) == 0
+    assert "tokens" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(

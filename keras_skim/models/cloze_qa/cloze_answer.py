@@ -8,9 +8,7 @@ import dataclasses
 
 import numpy as np
 
-from keras_skim.datasets.cloze_splits import encode_question
-
-CANDIDATE_IDS = "candidate_ids"  # the export's second input (`cloze_graph`); the first is `token_ids`
+from keras_skim.datasets.cloze_splits import CANDIDATE_IDS, chosen_candidate, encode_question
 
 
 @dataclasses.dataclass
@@ -52,8 +50,5 @@ def answer_cloze(runner, document, query, candidates, threshold=None):
     if not len(ids):
         raise ValueError("the query and the document have no token")
     out = runner.run_inputs({"token_ids": ids, CANDIDATE_IDS: candidate_ids}, threshold)
-    scores = out["logits"].reshape(-1).astype(np.float64)
-    probabilities = np.exp(scores - scores.max())
-    probabilities /= probabilities.sum()
-    index = int(np.argmax(scores))
-    return ClozeAnswer(candidates[index], index, probabilities, out["read_mask"].reshape(-1).astype(np.int32))
+    answer, index, probabilities = chosen_candidate(candidates, out["logits"])
+    return ClozeAnswer(answer, index, probabilities, out["read_mask"].reshape(-1).astype(np.int32))

@@ -11,14 +11,13 @@ import os
 import numpy as np
 
 from keras_skim import contracts
-from keras_skim.contracts import TensorInfo
+from keras_skim.datasets.cloze_splits import CANDIDATE_IDS, add_candidate_entries
 from keras_skim.export.emitter_registry import checked_emitter
 from keras_skim.export.errors import ExportError
 from keras_skim.export.plan import ModelPlan, RecurrentLayerPlan
 from keras_skim.export.task_export import TaskExporter
 from keras_skim.export.weights import to_numpy
 from keras_skim.model_kinds import skim_gate
-from keras_skim.models.cloze_qa.cloze_answer import CANDIDATE_IDS
 
 TASK = "cloze"
 
@@ -51,8 +50,8 @@ def plan_cloze_reader(model, folder=None):
     """The `ClozePlan` of a `ClozeQA`."""
     from keras_skim.models.cloze_qa.cloze_qa import ClozeQA
 
-    if not isinstance(model, ClozeQA):  # the task's other readers have no graph yet
-        raise ExportError(f"a {type(model).__name__} does not export yet; --task cloze exports --model cloze")
+    if not isinstance(model, ClozeQA):  # the task's other readers have their own exporters (`model_exporters`)
+        raise ExportError(f"a {type(model).__name__} is not a ClozeQA (--task cloze --model cloze)")
     reader, embedding = model.get_layer("reader"), model.get_layer("embedding")
     emitter = checked_emitter(reader.cell, reader.name)
     projection = to_numpy(model.get_layer("answer_projection").kernel)
@@ -130,15 +129,10 @@ def cloze_metadata(plan, facts):
     from keras_skim.export.metadata import build_metadata
 
     metadata = build_metadata(plan, facts)
-    metadata.num_classes = plan.num_candidates
     metadata.inputs[contracts.INPUT_TOKEN_IDS].note = "the query's token ids, then the document's; " + (
         metadata.inputs[contracts.INPUT_TOKEN_IDS].note
     )
-    metadata.inputs[CANDIDATE_IDS] = TensorInfo(
-        [1, plan.num_candidates], "int32", note="each candidate's token id (its first token, else the unknown id)"
-    )
-    logits = metadata.outputs[contracts.OUTPUT_LOGITS]
-    logits.shape, logits.note = [1, plan.num_candidates], "each candidate's score e(c_k) . W h: softmax for P(c_k)"
+    add_candidate_entries(metadata, plan.num_candidates)
     metadata.task = {
         "name": TASK,
         "max_length": plan.max_length,

@@ -6,10 +6,10 @@ last state projected (`W h`) and scored against the embeddings of
 `candidate_ids [1, K]`: logits [1, K], read mask [1, T], read count [1]."""
 
 from keras_skim import contracts
+from keras_skim.datasets.cloze_splits import CANDIDATE_IDS
 from keras_skim.export.graph_builder import threshold_cut
 from keras_skim.export.stack_graph import run_layer
 from keras_skim.export.weights import f32
-from keras_skim.models.cloze_qa.cloze_answer import CANDIDATE_IDS
 
 
 def build_module(plan):

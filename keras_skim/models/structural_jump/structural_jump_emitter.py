@@ -154,6 +154,30 @@ class StructuralJumpEmitter:
 
 def plan_structural_jump(model):
     """The `ModelPlan` of a Structural-Jump-LSTM model, or a one-line ExportError."""
+    import dataclasses
+
+    import keras
+
+    reader = plan_structural_jump_reader(model)
+    name = getattr(model, "name", type(model).__name__)
+    head = []
+    for layer_name in ("hidden", "classifier"):
+        layer = getattr(model, layer_name, None)
+        if not isinstance(layer, keras.layers.Dense):
+            raise ExportError(f"model {name!r} has no Dense {layer_name!r} layer (the paper's head)")
+        kernel = to_numpy(layer.kernel)
+        bias = to_numpy(layer.bias) if layer.use_bias else np.zeros(kernel.shape[1])
+        head.append((kernel, bias, activation_name(layer.activation)))
+    if head[0][2] not in ("relu", "linear"):
+        raise ExportError(f"unsupported hidden Dense activation {head[0][2]!r} (expected relu or linear)")
+    if head[1][2] != "linear":
+        raise ExportError(f"the {MODEL_CLASS} logits layer must be linear; got {head[1][2]!r}")
+    return dataclasses.replace(reader, head=head)
+
+
+def plan_structural_jump_reader(model):
+    """The `ModelPlan` of a Structural-Jump-LSTM model's reader (its text structure, embedding and cell;
+    no head yet), or a one-line ExportError."""
     import keras
 
     name = getattr(model, "name", type(model).__name__)
@@ -178,24 +202,12 @@ def plan_structural_jump(model):
     ]
     if missing:
         raise ExportError(f"model {name!r} has no built {', '.join(missing)} in its {CELL_CLASS}")
-    head = []
-    for layer_name in ("hidden", "classifier"):
-        layer = getattr(model, layer_name, None)
-        if not isinstance(layer, keras.layers.Dense):
-            raise ExportError(f"model {name!r} has no Dense {layer_name!r} layer (the paper's head)")
-        kernel = to_numpy(layer.kernel)
-        bias = to_numpy(layer.bias) if layer.use_bias else np.zeros(kernel.shape[1])
-        head.append((kernel, bias, activation_name(layer.activation)))
-    if head[0][2] not in ("relu", "linear"):
-        raise ExportError(f"unsupported hidden Dense activation {head[0][2]!r} (expected relu or linear)")
-    if head[1][2] != "linear":
-        raise ExportError(f"the {MODEL_CLASS} logits layer must be linear; got {head[1][2]!r}")
     emitter = StructuralJumpEmitter(model)
     return ModelPlan(
         emitter.embedding,
         emitter,
         rnn.name,
-        head,
+        [],
         "softmax",
         PADDING_ID,
         embedding,

@@ -139,9 +139,9 @@ def _jump_action(tf, e, h):
     return tf.reshape(tf.argmax(logits, axis=1, output_type=tf.int32), [])
 
 
-def _outputs(tf, plan, h, record, positions, is_word):
-    """The signature's outputs: the head's logits on `h`, the per-token codes of the
-    `record` (read, skimmed, jumped, not a word) and the read and visited counts."""
+def read_outputs(tf, record, positions, is_word):
+    """The signature's reading outputs: the per-token codes of the `record`
+    (read, skimmed, jumped, not a word) and the read and visited counts."""
     zero = positions * 0
     not_visited = tf.where(is_word, zero + TOKEN_JUMPED, zero + TOKEN_NOT_A_WORD)
     codes = tf.where(
@@ -149,33 +149,28 @@ def _outputs(tf, plan, h, record, positions, is_word):
         zero + TOKEN_READ,
         tf.where(tf.equal(record, RECORD_SKIPPED), zero + TOKEN_SKIMMED, not_visited),
     )
-    read_mask = tf.reshape(codes, [1, -1])
     return {
-        contracts.OUTPUT_LOGITS: dense_head(tf, plan, h),
-        contracts.OUTPUT_READ_MASK: read_mask,
+        contracts.OUTPUT_READ_MASK: tf.reshape(codes, [1, -1]),
         contracts.OUTPUT_READ_COUNT: tf.reshape(tf.reduce_sum(tf.cast(tf.equal(record, RECORD_READ), tf.int32)), [1]),
         contracts.OUTPUT_VISITED_COUNT: tf.reshape(tf.reduce_sum(tf.cast(record > 0, tf.int32)), [1]),
     }
 
 
-def build_module(plan, fold=None):
-    """A tf.Module whose `serve(token_ids)` is the inference graph."""
-    import tensorflow as tf
-
+def text_reader(tf, plan, fold=None, speed_reading=None):
+    """callable(ids [T], h, c) -> (h, c, record [T], positions, is_word): the loop
+    that reads one text from the state (h, c), the previous actions READ /
+    NEXT_WORD (as after a fully read word, or at a text's start), with the
+    agents acting if `speed_reading` (None: as the model was saved), else
+    reading every word."""
     e = plan.emitter
-    m = e.units
     structure = plan.structure
+    speed_reading = e.speed_reading if speed_reading is None else bool(speed_reading)
     lstm_step = _lstm_stepper(tf, e, should_fold(plan) if fold is None else bool(fold))
     skip_rows = f32(e.skip_rows)[:, None, :]
     skip_previous = f32(e.skip_previous)[:, None, :]
-
-    zeros = tf.constant(np.zeros((1, m), np.float32))
     chunk_zeros = tf.zeros([CHUNK], tf.int32)
 
-    # No `threshold` input: the agents decide what is read (`keras_skim.model_kinds`).
-    @tf.function(input_signature=[tf.TensorSpec([1, None], tf.int32, name=contracts.INPUT_TOKEN_IDS)])
-    def serve(token_ids):
-        ids = tf.reshape(token_ids, [-1])
+    def read(ids, h, c):
         length = tf.shape(ids)[0]
         # Static-shape positions (not RANGE with a runtime size): see graph_builder.
         positions = tf.cumsum(ids * 0 + 1) - 1
@@ -183,7 +178,7 @@ def build_module(plan, fold=None):
 
         def token_body(t, p, h, c, chunk, offset):
             word = tf.gather(ids, t)
-            if e.speed_reading:
+            if speed_reading:
                 s = tf.matmul(h, tf.constant(f32(e.skip_recurrent)))
                 s = tf.nn.relu(s + tf.gather(tf.constant(skip_rows), word) + tf.gather(tf.constant(skip_previous), p))
                 gate = tf.matmul(s, tf.constant(f32(e.skip_head[:, None]))) + tf.constant(f32([e.skip_head_bias]))
@@ -214,10 +209,27 @@ def build_module(plan, fold=None):
             return t, p, h, c, record
 
         record0 = tf.concat([positions * 0, chunk_zeros], axis=0)  # [T + CHUNK]
-        _, _, h, _, record = tf.while_loop(
-            lambda t, *_: t < length, chunk_body, (start, tf.constant(FIRST_PREVIOUS), zeros, zeros, record0)
+        _, _, h, c, record = tf.while_loop(
+            lambda t, *_: t < length, chunk_body, (start, tf.constant(FIRST_PREVIOUS), h, c, record0)
         )
-        return _outputs(tf, plan, h, record[:length], positions, is_word)
+        return h, c, record[:length], positions, is_word
+
+    return read
+
+
+def build_module(plan, fold=None):
+    """A tf.Module whose `serve(token_ids)` is the inference graph."""
+    import tensorflow as tf
+
+    read = text_reader(tf, plan, fold)
+    zeros = tf.constant(np.zeros((1, plan.emitter.units), np.float32))
+
+    # No `threshold` input: the agents decide what is read (`keras_skim.model_kinds`).
+    @tf.function(input_signature=[tf.TensorSpec([1, None], tf.int32, name=contracts.INPUT_TOKEN_IDS)])
+    def serve(token_ids):
+        h, _, record, positions, is_word = read(tf.reshape(token_ids, [-1]), zeros, zeros)
+        logits = dense_head(tf, plan, h)
+        return {contracts.OUTPUT_LOGITS: logits, **read_outputs(tf, record, positions, is_word)}
 
     module = tf.Module()
     module.serve = serve
